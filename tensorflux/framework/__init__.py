@@ -1,0 +1,1 @@
+"""Tensors, graphs, the execution context, errors and nest."""

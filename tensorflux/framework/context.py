@@ -1,0 +1,91 @@
+"""The execution context: eager or building a graph, plus the few global switches of TensorFlow.
+
+Invariant: `state.graph` is None exactly when ops execute eagerly. This single attribute is what the
+hot path of `ops.registry.apply()` looks at; everything else here is off the hot path.
+"""
+import contextlib
+
+__all__ = ["state", "executing_eagerly", "run_functions_eagerly", "functions_run_eagerly", "init_scope",
+           "name_scope", "graph_mode"]
+
+
+class _State:
+    __slots__ = ("graph", "tape_active", "run_eagerly", "name_stack")
+
+    def __init__(self):
+        self.graph = None          # the Graph ops are added to; None means eager execution
+        self.tape_active = False   # True while some GradientTape is recording
+        self.run_eagerly = False   # tf.config.run_functions_eagerly
+        self.name_stack = ""       # current eager name scope (graphs keep their own)
+
+
+state = _State()
+
+
+def executing_eagerly():
+    """True outside any graph being built (also inside tf.functions run eagerly)."""
+    return state.graph is None
+
+
+def run_functions_eagerly(run_eagerly):
+    """Makes every tf.function run its Python function directly (for debugging)."""
+    state.run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    return state.run_eagerly
+
+
+@contextlib.contextmanager
+def graph_mode(graph):
+    """Makes `graph` the graph ops are added to, restoring the previous mode on exit."""
+    previous = state.graph
+    state.graph = graph
+    try:
+        yield graph
+    finally:
+        state.graph = previous
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Lifts code out of every graph being built, to the outermost (eager) context."""
+    previous = state.graph
+    outer = previous
+    while outer is not None and getattr(outer, "outer_graph", None) is not None:
+        outer = outer.outer_graph
+    # FuncGraphs always nest inside eager execution; the outermost context is eager.
+    state.graph = None if outer is None or getattr(outer, "is_func_graph", False) else outer
+    try:
+        yield
+    finally:
+        state.graph = previous
+
+
+class name_scope:
+    """`tf.name_scope(name)`: prefixes the names of ops created inside it."""
+
+    def __init__(self, name, default_name=None, values=None):
+        self._name = name if name is not None else default_name
+        self._exit = None
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        g = state.graph
+        if g is not None:
+            cm = g.name_scope(self._name)
+            scope = cm.__enter__()
+            self._exit = cm.__exit__
+            return scope
+        old = state.name_stack
+        scope = (old + self._name + "/") if self._name else ""
+        state.name_stack = scope
+        self._exit = lambda *a: setattr(state, "name_stack", old)
+        return scope
+
+    def __exit__(self, *exc):
+        self._exit(*exc)
+        return False

@@ -1,0 +1,212 @@
+"""Tensor, the value type every op takes and returns, and EagerTensor, a tensor holding a NumPy value.
+
+Invariant: an EagerTensor's `_value` is an `np.ndarray` or a NumPy scalar (`np.generic`) whose dtype is
+one TensorFlow supports; strings are object arrays of `bytes`. EagerTensors are immutable: ops never
+write into a tensor's array.
+
+Arithmetic operators on Tensor are installed by `ops.math`/`ops.array` (they call the public ops), so
+`x + 1` and `tf.add(x, 1)` are the same code path.
+"""
+import numpy as np
+
+from ..types import dtypes as _dtypes
+from ..types.shape import TensorShape
+
+__all__ = ["Tensor", "EagerTensor", "Reference", "is_tensor"]
+
+_FROM_NUMPY = _dtypes.FROM_NUMPY
+_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class Tensor:
+    """A multi-dimensional array of one dtype: eager (holds a value) or symbolic (a graph edge)."""
+
+    __slots__ = ("__weakref__",)
+    __array_priority__ = 100  # makes `ndarray + tensor` defer to Tensor.__radd__
+
+    # TensorFlow forbids hashing tensors because `==` is elementwise.
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self):
+        """A hashable reference to this tensor (compares by identity)."""
+        return Reference(self)
+
+    def experimental_ref(self):
+        return Reference(self)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    @property
+    def rank(self):
+        return self.shape.rank
+
+
+class Reference:
+    """A hashable identity wrapper around a tensor or variable (`tensor.ref()`)."""
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, wrapped):
+        self._wrapped = wrapped
+
+    def deref(self):
+        return self._wrapped
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and other._wrapped is self._wrapped
+
+    def __hash__(self):
+        return id(self._wrapped)
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._wrapped!r}>"
+
+
+def _numpy_text(value, is_repr):
+    if getattr(value, "ndim", 0) == 0:
+        v = value.item() if isinstance(value, np.ndarray) and value.dtype == object else value
+        return str(v)
+    return repr(value) if is_repr else str(value)
+
+
+class EagerTensor(Tensor):
+    """A tensor with a concrete value, produced by eager execution."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
+
+    # -- identity --------------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _FROM_NUMPY[self._value.dtype]
+
+    @property
+    def shape(self):
+        return TensorShape._from_tuple(self._value.shape)
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def device(self):
+        return _CPU
+
+    @property
+    def backing_device(self):
+        return _CPU
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    def _shape_tuple(self):
+        return self._value.shape
+
+    def set_shape(self, shape):
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape "
+                             f"{TensorShape(shape)}.")
+
+    # -- value -----------------------------------------------------------------------------------
+    def numpy(self):
+        """The value as a NumPy array (a NumPy scalar for rank 0); a copy callers may mutate."""
+        v = self._value
+        if isinstance(v, np.ndarray):
+            if v.ndim == 0:
+                return v[()]
+            return v.copy()
+        return v
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(self._value)
+        if dtype is not None and v.dtype != dtype:
+            return v.astype(dtype)
+        return v.copy() if copy else v
+
+    def cpu(self):
+        return self
+
+    def __len__(self):
+        v = self._value
+        if v.ndim == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return v.shape[0]
+
+    def __iter__(self):
+        v = self._value
+        if v.ndim == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        for i in range(v.shape[0]):
+            yield EagerTensor(_as_stored(v[i]))
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        v = self._value
+        if v.dtype.kind not in "iu" or v.ndim != 0:
+            raise TypeError(f"Only integer scalar tensors can be converted to an index; got dtype "
+                            f"{self.dtype.name} and shape {self.shape}")
+        return int(v)
+
+    def __reduce__(self):
+        return EagerTensor, (np.array(self._value),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __format__(self, spec):
+        if self._value.ndim == 0:
+            return format(self._value.item() if self._value.dtype == object else self._value, spec)
+        return format(str(self), spec)
+
+    def __str__(self):
+        text = _numpy_text(self._value, False)
+        sep = "\n" if "\n" in text else ""
+        return f"tf.Tensor({sep}{text}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __repr__(self):
+        text = _numpy_text(self._value, True)
+        sep = "\n" if "\n" in text else ""
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={sep}{text}>"
+
+
+def _as_stored(value):
+    """Normalises a NumPy result for storage: object scalars (bytes) become 0-d object arrays."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value
+    return np.array(value, dtype=object)
+
+
+def is_tensor(x):
+    """True for tensors (eager or symbolic) and tensor-like objects such as variables."""
+    return isinstance(x, Tensor) or getattr(x, "_is_tensor_like", False)

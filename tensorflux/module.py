@@ -1,0 +1,3 @@
+"""(tf.Module — being written)"""
+
+API = {}

@@ -1,0 +1,1 @@
+"""Ops: the registry (`apply`) and one module per op family."""

@@ -1,0 +1,3 @@
+"""(op family 'array' — being written)"""
+
+API = {}

@@ -1,0 +1,3 @@
+"""(op family 'logging' — being written)"""
+
+API = {}

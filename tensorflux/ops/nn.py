@@ -1,0 +1,3 @@
+"""(op family 'nn' — being written)"""
+
+API = {}

@@ -1,0 +1,3 @@
+"""(op family 'random' — being written)"""
+
+API = {}

@@ -1,0 +1,3 @@
+"""(op family 'string' — being written)"""
+
+API = {}

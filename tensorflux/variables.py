@@ -1,0 +1,3 @@
+"""(tf.Variable — being written)"""
+
+API = {}
