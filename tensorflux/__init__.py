@@ -14,6 +14,6 @@ from .framework import errors
 from . import _namespaces
 
 globals().update(_namespaces.TOP_LEVEL)
-globals().update(_namespaces.NAMESPACES)
+globals().update({k: v for k, v in _namespaces.NAMESPACES.items() if '.' not in k})
 newaxis = None
 __version__ = "0.1.0"

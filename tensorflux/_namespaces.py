@@ -12,8 +12,10 @@ from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
 from .ops import convert, math, array, nn, random, string, logging
 from . import variables, module
+from . import function as _function
+from .ops import functional
 
-SOURCES = (convert, math, array, nn, random, string, logging, variables, module)
+SOURCES = (convert, math, array, nn, random, string, logging, variables, module, _function, functional)
 
 
 def namespace(name, doc="", **members):
@@ -44,10 +46,12 @@ TABLE = collect()
 TOP_LEVEL = TABLE.pop("", {})
 NAMESPACES = {}
 for _name, _members in TABLE.items():
-    _parent, _, _child = _name.rpartition(".")
     NAMESPACES[_name] = namespace(_name, **_members)
+for _name in list(NAMESPACES):
+    _parent, _, _child = _name.rpartition(".")
     if _parent:
-        setattr(NAMESPACES.get(_parent) or namespace(_parent), _child, NAMESPACES[_name])
+        NAMESPACES.setdefault(_parent, namespace(_parent))
+        setattr(NAMESPACES[_parent], _child, NAMESPACES[_name])
 NAMESPACES["dtypes"] = namespace("dtypes", "TensorFlow's dtypes.",
                                  **{k: getattr(_dtypes_mod, k) for k in _dtypes_mod.__all__})
 NAMESPACES["nest"] = namespace("nest", "Nested structures.",

@@ -1,0 +1,449 @@
+"""Dataflow graphs: Graph, Operation, SymbolicTensor and FuncGraph (the graph of one traced function).
+
+Invariants:
+- Operations are appended in creation order, which is a valid execution order (inputs exist before use).
+- Node names are unique within a graph, compared case-insensitively as TensorFlow does ("add", "Add_1").
+- Stateful operations are chained by automatic control dependencies in program order.
+- A FuncGraph only sees its own tensors: tensors from outside (eager values, tensors of an enclosing
+  FuncGraph, variable handles) become captures, each with a Placeholder inside.
+
+    g = FuncGraph("f")
+    with g.as_default():
+        x = g.placeholder(tf.float32, TensorShape([]), "x")
+        y = tf.add(x, 1.0)          # records Const "Add/y" and AddV2 "Add"
+"""
+import contextlib
+import os
+import sys
+
+import numpy as np
+
+from ..types import dtypes as _dt
+from ..types.shape import TensorShape
+from .context import state as _state, graph_mode
+from .errors import OperatorNotAllowedInGraphError
+from .tensor import EagerTensor, Tensor
+
+__all__ = ["Graph", "FuncGraph", "Operation", "SymbolicTensor", "user_source"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_source():
+    """(filename, lineno) of the innermost stack frame outside tensorflux, or None."""
+    f = sys._getframe(2)
+    while f is not None:
+        filename = f.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<tensorflux"):
+            return filename, f.f_lineno
+        f = f.f_back
+    return None
+
+
+_BOOL_ADVICE = (
+    "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the following "
+    "resolutions to the problem: If you are running in Graph mode, use Eager execution mode or decorate "
+    "this function with @tf.function. If you are using AutoGraph, you can try decorating this function with "
+    "@tf.function. If that does not work, then you may be using an unsupported feature or your source code "
+    "may not be visible to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/"
+    "python/autograph/g3doc/reference/limitations.md#access-to-source-code for more information.")
+
+
+class SymbolicTensor(Tensor):
+    """An output of an Operation in a graph: it has a static dtype and a possibly partial shape."""
+
+    __slots__ = ("op", "value_index", "_dtype", "_shape")
+
+    def __init__(self, op, value_index, dtype, shape):
+        self.op = op
+        self.value_index = value_index
+        self._dtype = dtype
+        self._shape = shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def name(self):
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def device(self):
+        return ""
+
+    def set_shape(self, shape):
+        self._shape = self._shape.merge_with(shape)
+
+    def consumers(self):
+        return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
+
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(_BOOL_ADVICE)
+
+    def __iter__(self):
+        raise OperatorNotAllowedInGraphError(
+            "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions "
+            "to the problem: If you are running in Graph mode, use Eager execution mode or decorate this "
+            "function with @tf.function. If you are using AutoGraph, you can try decorating this function "
+            "with @tf.function. If that does not work, then you may be using an unsupported feature or your "
+            "source code may not be visible to AutoGraph.")
+
+    def __len__(self):
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` "
+                        f"rather than `len(x)` for shape information.")
+
+    def __index__(self):
+        raise TypeError(f"Cannot use a symbolic Tensor ({self.name}) as a Python index.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error may indicate that "
+            f"you're trying to pass a Tensor to a NumPy call, which is not supported.")
+
+    def __str__(self):
+        shape = f", shape={self._shape}" if self._shape.rank is not None else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+
+class Operation:
+    """A node: op type, inputs, attrs, outputs and control inputs; `opdef` holds the kernel."""
+
+    __slots__ = ("name", "type", "inputs", "attrs", "outputs", "control_inputs", "graph", "opdef", "source",
+                 "__weakref__")
+
+    def __init__(self, graph, name, opdef, type_name, inputs, attrs, source):
+        self.graph = graph
+        self.name = name
+        self.opdef = opdef
+        self.type = type_name
+        self.inputs = inputs
+        self.attrs = attrs
+        self.outputs = []
+        self.control_inputs = []
+        self.source = source
+
+    def get_attr(self, name):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
+
+    def values(self):
+        return tuple(self.outputs)
+
+    @property
+    def node_def(self):
+        return NodeDef(self)
+
+    @property
+    def stateful(self):
+        return self.opdef is not None and self.opdef.stateful
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class NodeDef:
+    """A GraphDef node view: `.name`, `.op`, `.input` (with `^name` control inputs), `.attr`."""
+
+    __slots__ = ("name", "op", "input", "attr")
+
+    def __init__(self, op):
+        self.name = op.name
+        self.op = op.type
+        self.input = [t.name if t.value_index else t.op.name for t in op.inputs] + \
+            ["^" + c.name for c in op.control_inputs]
+        self.attr = dict(op.attrs)
+
+    def __repr__(self):
+        lines = [f'name: "{self.name}"', f'op: "{self.op}"'] + [f'input: "{i}"' for i in self.input]
+        return "\n".join(lines) + "\n"
+
+
+class GraphDef:
+    __slots__ = ("node", "library")
+
+    def __init__(self, nodes):
+        self.node = nodes
+        self.library = None
+
+    def __repr__(self):
+        return "".join(f"node {{\n  {repr(n).strip().replace(chr(10), chr(10) + '  ')}\n}}\n" for n in self.node)
+
+
+class Graph:
+    """A dataflow graph being built or run."""
+
+    is_func_graph = False
+
+    def __init__(self):
+        self._ops = []
+        self._by_name = {}
+        self._used_names = {}
+        self._name_stack = ""
+        self._last_stateful = None
+        self.outer_graph = None
+        self._finalized = False
+        self._control_dependencies = []
+
+    # -- building ------------------------------------------------------------------------------
+    def as_default(self):
+        return graph_mode(self)
+
+    def unique_name(self, name, mark_as_used=True):
+        if self._name_stack:
+            name = self._name_stack + name
+        key = name.lower()
+        count = self._used_names.get(key, 0)
+        if mark_as_used:
+            self._used_names[key] = count + 1
+        if count == 0:
+            return name
+        candidate = f"{name}_{count}"
+        while candidate.lower() in self._used_names:
+            count += 1
+            candidate = f"{name}_{count}"
+        if mark_as_used:
+            self._used_names[candidate.lower()] = 1
+        return candidate
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        old = self._name_stack
+        if name is None or name == "":
+            self._name_stack = ""
+        elif name.endswith("/"):
+            self._name_stack = name
+        else:
+            scope = self.unique_name(name)
+            self._name_stack = ""
+            self._name_stack = scope + "/"
+        try:
+            yield self._name_stack
+        finally:
+            self._name_stack = old
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        ops = [c.op if isinstance(c, SymbolicTensor) else c for c in (control_inputs or [])]
+        self._control_dependencies.append(ops)
+        try:
+            yield
+        finally:
+            self._control_dependencies.pop()
+
+    def _graph_input(self, t):
+        """`t` as a tensor of this graph (capturing it if it comes from outside), or a clear error."""
+        if isinstance(t, SymbolicTensor):
+            if t.op.graph is self:
+                return t
+            return self.capture(t)
+        if isinstance(t, EagerTensor):
+            return self.capture(t)
+        raise TypeError(f"Expected a Tensor, got {type(t).__name__}: {t!r}")
+
+    def capture(self, tensor):
+        raise TypeError(
+            f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+            f"TensorFlow collections to access it.")
+
+    def create_op(self, opdef, inputs, attrs, name=None, type_name=None):
+        """Adds an op to the graph (after checking dtypes and inferring outputs) and returns its outputs."""
+        inputs = [t if isinstance(t, SymbolicTensor) and t.op.graph is self else self._graph_input(t)
+                  for t in inputs]
+        _check_graph_dtypes(opdef, inputs)
+        results = opdef.infer(inputs, attrs)
+        op = self._add_op(opdef, type_name or opdef.name, inputs, attrs, name or opdef.name, results)
+        if opdef.multi:
+            return tuple(op.outputs)
+        return op.outputs[0]
+
+    def _add_op(self, opdef, type_name, inputs, attrs, name, results):
+        op = Operation(self, self.unique_name(name), opdef, type_name, inputs, attrs, user_source())
+        op.outputs = [SymbolicTensor(op, i, dtype, shape if isinstance(shape, TensorShape) else TensorShape(shape))
+                      for i, (dtype, shape) in enumerate(results)]
+        for deps in self._control_dependencies:
+            op.control_inputs.extend(d for d in deps if d.graph is self)
+        if opdef is not None and opdef.stateful:
+            if self._last_stateful is not None and self._last_stateful not in op.control_inputs:
+                op.control_inputs.append(self._last_stateful)
+            self._last_stateful = op
+        self._ops.append(op)
+        self._by_name[op.name] = op
+        return op
+
+    def add_constant(self, array, name="Const"):
+        """A Const op holding `array` (a NumPy value); codegen turns it into a module-level constant."""
+        dtype = _dt.FROM_NUMPY[array.dtype]
+        shape = TensorShape._from_tuple(np.shape(array))
+        op = self._add_op(None, "Const", [], {"value": array, "dtype": dtype}, name, [(dtype, shape)])
+        return op.outputs[0]
+
+    def constant_value_of(self, tensor):
+        """The NumPy value of `tensor` when it is a graph constant (through Identity), else None."""
+        op = tensor.op
+        while op.type == "Identity" and op.inputs:
+            op = op.inputs[0].op
+        if op.type == "Const":
+            return op.attrs["value"]
+        if op.type == "Shape" and op.inputs and op.inputs[0].shape.is_fully_defined():
+            return np.array(op.inputs[0].shape.as_list(), dtype=op.outputs[0].dtype.as_numpy_dtype)
+        return None
+
+    # -- inspection ----------------------------------------------------------------------------
+    def get_operations(self):
+        return list(self._ops)
+
+    def get_operation_by_name(self, name):
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name):
+        op_name, _, index = name.partition(":")
+        if not index:
+            raise ValueError(f"The name {name!r} looks a like an Operation name, not a Tensor name. Tensor "
+                             f"names must be of the form \"<op_name>:<output_index>\".")
+        op = self.get_operation_by_name(op_name)
+        try:
+            return op.outputs[int(index)]
+        except IndexError:
+            raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation "
+                           f"{op_name!r} exists but only has {len(op.outputs)} outputs.") from None
+
+    def as_graph_def(self, add_shapes=False):
+        return GraphDef([op.node_def for op in self._ops])
+
+    @property
+    def operations(self):
+        return list(self._ops)
+
+    def finalize(self):
+        self._finalized = True
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+
+def _check_graph_dtypes(opdef, inputs):
+    """TensorFlow's graph-construction TypeErrors for inputs of the wrong dtype."""
+    if not inputs or opdef is None:
+        return
+    first = inputs[0].dtype
+    names = opdef.input_names
+    if opdef.allowed is not None and first not in opdef.allowed:
+        allowed = ", ".join(d.name for d in opdef.allowed)
+        raise TypeError(f"Value passed to parameter '{names[0]}' has DataType {first.name} not in list of "
+                        f"allowed values: {allowed}")
+    if opdef.same_dtype:
+        for i in range(1, len(inputs)):
+            if inputs[i].dtype is not first:
+                arg = names[i] if i < len(names) else f"input_{i}"
+                raise TypeError(f"Input '{arg}' of '{opdef.name}' Op has type {inputs[i].dtype.name} that does "
+                                f"not match type {first.name} of argument '{names[0]}'.")
+
+
+class FuncGraph(Graph):
+    """The graph of one traced Python function: placeholders for its arguments, captures, outputs."""
+
+    is_func_graph = True
+
+    def __init__(self, name, outer_graph=None):
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.inputs = []            # argument placeholders, then capture placeholders
+        self.outputs = []           # flat output tensors
+        self.structured_outputs = None
+        self.structured_input_signature = None
+        self._captures = {}         # id(external tensor) -> (external tensor, internal placeholder)
+        self.variables = []         # variables whose handles this graph captured
+        self.control_captures = []
+        self._out_of_scope = False
+
+    def placeholder(self, dtype, shape, name):
+        """A Placeholder op for an argument."""
+        op = self._add_op(None, "Placeholder", [], {"dtype": dtype, "shape": shape}, name, [(dtype, shape)])
+        t = op.outputs[0]
+        self.inputs.append(t)
+        return t
+
+    def capture(self, tensor, name=None):
+        """The placeholder standing for an outside tensor inside this graph (created on first use)."""
+        key = id(tensor)
+        hit = self._captures.get(key)
+        if hit is not None:
+            return hit[1]
+        if isinstance(tensor, SymbolicTensor):
+            if not self._is_enclosing(tensor.op.graph):
+                raise TypeError(
+                    f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python "
+                    f"locals or TensorFlow collections to access it.\nPlease see "
+                    f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
+                    f" for more information.\n\n{tensor!r} was defined here:\n    {_where(tensor.op)}\n\n"
+                    f"The tensor {tensor!r} cannot be accessed from {self.name}, because it was defined in "
+                    f"{tensor.op.graph.name if hasattr(tensor.op.graph, 'name') else 'another graph'}, which is "
+                    f"out of scope.")
+            external = tensor
+            if self.outer_graph is not None and tensor.op.graph is not self.outer_graph:
+                external = self.outer_graph.capture(tensor)
+        else:
+            external = tensor
+        op = self._add_op(None, "Placeholder", [], {"dtype": tensor.dtype, "shape": tensor.shape},
+                          name or _capture_name(tensor), [(tensor.dtype, tensor.shape)])
+        internal = op.outputs[0]
+        self._captures[key] = (tensor, internal, external)
+        self.inputs.append(internal)
+        return internal
+
+    def _is_enclosing(self, graph):
+        g = self.outer_graph
+        while g is not None:
+            if g is graph:
+                return not getattr(g, "_out_of_scope", False)
+            g = g.outer_graph
+        return False
+
+    @property
+    def captures(self):
+        """[(external, internal)] in capture order."""
+        return [(ext, internal) for _, internal, ext in self._captures.values()]
+
+    @property
+    def external_captures(self):
+        return [ext for _, _, ext in self._captures.values()]
+
+    @property
+    def internal_captures(self):
+        return [internal for _, internal, _ in self._captures.values()]
+
+    def mark_out_of_scope(self):
+        """Called when tracing ends: tensors of this graph may no longer be used from outside."""
+        self._out_of_scope = True
+
+
+def _capture_name(tensor):
+    if isinstance(tensor, SymbolicTensor):
+        return tensor.op.name
+    handle_name = getattr(tensor, "_capture_name", None)
+    return handle_name or "Const"
+
+
+def _where(op):
+    if op.source is None:
+        return "<unknown>"
+    return f"File \"{op.source[0]}\", line {op.source[1]}"

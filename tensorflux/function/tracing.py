@@ -1,0 +1,165 @@
+"""Tracing: runs a Python function once on placeholders inside a fresh FuncGraph.
+
+Invariants:
+- placeholders are created for the tensor leaves of the bound arguments, in `nest.flatten` order, named
+  after their parameter (`x`, `x_1`, … for nested structures); every other argument is passed as the
+  Python value its TraceType stands for;
+- outputs that are tensors get an `Identity` node; other outputs stay Python values;
+- when tracing ends the graph is marked out of scope, so leaked tensors fail clearly when used later.
+"""
+import inspect
+import linecache
+import os
+
+import numpy as np
+
+from ..framework import nest
+from ..framework.context import state as _state
+from ..framework.graph import FuncGraph, SymbolicTensor
+from ..framework.tensor import Tensor
+from ..ops import registry
+from ..ops.convert import convert_to_tensor
+from ..types.spec import TensorSpec
+from . import trace_type as _tt
+
+__all__ = ["trace_function", "TraceResult", "MAX_TRACE_DEPTH", "StagingError"]
+
+MAX_TRACE_DEPTH = 40  # nested traces deeper than this are almost surely infinite recursion
+
+
+class StagingError(Exception):
+    """Tracing (staging the function into a graph) failed, e.g. by unbounded recursion."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class TraceResult:
+    __slots__ = ("graph", "structured_outputs", "flat_outputs", "arg_types", "created_variables")
+
+    def __init__(self, graph, structured_outputs, flat_outputs, arg_types, created_variables):
+        self.graph = graph
+        self.structured_outputs = structured_outputs
+        self.flat_outputs = flat_outputs
+        self.arg_types = arg_types
+        self.created_variables = created_variables
+
+
+_depth = [0]
+
+
+def _placeholder(graph, ttype, value, name):
+    if isinstance(ttype, TensorSpec):
+        return graph.placeholder(ttype.dtype, ttype.shape, ttype.name or name)
+    if isinstance(ttype, (_tt.Tuple, _tt.List)):
+        values = value if value is not None else [None] * len(ttype.components)
+        parts = [_placeholder(graph, c, v, name) for c, v in zip(ttype.components, values)]
+        return tuple(parts) if isinstance(ttype, _tt.Tuple) else parts
+    if isinstance(ttype, _tt.NamedTuple):
+        values = value if value is not None else [None] * len(ttype.components)
+        return ttype.cls(*(_placeholder(graph, c, v, name) for c, v in zip(ttype.components, values)))
+    if isinstance(ttype, _tt.Dict):
+        return ttype.cls((k, _placeholder(graph, c, value[k] if value is not None else None, name))
+                         for k, c in zip(ttype.keys, ttype.components))
+    if isinstance(ttype, _tt.Literal):
+        return ttype.value
+    if isinstance(ttype, _tt.Weakref):
+        return ttype.ref()
+    return ttype.placeholder_value(None)
+
+
+def trace_function(python_function, params, types, name, outer_graph=None):
+    """Traces `python_function` for bound parameters `params` ([(name, kind, value)]) of `types`."""
+    if _depth[0] >= MAX_TRACE_DEPTH:
+        raise StagingError(_recursion_message(name, f"{MAX_TRACE_DEPTH} nested traces"))
+    graph = FuncGraph(name, outer_graph=outer_graph)
+    graph.python_function = python_function
+    _depth[0] += 1
+    previous = _state.graph
+    _state.graph = graph
+    try:
+        args, kwargs = [], {}
+        for (pname, kind, value), ttype in zip(params, types):
+            placeholder = _placeholder(graph, ttype, value, pname)
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(placeholder)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(placeholder)
+            elif kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[pname] = placeholder
+            else:
+                args.append(placeholder)
+        graph.structured_input_signature = (tuple(types), {})
+        try:
+            result = python_function(*args, **kwargs)
+        except RecursionError:
+            raise StagingError(_recursion_message(name, "Python's recursion limit")) from None
+        except Exception as e:
+            if _depth[0] == 1:
+                _add_user_code_note(e, name)
+            raise
+        flat = nest.flatten(result)
+        flat_outputs = []
+        out_leaves = []
+        for leaf in flat:
+            tensor = _as_output_tensor(graph, leaf)
+            if tensor is None:
+                out_leaves.append(leaf)
+                continue
+            out = registry.apply(registry.OPS["Identity"], (tensor,), None, "Identity")
+            out.op.source = None  # created by tracing, not by a user line
+            flat_outputs.append(out)
+            out_leaves.append(out)
+        structured = nest.pack_sequence_as(result, out_leaves) if nest.is_nested(result) else out_leaves[0]
+        graph.outputs = flat_outputs
+        graph.structured_outputs = structured
+    finally:
+        _state.graph = previous
+        _depth[0] -= 1
+        graph.mark_out_of_scope()
+    return TraceResult(graph, structured, flat_outputs, types, list(getattr(graph, "created_variables", ())))
+
+
+def _as_output_tensor(graph, leaf):
+    if isinstance(leaf, SymbolicTensor):
+        return leaf if leaf.op.graph is graph else graph.capture(leaf)
+    if isinstance(leaf, Tensor):
+        return graph.capture(leaf)
+    if leaf is None:
+        return None
+    convert = getattr(leaf, "__tf_tensor__", None)
+    if convert is not None and not isinstance(leaf, type):
+        return convert(None, None)
+    if isinstance(leaf, (int, float, bool, str, bytes, complex, np.ndarray, np.generic)):
+        return convert_to_tensor(leaf)
+    raise TypeError(
+        f"To be compatible with tf.function, Python functions must return zero or more Tensors or "
+        f"ExtensionTypes or None values; in compilation of {graph.python_function!r}, found return value of "
+        f"type {type(leaf).__name__}, which is not a Tensor or ExtensionType.")
+
+
+
+def _recursion_message(name, limit):
+    return (f"in user code: maximum recursion depth exceeded while tracing tf.function `{name}` ({limit}). A "
+            f"tf.function that calls itself with arguments of the same type traces itself forever; make the "
+            f"recursion depend on a Python value that ends it, or use tf.while_loop.")
+
+
+def _add_user_code_note(exc, name):
+    """Adds TensorFlow's `in user code:` section: the user's frames of the failing trace."""
+    if not hasattr(exc, "add_note") or getattr(exc, "_tensorflux_noted", False):
+        return
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(_PACKAGE_DIR):
+            line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+            frames.append(f'    File "{code.co_filename}", line {tb.tb_lineno}, in {code.co_name}\n        {line}')
+        tb = tb.tb_next
+    if frames:
+        exc.add_note(f"in user code (while tracing tf.function `{name}`):\n\n" + "\n".join(frames))
+        try:
+            exc._tensorflux_noted = True
+        except AttributeError:
+            pass

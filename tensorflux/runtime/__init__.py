@@ -1,0 +1,1 @@
+"""The runtime: graph passes, codegen (graph → Python source) and the executor."""

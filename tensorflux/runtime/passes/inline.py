@@ -1,0 +1,41 @@
+"""Inlining: replaces each call of a nested tf.function by a copy of the callee's ops.
+
+A call op carries the callee FuncGraph in its attrs (`graph`, and `outputs`: the callee's output
+tensors). Copies get fresh output tensors, so one callee can be inlined several times; `remap` maps the
+id of every replaced tensor to its replacement.
+"""
+from ...framework.graph import Operation, SymbolicTensor
+
+__all__ = ["inline_calls", "CALL_TYPES"]
+
+CALL_TYPES = ("PartitionedCall", "StatefulPartitionedCall")
+
+
+def _copy(op, inputs):
+    new = Operation(op.graph, op.name, op.opdef, op.type, inputs, op.attrs, op.source)
+    new.outputs = [SymbolicTensor(new, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
+    return new
+
+
+def inline_calls(ops, remap, copy_all=False):
+    """The flat op list with every call op expanded (recursively)."""
+    out = []
+    for op in ops:
+        if op.type in CALL_TYPES and "graph" in op.attrs:
+            callee = op.attrs["graph"]
+            inner = {}
+            for placeholder, t in zip(callee.inputs, op.inputs):
+                inner[id(placeholder)] = remap.get(id(t), t)
+            body = [o for o in callee.get_operations() if o.type != "Placeholder"]
+            out.extend(inline_calls(body, inner, copy_all=True))
+            for t, callee_out in zip(op.outputs, op.attrs["outputs"]):
+                remap[id(t)] = inner.get(id(callee_out), callee_out)
+            continue
+        if copy_all or any(id(t) in remap for t in op.inputs):
+            new = _copy(op, [remap.get(id(t), t) for t in op.inputs])
+            for old_t, new_t in zip(op.outputs, new.outputs):
+                remap[id(old_t)] = new_t
+            out.append(new)
+        else:
+            out.append(op)
+    return out
