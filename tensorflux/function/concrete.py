@@ -9,12 +9,13 @@ decided once, so calling costs one Python call plus wrapping the outputs.
     print(cf.generated_source())  # the Python the graph runs as
 """
 import inspect
+import itertools
+import re
 
-import numpy as np
 
 from ..framework import errors, nest
 from ..framework.context import state as _state
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor import EagerTensor, Tensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..runtime import codegen
@@ -23,6 +24,8 @@ from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
 
 __all__ = ["ConcreteFunction"]
+
+_NUMBERS = itertools.count(1)
 
 
 def _call_kernel(*arrays, concrete):
@@ -45,15 +48,18 @@ class ConcreteFunction:
         self._params = params          # [(name, kind, TraceType)]
         self._compiled = None
         self._captures = None
-        self._single_output = (len(trace.flat_outputs) == 1 and trace.structured_outputs is trace.flat_outputs[0])
-        self._inference_name = f"__inference_{name}_{id(self) % 100000}"
+        # Object-dtype kernels (strings) may return bare Python objects for scalars; those outputs need
+        # normalising, numeric ones never do.
+        self._single_output = (len(trace.flat_outputs) == 1 and trace.structured_outputs is trace.flat_outputs[0]
+                               and trace.flat_outputs[0].dtype._np.kind != "O")
+        self._inference_name = "__inference_" + re.sub(r"\W", "_", name) + f"_{next(_NUMBERS)}"
         n_args = len(self.graph.inputs) - len(self.graph.internal_captures)
         self._arg_specs = [(t.dtype, t.shape) for t in self.graph.inputs[:n_args]]
 
     # -- execution -----------------------------------------------------------------------------
     def _executable(self):
         if self._compiled is None:
-            self._compiled = codegen.compile_graph(self.graph, self._inference_name.lstrip("_") or "f",
+            self._compiled = codegen.compile_graph(self.graph, self._inference_name.lstrip("_"),
                                                    self._trace.flat_outputs, self.graph.inputs)
         return self._compiled.fn
 
@@ -85,8 +91,7 @@ class ConcreteFunction:
         structured = self._trace.structured_outputs
         if not self._trace.flat_outputs:
             return structured
-        values = iter(EagerTensor(o if isinstance(o, (np.ndarray, np.generic)) else np.array(o, dtype=object))
-                      for o in outs)
+        values = iter(EagerTensor(_as_stored(o)) for o in outs)
         ids = {id(t) for t in self._trace.flat_outputs}
         leaves = [next(values) if id(leaf) in ids else leaf for leaf in nest.flatten(structured)]
         return nest.pack_sequence_as(structured, leaves) if nest.is_nested(structured) else leaves[0]

@@ -20,10 +20,12 @@ import weakref
 
 import numpy as np
 
+from .. import autograph as _autograph
 from ..framework.context import state as _state
 from ..framework.graph import FuncGraph
 from ..framework.tensor import EagerTensor, Tensor
-from ..ops.convert import convert_to_tensor
+from ..framework import nest
+from ..ops.convert import convert_to_tensor, to_array
 from ..types.spec import TensorSpec
 from . import trace_type as _tt
 from .concrete import ConcreteFunction
@@ -212,17 +214,11 @@ class Function:
 
     def _signature_types(self, params):
         """TraceTypes from input_signature; a call that does not fit raises TensorFlow's TypeError."""
-        types = []
         specs = list(self._input_signature)
-        for i, (name, kind, value) in enumerate(params):
-            if i >= len(specs):
-                if value is not None and not (kind in (inspect.Parameter.VAR_POSITIONAL,
-                                                       inspect.Parameter.VAR_KEYWORD) and not value):
-                    types.append(_tt.from_value(value))
-                    continue
-                types.append(_tt.from_value(value))
-                continue
-            spec = specs[i]
+        cursor = 0
+        types = []
+
+        def fit(value, spec):
             if isinstance(spec, TensorSpec) and not isinstance(value, Tensor):
                 try:
                     value = convert_to_tensor(value, dtype_hint=spec.dtype)
@@ -232,8 +228,20 @@ class Function:
             if not _fits(actual, spec):
                 raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {actual!r} to "
                                 f"{spec!r}`. Received args: {tuple(p[2] for p in params)} and kwargs: {{}} for "
-                                f"signature: ({', '.join(f'{n}: {s!r}' for (n, _, _), s in zip(params, specs))}).")
-            types.append(spec)
+                                f"signature: {self._signature}.")
+            return spec
+
+        for name, kind, value in params:
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                parts = [fit(v, specs[cursor + j]) if cursor + j < len(specs) else _tt.from_value(v)
+                         for j, v in enumerate(value)]
+                cursor += len(value)
+                types.append(_tt.Tuple(parts))
+            elif cursor < len(specs) and kind is not inspect.Parameter.VAR_KEYWORD:
+                types.append(fit(value, specs[cursor]))
+                cursor += 1
+            else:
+                types.append(_tt.from_value(value))
         return tuple(types)
 
     def _generalise(self, types):
@@ -280,7 +288,7 @@ class Function:
         if not self._autograph:
             return self._python_function
         if self._converted is None:
-            self._converted = self._python_function  # AutoGraph conversion plugs in here
+            self._converted = _autograph.convert(self._python_function)
         return self._converted
 
     def _retrace_reason(self, types):
@@ -412,9 +420,16 @@ def _signature(fn):
 
 
 def _numpy_to_tensor(value):
+    """NumPy arrays among the arguments (at any depth) are passed as tensors, as in TensorFlow."""
     if isinstance(value, np.ndarray):
-        return EagerTensor(value)
+        return EagerTensor(_normalise_array(value))
+    if isinstance(value, (list, tuple, dict)) and any(isinstance(v, np.ndarray) for v in nest.flatten(value)):
+        return nest.map_structure(_numpy_to_tensor, value)
     return value
+
+
+def _normalise_array(value):
+    return value if value.dtype.kind not in "US" else to_array(value)
 
 
 def _fits(actual, spec):

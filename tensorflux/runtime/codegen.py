@@ -70,63 +70,145 @@ class Compiled:
 
 def compile_graph(graph, fn_name, outputs, inputs):
     """Compiles `graph` (after the runtime passes) into a Python function of `inputs` returning `outputs`."""
-    ops, outputs = passes.run_all(graph, outputs)
-    names = _Names(reserved={"np"})
-    namespace = {"np": np}
-    value_names = {}   # id(SymbolicTensor) -> expression
-    params = []
-    for t in inputs:
-        n = names.make(t.op.name)
-        value_names[id(t)] = n
-        params.append(n)
-    lines = []
-    line_ops = {}
-    header_lines = 1
-    for op in ops:
-        if op.type == "Placeholder":
-            if id(op.outputs[0]) not in value_names:
-                raise ValueError(f"Placeholder {op.name} is not an input of the function being compiled")
-            continue
-        if op.type == "Const":
-            cname = names.make("c_" + op.name)
-            namespace[cname] = op.attrs["value"]
-            value_names[id(op.outputs[0])] = cname
-            continue
+    emitter = _Emitter()
+    params = [emitter.names.make(t.op.name) for t in inputs]
+    value_names = {id(t): n for t, n in zip(inputs, params)}
+    results = emitter.emit_graph(graph, outputs, value_names, 1)
+    emitter.line(1, f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    source = f"def {fn_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
+    _COUNTER[0] += 1
+    filename = f"<tensorflux generated {fn_name} #{_COUNTER[0]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(source, filename, "exec")
+    namespace = emitter.namespace
+    exec(code, namespace)
+    return Compiled(namespace[fn_name], source, filename, emitter.line_ops, namespace)
+
+
+class _Emitter:
+    """Emits the lines of a function body; nested If/While graphs are emitted inline as Python blocks."""
+
+    def __init__(self):
+        self.names = _Names(reserved={"np"})
+        self.namespace = {"np": np}
+        self.lines = []
+        self.line_ops = {}
+
+    def line(self, indent, text, op=None):
+        self.lines.append("    " * indent + text)
+        if op is not None:
+            self.line_ops[1 + len(self.lines)] = op
+
+    def emit_graph(self, graph, outputs, value_names, indent):
+        """Emits `graph`'s ops (its placeholders already named in `value_names`); returns output names."""
+        ops, outputs = passes.run_all(graph, outputs)
+        for op in ops:
+            if op.type == "Placeholder":
+                if id(op.outputs[0]) not in value_names:
+                    raise ValueError(f"Placeholder {op.name} is not an input of the function being compiled")
+                continue
+            if op.type == "Const":
+                cname = self.names.make("c_" + op.name)
+                self.namespace[cname] = op.attrs["value"]
+                value_names[id(op.outputs[0])] = cname
+                continue
+            emit = _SPECIAL.get(op.type)
+            if emit is not None:
+                emit(self, op, value_names, indent)
+            else:
+                self.emit_kernel_call(op, value_names, indent)
+        return [value_names[id(t)] for t in outputs]
+
+    def output_names(self, op, value_names):
+        outs = [self.names.make(op.name if i == 0 else f"{op.name}_{i}") for i in range(len(op.outputs))]
+        for t, n in zip(op.outputs, outs):
+            value_names[id(t)] = n
+        return outs
+
+    def emit_kernel_call(self, op, value_names, indent):
         kname = "k_" + re.sub(r"\W", "_", op.type)
         kernel = op.opdef.kernel
-        if namespace.get(kname, kernel) is not kernel:
-            kname = names.make(kname)
-        namespace[kname] = kernel
+        if self.namespace.get(kname, kernel) is not kernel:
+            kname = self.names.make(kname)
+        self.namespace[kname] = kernel
         args = [value_names[id(t)] for t in op.inputs]
         for key, value in op.attrs.items():
             if _is_literal(value):
                 args.append(f"{key}={value!r}")
             else:
-                aname = names.make(f"a_{op.name}_{key}")
-                namespace[aname] = value
+                aname = self.names.make(f"a_{op.name}_{key}")
+                self.namespace[aname] = value
                 args.append(f"{key}={aname}")
         call = f"{kname}({', '.join(args)})"
-        outs = [names.make(op.name if i == 0 else f"{op.name}_{i}") for i in range(len(op.outputs))]
-        for t, n in zip(op.outputs, outs):
-            value_names[id(t)] = n
+        outs = self.output_names(op, value_names)
         if not op.outputs:
-            line = call
+            text = call
         elif op.opdef.multi:
-            line = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+            text = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
         else:
-            line = f"{outs[0]} = {call}"
+            text = f"{outs[0]} = {call}"
         comment = _source_comment(op)
-        lines.append(f"    {line}" + (f"  # {comment}" if comment else ""))
-        line_ops[header_lines + len(lines)] = op
-    result = ", ".join(value_names[id(t)] for t in outputs)
-    lines.append(f"    return ({result}{',' if len(outputs) == 1 else ''})")
-    source = f"def {fn_name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
-    _COUNTER[0] += 1
-    filename = f"<tensorflux generated {fn_name} #{_COUNTER[0]}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    code = compile(source, filename, "exec")
-    exec(code, namespace)
-    return Compiled(namespace[fn_name], source, filename, line_ops, namespace)
+        self.line(indent, text + (f"  # {comment}" if comment else ""), op)
+
+    def emit_subgraph(self, graph, input_names, indent):
+        """Emits a nested graph whose placeholders take `input_names`; returns its output names."""
+        value_names = {id(p): n for p, n in zip(graph.inputs, input_names)}
+        return self.emit_graph(graph, graph.outputs, value_names, indent)
+
+
+def _emit_if(em, op, value_names, indent):
+    then_graph, else_graph, n_then = op.attrs["then_graph"], op.attrs["else_graph"], op.attrs["n_then"]
+    names = [value_names[id(t)] for t in op.inputs]
+    pred, captures = names[0], names[1:]
+    outs = em.output_names(op, value_names)
+    comment = _source_comment(op)
+    em.line(indent, f"if {pred}:" + (f"  # {comment}" if comment else ""), op)
+    for graph, inputs in ((then_graph, captures[:n_then]), (else_graph, captures[n_then:])):
+        if graph is else_graph:
+            em.line(indent, "else:")
+        results = em.emit_subgraph(graph, inputs, indent + 1)
+        if outs:
+            em.line(indent + 1, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
+                                f"{', '.join(results)}{',' if len(results) == 1 else ''}")
+        else:
+            em.line(indent + 1, "pass")
+
+
+def _emit_while(em, op, value_names, indent):
+    cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
+    n_vars, n_cond = op.attrs["n_vars"], op.attrs["n_cond"]
+    names = [value_names[id(t)] for t in op.inputs]
+    init, rest = names[:n_vars], names[n_vars:]
+    limit = rest.pop() if op.attrs.get("has_max") else None
+    cond_caps, body_caps = rest[:n_cond], rest[n_cond:]
+    loop = [em.names.make(f"{op.name}_v{i}") for i in range(n_vars)]
+    comment = _source_comment(op)
+    if loop:
+        em.line(indent, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
+                        f"{', '.join(init)}{',' if len(init) == 1 else ''}" + (f"  # {comment}" if comment else ""), op)
+    counter = None
+    if limit is not None:
+        counter = em.names.make(f"{op.name}_iterations")
+        em.line(indent, f"{counter} = 0")
+        em.line(indent, f"while {counter} < {limit}:", op)
+    else:
+        em.line(indent, "while True:", op)
+    (keep,) = em.emit_subgraph(cond_graph, loop + cond_caps, indent + 1)
+    em.line(indent + 1, f"if not {keep}:")
+    em.line(indent + 2, "break")
+    results = em.emit_subgraph(body_graph, loop + body_caps, indent + 1)
+    if loop:
+        em.line(indent + 1, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
+                            f"{', '.join(results)}{',' if len(results) == 1 else ''}")
+    if counter is not None:
+        em.line(indent + 1, f"{counter} += 1")
+    outs = em.output_names(op, value_names)
+    if outs:
+        em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
+                        f"{', '.join(loop)}{',' if len(loop) == 1 else ''}")
+
+
+_SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while}
 
 
 def _source_comment(op):

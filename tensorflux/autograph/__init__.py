@@ -1,0 +1,18 @@
+"""AutoGraph: converts Python control flow on tensors into graph control flow (`tf.autograph`)."""
+from .api import convert, converted_call, to_code, to_graph, do_not_convert, ConversionError
+from .operators import set_loop_options
+
+
+def set_verbosity(level, alsologtostdout=False):
+    """Accepted for compatibility; tensorflux reports conversion problems as warnings."""
+
+
+def trace(*args):
+    """`tf.autograph.trace`: prints its arguments (at trace time in graphs, like print)."""
+    print(*args)
+
+
+API = {
+    "autograph": ["to_code", "to_graph", "set_verbosity", "trace"],
+    "autograph.experimental": ["do_not_convert", "set_loop_options"],
+}

@@ -1,0 +1,222 @@
+"""AutoGraph's entry points: converting a function's source, and calling functions from converted code.
+
+`convert(fn)` parses the function's source, lowers break/continue/return, rewrites control flow and
+expressions into calls of `operators`, and compiles the result into a function with the original
+globals and closure cells (so free variables stay live). Results are cached per code object, so each
+function is converted once per process.
+
+    @tf.function
+    def f(x):
+        if tf.reduce_sum(x) > 0:   # becomes ag__.if_stmt(...): a `cond` when the test is a tensor
+            x = x * 2
+        return x
+    print(tf.autograph.to_code(f.python_function))
+"""
+import ast
+import functools
+import inspect
+import linecache
+import os
+import sysconfig
+import textwrap
+import types
+import warnings
+
+from ..framework.graph import SymbolicTensor
+from ..ops import array as _array
+from . import operators
+from .transformers.control_flow import ControlFlowConverter
+from .transformers.expressions import ExpressionConverter
+from .transformers.lowering import FlagNames, lower_function
+from .transformers.names import global_names
+
+__all__ = ["convert", "converted_call", "to_code", "to_graph", "do_not_convert", "ConversionError"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB = sysconfig.get_paths().get("stdlib", "")
+_NEVER_CONVERT_MODULES = ("tensorflux", "tensorflow", "numpy", "builtins", "functools", "itertools", "collections",
+                          "math", "typing", "abc", "contextlib", "logging", "re", "ml_dtypes")
+
+
+class ConversionError(Exception):
+    """AutoGraph could not convert a function."""
+
+
+class _AgNamespace(types.SimpleNamespace):
+    """What converted code sees as `ag__`."""
+
+
+ag__ = _AgNamespace(**{name: getattr(operators, name) for name in operators.__all__})
+
+_CACHE = {}       # code object -> (converted code object, source text) | ConversionError
+
+
+def do_not_convert(func=None):
+    """Marks a function so AutoGraph calls it unconverted."""
+    if func is None:
+        return do_not_convert
+    try:
+        func.__ag_do_not_convert__ = True
+    except AttributeError:
+        pass
+    return func
+
+
+def _is_library(fn):
+    """True for code AutoGraph leaves alone: tensorflux, NumPy, the standard library, installed packages."""
+    module = getattr(fn, "__module__", None) or ""
+    if module.split(".")[0] in _NEVER_CONVERT_MODULES:
+        return True
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    filename = code.co_filename
+    if filename.startswith(_PACKAGE_DIR) or filename.startswith("<") or "site-packages" in filename:
+        return True
+    return bool(_STDLIB) and filename.startswith(_STDLIB)
+
+
+def _should_convert(fn):
+    if getattr(fn, "__ag_do_not_convert__", False):
+        return False
+    if inspect.ismethod(fn):
+        return _should_convert(fn.__func__)
+    if not inspect.isfunction(fn) or fn.__name__ == "<lambda>":
+        return False
+    return not _is_library(fn)
+
+
+def _transform(fn):
+    """(converted code object of `fn`, converted source) — or raise ConversionError."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"the source code of {fn.__qualname__} is not available ({e})") from None
+    try:
+        module = ast.parse(source)
+    except SyntaxError as e:
+        raise ConversionError(f"could not parse the source of {fn.__qualname__}: {e}") from None
+    node = module.body[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ConversionError(f"{fn.__qualname__} is not defined by a def statement")
+    node.decorator_list = []
+    lower_function(node, FlagNames())
+    node.body = [ExpressionConverter().visit(s) for s in node.body]
+    node.body = _flatten_stmts([ControlFlowConverter(global_names(node)).visit(s) for s in node.body])
+    converted_source = ast.unparse(ast.fix_missing_locations(node))
+    freevars = fn.__code__.co_freevars
+    factory = ast.FunctionDef(
+        name="__ag_factory", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in freevars],
+                                                vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                defaults=[]),
+        body=[node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))], decorator_list=[], returns=None,
+        type_params=[])
+    wrapper = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(wrapper)
+    # Converted code keeps the user's file and line numbers, so tracebacks and op comments point at
+    # the original source lines.
+    ast.increment_lineno(wrapper, fn.__code__.co_firstlineno - 1)
+    try:
+        code = compile(wrapper, fn.__code__.co_filename, "exec")
+    except SyntaxError as e:
+        raise ConversionError(f"the converted code of {fn.__qualname__} does not compile: {e}") from None
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+    return inner_code, converted_source
+
+
+def _flatten_stmts(items):
+    out = []
+    for item in items:
+        if isinstance(item, list):
+            out.extend(_flatten_stmts(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _converted_code(fn):
+    key = fn.__code__
+    hit = _CACHE.get(key)
+    if hit is None:
+        try:
+            hit = _transform(fn)
+        except ConversionError as e:
+            hit = e
+        _CACHE[key] = hit
+    if isinstance(hit, ConversionError):
+        raise hit
+    return hit
+
+
+def convert(fn, warn=True):
+    """The AutoGraph-converted version of `fn` (a function or method); `fn` itself when it cannot be."""
+    if inspect.ismethod(fn):
+        converted = convert(fn.__func__, warn)
+        return types.MethodType(converted, fn.__self__) if converted is not fn.__func__ else fn
+    if not inspect.isfunction(fn):
+        call = getattr(type(fn), "__call__", None)
+        if inspect.isfunction(call) and not _is_library(call):
+            converted = convert(call, warn)
+            return types.MethodType(converted, fn) if converted is not call else fn
+        return fn
+    if getattr(fn, "__ag_do_not_convert__", False):
+        return fn
+    try:
+        code, _ = _converted_code(fn)
+    except ConversionError as e:
+        if warn and fn.__name__ != "<lambda>":  # lambdas hold no statements to convert
+            warnings.warn(f"AutoGraph could not transform {fn.__qualname__} and will run it as-is: {e}",
+                          stacklevel=3)
+        return fn
+    globals_ = fn.__globals__
+    globals_.setdefault("ag__", ag__)
+    if globals_["ag__"] is not ag__:
+        raise ConversionError(f"the module of {fn.__qualname__} defines its own `ag__`, which AutoGraph needs")
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = tuple(cells[name] if name in cells else types.CellType() for name in code.co_freevars)
+    new = types.FunctionType(code, globals_, fn.__name__, fn.__defaults__, closure or None)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__wrapped__ = fn
+    new.__ag_converted__ = True
+    functools.update_wrapper(new, fn, updated=())
+    return new
+
+
+def converted_call(f, args, kwargs):
+    """Calls `f` from converted code: user functions are converted first; library code runs as-is."""
+    kwargs = kwargs or {}
+    if f is range and any(isinstance(a, SymbolicTensor) for a in args):
+        return _array.range(*args, **kwargs)
+    if f is len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
+        return _tensor_len(args[0])
+    if getattr(f, "__ag_converted__", False) or not _should_convert(f):
+        return f(*args, **kwargs)
+    return convert(f)(*args, **kwargs)
+
+
+def _tensor_len(t):
+    dims = t.shape
+    if dims.rank == 0:
+        raise TypeError("len is not well defined for a scalar tensor.")
+    if dims.rank is not None and dims[0] is not None:
+        return dims[0]
+    return _array.shape(t)[0]
+
+
+ag__.converted_call = converted_call
+
+
+def to_graph(entity, recursive=True, experimental_optional_features=None):
+    """The converted Python function (graph-building code when called inside a tf.function)."""
+    fn = getattr(entity, "python_function", entity)
+    return convert(fn)
+
+
+def to_code(entity, recursive=True, experimental_optional_features=None):
+    """The source of the converted function, as a string."""
+    fn = getattr(entity, "python_function", entity)
+    fn = getattr(fn, "__func__", fn)
+    _, source = _converted_code(fn)
+    return source
+

@@ -1,0 +1,1 @@
+"""AutoGraph's source transformations: lowering of break/continue/return, control flow, expressions."""
