@@ -10,12 +10,14 @@ import types as _pytypes
 from .types import dtypes as _dtypes_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
-from .ops import convert, math, array, nn, random, string, logging
+from .ops import convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
 from . import variables, module
 from . import function as _function
-from .ops import functional
+from .ops import functional, control_flow, tensor_array
+from . import autograph as _autograph
+from . import autodiff as _autodiff
 
-SOURCES = (convert, math, array, nn, random, string, logging, variables, module, _function, functional)
+SOURCES = (convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff)
 
 
 def namespace(name, doc="", **members):

@@ -24,6 +24,7 @@ import warnings
 
 from ..framework.graph import SymbolicTensor
 from ..ops import array as _array
+from ..ops import creation as _creation
 from . import operators
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter
@@ -187,7 +188,7 @@ def converted_call(f, args, kwargs):
     """Calls `f` from converted code: user functions are converted first; library code runs as-is."""
     kwargs = kwargs or {}
     if f is range and any(isinstance(a, SymbolicTensor) for a in args):
-        return _array.range(*args, **kwargs)
+        return _creation.range(*args, **kwargs)
     if f is len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
         return _tensor_len(args[0])
     if getattr(f, "__ag_converted__", False) or not _should_convert(f):

@@ -12,6 +12,7 @@ from ..framework.graph import SymbolicTensor
 from ..framework.tensor import Tensor
 from ..framework.context import state as _state
 from ..ops import array as _array
+from ..ops import indexing as _indexing
 from ..ops import control_flow as _cf
 from ..ops import math as _math
 from ..ops.convert import convert_to_tensor
@@ -113,8 +114,8 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
     for i, (name, a, b) in enumerate(zip(names, then_state, else_state)):
         if a is b:
             final[i] = a
-        elif isinstance(a, Undefined) or isinstance(b, Undefined):
-            missing = "else" if isinstance(b, Undefined) else "if"
+        elif isinstance(a, (Undefined, UndefinedReturnValue)) or isinstance(b, (Undefined, UndefinedReturnValue)):
+            missing = "else" if isinstance(b, (Undefined, UndefinedReturnValue)) else "if"
             final[i] = Undefined(name, f"'{name}' must also be initialized in the {missing} branch: it is used "
                                        f"after a tensor-dependent `if` that assigns it in only one branch.")
         elif _tensorlike(a) and _tensorlike(b):
@@ -194,11 +195,13 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, before_body=N
             init_flat.append(t)
             specs.append(_cf.LoopVar(t.dtype, t.shape, names[i] if len(parts) == 1 else f"{names[i]}_{j}"))
 
+    templates = dict(enumerate(init))
+
     def load(flat):
         state = list(init)
         pos = 0
         for i, n in zip(carried, counts):
-            state[i] = _rebuild(init[i], list(flat[pos:pos + n]))
+            state[i] = _rebuild(templates[i], list(flat[pos:pos + n]))
             pos += n
         for i in temporaries:
             state[i] = Undefined(names[i])
@@ -213,6 +216,9 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, before_body=N
         load(flat)
         body()
         state = get_state()
+        for i in carried:
+            if isinstance(state[i], _cf.CompositeFlow):
+                templates[i] = state[i]
         out = []
         for i, n in zip(carried, counts):
             value = state[i]
@@ -312,7 +318,7 @@ def _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names):
 
     def step():
         i = box["i"]
-        body(_array.gather(iter_, i))
+        body(_indexing.gather(iter_, i))
         box["i"] = _math.add(box["i"], 1)
 
     box["i"] = convert_to_tensor(0)

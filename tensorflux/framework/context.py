@@ -10,13 +10,14 @@ __all__ = ["state", "executing_eagerly", "run_functions_eagerly", "functions_run
 
 
 class _State:
-    __slots__ = ("graph", "tape_active", "run_eagerly", "name_stack")
+    __slots__ = ("graph", "tape_active", "run_eagerly", "name_stack", "variable_observers")
 
     def __init__(self):
         self.graph = None          # the Graph ops are added to; None means eager execution
         self.tape_active = False   # True while some GradientTape is recording
         self.run_eagerly = False   # tf.config.run_functions_eagerly
         self.name_stack = ""       # current eager name scope (graphs keep their own)
+        self.variable_observers = []  # callables told about every new tf.Variable (tracing counts them)
 
 
 state = _State()

@@ -20,15 +20,13 @@ UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS, UNAUTHENTICATED = range(12, 17)
 class OpError(Exception):
     """The base class of errors raised while running an op."""
 
-    error_code = UNKNOWN
-
-    def __init__(self, node_def, op, message, *args):
-        super().__init__(message)
+    def __init__(self, node_def, op, message, error_code, *args):
+        super().__init__()  # TensorFlow keeps `args` empty; the text is in `message`
         self._node_def = node_def
         self._op = op
         self._message = message
-        if args:
-            self.error_code = args[0]
+        self._error_code = error_code
+        self._experimental_payloads = {}
 
     @property
     def message(self):
@@ -42,17 +40,27 @@ class OpError(Exception):
     def node_def(self):
         return self._node_def
 
+    @property
+    def error_code(self):
+        return self._error_code
+
+    @property
+    def experimental_payloads(self):
+        return self._experimental_payloads
+
     def __str__(self):
         return self._message
 
     def __reduce__(self):
-        return type(self), (self._node_def, self._op, self._message)
+        # By value, not by class reference: the classes carry TensorFlow's module name for tracebacks.
+        return _restore_error, (self._error_code, self._node_def, self._op, self._message)
 
 
 def _make(name, code, doc):
-    return type(name, (OpError,), {"error_code": code, "__doc__": doc,
-                                   "__init__": lambda self, node_def=None, op=None, message="", *a:
-                                   OpError.__init__(self, node_def, op, message, *a)})
+    def __init__(self, node_def, op, message, *args):
+        OpError.__init__(self, node_def, op, message, code, *args)
+    __init__.__qualname__ = f"{name}.__init__"
+    return type(name, (OpError,), {"__init__": __init__, "__doc__": doc})
 
 
 CancelledError = _make("CancelledError", CANCELLED, "An operation was cancelled.")
@@ -77,6 +85,18 @@ for _cls in (CancelledError, UnknownError, InvalidArgumentError, DeadlineExceede
              FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError, InternalError,
              UnavailableError, DataLossError):
     _cls.__module__ = "tensorflow.python.framework.errors_impl"
+
+
+_BY_CODE = {cls(None, None, "").error_code: cls for cls in (
+    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
+    AlreadyExistsError, PermissionDeniedError, UnauthenticatedError, ResourceExhaustedError,
+    FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError, InternalError,
+    UnavailableError, DataLossError)}
+
+
+def _restore_error(code, node_def, op, message):
+    cls = _BY_CODE.get(code)
+    return cls(node_def, op, message) if cls is not None else OpError(node_def, op, message, code)
 
 
 class OperatorNotAllowedInGraphError(TypeError):

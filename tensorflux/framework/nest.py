@@ -1,38 +1,36 @@
 """Flattening and re-packing of nested structures (`tf.nest`).
 
-Sequences are lists, tuples and namedtuples; mappings are dicts (flattened in sorted key order, as
-TensorFlow does); everything else — tensors, variables, numbers, None — is a leaf.
+Nested means: lists, tuples, namedtuples, other `collections.abc.Sequence`s except strings, mappings
+(flattened in sorted key order, as TensorFlow does, and re-packed in the template's own key order) and
+mapping views. Everything else — tensors, arrays, numbers, strings, sets, None — is a leaf.
 
     >>> flatten({"b": [1, 2], "a": 3})
     [3, 1, 2]
 """
 import collections.abc as _abc
 
-__all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure", "is_nested",
-           "flatten_with_paths", "map_structure_with_paths"]
+__all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure", "is_nested"]
 
 
 def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
-def is_nested(x):
-    return isinstance(x, (list, tuple, dict, _abc.Mapping)) and not isinstance(x, (str, bytes))
+def is_nested(seq):
+    """True for the containers nest recurses into (see the module docstring)."""
+    if type(seq) is list or type(seq) is tuple or type(seq) is dict:
+        return True
+    if isinstance(seq, (str, bytes)):
+        return False
+    return isinstance(seq, (_abc.Sequence, _abc.Mapping, _abc.MappingView))
 
 
 is_sequence = is_nested
 
 
-def _sorted_keys(mapping):
-    try:
-        return sorted(mapping)
-    except TypeError:
-        raise TypeError("nest only supports dicts with sortable keys.") from None
-
-
 def _children(x):
-    if isinstance(x, (dict, _abc.Mapping)):
-        return [x[k] for k in _sorted_keys(x)]
+    if isinstance(x, _abc.Mapping):
+        return [x[k] for k in sorted(x)]
     return list(x)
 
 
@@ -46,42 +44,38 @@ def flatten(structure, expand_composites=False):
 
 
 def _flatten_into(x, out):
-    if type(x) is list or type(x) is tuple:
-        for c in x:
-            if is_nested(c):
-                _flatten_into(c, out)
-            else:
-                out.append(c)
-    elif is_nested(x):
-        for c in _children(x):
-            if is_nested(c):
-                _flatten_into(c, out)
-            else:
-                out.append(c)
-    else:
-        out.append(x)
+    for c in (x if type(x) is list or type(x) is tuple else _children(x)):
+        if is_nested(c):
+            _flatten_into(c, out)
+        else:
+            out.append(c)
 
 
 def _rebuild(template, children):
-    if isinstance(template, (dict, _abc.Mapping)):
-        keys = _sorted_keys(template)
-        mapping = dict(zip(keys, children))
+    """A container like `template` holding `children` (given in flatten order)."""
+    if isinstance(template, _abc.Mapping):
+        by_key = dict(zip(sorted(template), children))
         if type(template) is dict:
-            return {k: mapping[k] for k in template}  # keeps the user's insertion order
-        try:
-            return type(template)((k, mapping[k]) for k in template)
-        except TypeError:
-            return {k: mapping[k] for k in template}
+            return {k: by_key[k] for k in template}  # keeps the template's insertion order
+        if isinstance(template, _abc.MutableMapping) and hasattr(template, "default_factory"):
+            result = type(template)(template.default_factory)
+            result.update((k, by_key[k]) for k in template)
+            return result
+        return type(template)((k, by_key[k]) for k in template)
     if _is_namedtuple(template):
         return type(template)(*children)
-    if isinstance(template, tuple):
-        return tuple(children) if type(template) is tuple else type(template)(children)
-    return list(children) if type(template) is list else type(template)(children)
+    if type(template) is list or type(template) is tuple:
+        return type(template)(children)
+    if isinstance(template, (list, tuple)):
+        return type(template)(children)
+    return list(children)  # ranges, mapping views and other read-only sequences
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     """Builds a structure shaped like `structure` whose leaves are `flat_sequence`, in order."""
-    flat_sequence = list(flat_sequence)
+    if not is_nested(flat_sequence):
+        raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but found "
+                        f"incompatible type `{type(flat_sequence)}` instead.")
     if not is_nested(structure):
         if len(flat_sequence) != 1:
             raise ValueError(f"The target structure is of type `{type(structure)}`\n  {structure}\nHowever "
@@ -89,12 +83,12 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
                              f"{len(flat_sequence)}.\n  {flat_sequence}\nnest cannot guarantee that it "
                              f"is safe to map one to the other.")
         return flat_sequence[0]
-    position, packed = _pack(structure, flat_sequence, 0)
-    if position != len(flat_sequence):
-        raise ValueError(f"Could not pack sequence. Structure had {position} atoms, but flat_sequence had "
-                         f"{len(flat_sequence)} items.  Structure: {structure}, flat_sequence: "
-                         f"{flat_sequence}.")
-    return packed
+    flat = list(flat_sequence)
+    atoms = len(flatten(structure))
+    if atoms != len(flat):
+        raise ValueError(f"Could not pack sequence. Structure had {atoms} atoms, but flat_sequence had "
+                         f"{len(flat)} items.  Structure: {structure}, flat_sequence: {flat_sequence}.")
+    return _pack(structure, flat, 0)[1]
 
 
 def _pack(structure, flat, index):
@@ -104,40 +98,70 @@ def _pack(structure, flat, index):
             index, packed = _pack(c, flat, index)
             children.append(packed)
         else:
-            if index >= len(flat):
-                raise ValueError("Could not pack sequence: flat_sequence has too few items for the structure.")
             children.append(flat[index])
             index += 1
     return index, _rebuild(structure, children)
 
 
+class _Dot:
+    """Stands for a leaf in the structure sketches of error messages (`[., (., .)]`)."""
+
+    def __repr__(self):
+        return "."
+
+
+def _sketch(structure):
+    return repr(map_structure(lambda _: _Dot(), structure))
+
+
+def _describe(x):
+    return f"type={type(x).__name__} str={x}"
+
+
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
-    """Raises ValueError (or TypeError for differing sequence types) unless both have one structure."""
-    _assert_same(nest1, nest2, check_types, nest1, nest2)
+    """Raises ValueError (TypeError for differing container types) unless both have one structure."""
+    try:
+        _assert_same(nest1, nest2, check_types)
+    except (ValueError, TypeError) as e:
+        detail = str(e)
+        raise type(e)(f"The two structures don't have the same nested structure.\n\nFirst structure: "
+                      f"{_describe(nest1)}\n\nSecond structure: {_describe(nest2)}\n\nMore specifically: "
+                      f"{detail}\nEntire first structure:\n{_sketch(nest1)}\nEntire second structure:\n"
+                      f"{_sketch(nest2)}") from None
 
 
-def _assert_same(a, b, check_types, top1, top2):
+def _same_type(a, b):
+    if type(a) is type(b):
+        return True
+    if isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping):
+        return True
+    if _is_namedtuple(a) and _is_namedtuple(b):
+        return type(a).__name__ == type(b).__name__ and type(a)._fields == type(b)._fields
+    return False
+
+
+def _assert_same(a, b, check_types):
     na, nb = is_nested(a), is_nested(b)
     if na != nb:
-        raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
-                         f"{top1}\n\nSecond structure: {top2}\n\nMore specifically: Substructure "
-                         f"\"{a if na else b}\" is a sequence, while substructure \"{b if na else a}\" is not")
+        seq, other = (a, b) if na else (b, a)
+        raise ValueError(f"Substructure \"{_describe(seq)}\" is a sequence, while substructure "
+                         f"\"{_describe(other)}\" is not")
     if not na:
         return
-    if check_types and type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
-        raise TypeError(f"The two structures don't have the same sequence type. Input structure has type "
-                        f"{type(a)}, while shallow structure has type {type(b)}.")
-    if isinstance(a, (dict, _abc.Mapping)) and set(a) != set(b):
+    if check_types and not _same_type(a, b):
+        raise TypeError(f"The two namedtuples don't have the same sequence type. First structure "
+                        f"{_describe(a)} has type {type(a).__name__}, while second structure {_describe(b)} "
+                        f"has type {type(b).__name__}")
+    if isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping) and set(a) != set(b):
+        keys_a, keys_b = sorted(a), sorted(b)
         raise ValueError(f"The two dictionaries don't have the same set of keys. First structure has keys "
-                         f"{_sorted_keys(a)}, while second structure has keys {_sorted_keys(b)}.")
+                         f"{_describe(keys_a)}, while second structure has keys {_describe(keys_b)}")
     ca, cb = _children(a), _children(b)
     if len(ca) != len(cb):
-        raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
-                         f"{top1}\n\nSecond structure: {top2}\n\nMore specifically: The two structures "
-                         f"don't have the same number of elements. First structure: {a}. Second "
-                         f"structure: {b}.")
+        raise ValueError(f"The two structures don't have the same number of elements. First structure: "
+                         f"{_describe(a)}. Second structure: {_describe(b)}")
     for x, y in zip(ca, cb):
-        _assert_same(x, y, check_types, top1, top2)
+        _assert_same(x, y, check_types)
 
 
 def map_structure(func, *structure, **kwargs):
@@ -146,6 +170,9 @@ def map_structure(func, *structure, **kwargs):
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
     kwargs.pop("expand_composites", None)
+    if kwargs:
+        names = ", ".join(f"`{k}`" for k in kwargs)
+        raise ValueError(f"Only valid keyword arguments are `check_types` and `expand_composites`, not: {names}")
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
     flats = [flatten(s) for s in structure]
@@ -160,8 +187,8 @@ def flatten_with_paths(structure):
         if not is_nested(x):
             out.append((path, x))
             return
-        if isinstance(x, (dict, _abc.Mapping)):
-            for k in _sorted_keys(x):
+        if isinstance(x, _abc.Mapping):
+            for k in sorted(x):
                 walk(x[k], path + (k,))
         else:
             for i, c in enumerate(x):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..types import dtypes as _dtypes
 from ..types.shape import TensorShape
+from ..types.spec import register_tensor_type
 
 __all__ = ["Tensor", "EagerTensor", "Reference", "is_tensor"]
 
@@ -42,9 +43,8 @@ class Tensor:
     def ndim(self):
         return self.shape.rank
 
-    @property
-    def rank(self):
-        return self.shape.rank
+
+register_tensor_type(Tensor)
 
 
 class Reference:
@@ -69,9 +69,9 @@ class Reference:
 
 
 def _numpy_text(value, is_repr):
-    if getattr(value, "ndim", 0) == 0:
-        v = value.item() if isinstance(value, np.ndarray) and value.dtype == object else value
-        return str(v)
+    """TensorFlow's text for a value: NumPy's str/repr, but a scalar's repr is its Python value's."""
+    if value.ndim == 0:
+        return repr(value.item()) if is_repr else str(value[()] if isinstance(value, np.ndarray) else value)
     return repr(value) if is_repr else str(value)
 
 
@@ -116,6 +116,13 @@ class EagerTensor(Tensor):
     def graph(self):
         raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
 
+    @property
+    def value_index(self):
+        raise AttributeError("Tensor.value_index is undefined when eager execution is enabled.")
+
+    def consumers(self):
+        raise NotImplementedError("Tensor.consumers is undefined when eager execution is enabled.")
+
     def _shape_tuple(self):
         return self._value.shape
 
@@ -135,10 +142,15 @@ class EagerTensor(Tensor):
         return v
 
     def __array__(self, dtype=None, copy=None):
-        v = np.asarray(self._value)
+        """A read-only view of the value (tensors are immutable), or a converted copy."""
+        v = self._value
         if dtype is not None and v.dtype != dtype:
-            return v.astype(dtype)
-        return v.copy() if copy else v
+            return np.asarray(v).astype(dtype)
+        if copy:
+            return np.array(v)
+        view = v.view() if isinstance(v, np.ndarray) else np.asarray(v)
+        view.flags.writeable = False
+        return view
 
     def cpu(self):
         return self
@@ -153,11 +165,13 @@ class EagerTensor(Tensor):
         v = self._value
         if v.ndim == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        for i in range(v.shape[0]):
-            yield EagerTensor(_as_stored(v[i]))
+        return (EagerTensor(_as_stored(v[i])) for i in range(v.shape[0]))
 
     def __bool__(self):
-        return bool(self._value)
+        v = self._value
+        if v.size == 0:
+            return False  # TensorFlow: an empty tensor is falsy (NumPy would raise)
+        return bool(v)
 
     def __int__(self):
         return int(self._value)
@@ -169,11 +183,8 @@ class EagerTensor(Tensor):
         return complex(self._value)
 
     def __index__(self):
-        v = self._value
-        if v.dtype.kind not in "iu" or v.ndim != 0:
-            raise TypeError(f"Only integer scalar tensors can be converted to an index; got dtype "
-                            f"{self.dtype.name} and shape {self.shape}")
-        return int(v)
+        # NumPy's own errors, as TensorFlow delegates to the NumPy value too.
+        return self.numpy().__index__()
 
     def __reduce__(self):
         return EagerTensor, (np.array(self._value),)
@@ -185,9 +196,7 @@ class EagerTensor(Tensor):
         return self
 
     def __format__(self, spec):
-        if self._value.ndim == 0:
-            return format(self._value.item() if self._value.dtype == object else self._value, spec)
-        return format(str(self), spec)
+        return self.numpy().__format__(spec)
 
     def __str__(self):
         text = _numpy_text(self._value, False)

@@ -18,20 +18,28 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
-from ..runtime import codegen
+from ..ops import creation as _creation
+from ..runtime import codegen, passes
 from ..types.spec import TensorSpec
 from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
+from .tracing import trace_function
 
 __all__ = ["ConcreteFunction"]
 
 _NUMBERS = itertools.count(1)
 
 
-def _call_kernel(*arrays, concrete):
-    return concrete._executable()(*arrays, *concrete._capture_values())
+def _call_kernel(*arrays, concrete, outputs, **_):
+    """Runs a call op eagerly: its inputs are the arguments followed by the captures."""
+    if len(outputs) == len(concrete._trace.flat_outputs):
+        return concrete._executable()(*arrays)
+    return concrete._executable_with_intermediates()(*arrays)
 
 
+# A call of a concrete function. `outputs` names the callee tensors the op yields: the function's
+# outputs, followed (when a GradientTape records the call) by every forward intermediate, which the
+# gradient (a traced backward function, see `_gradient`) consumes instead of recomputing them.
 CALL = registry.OpDef("StatefulPartitionedCall", infer=lambda inputs, attrs: attrs["output_types"],
                       kernel=_call_kernel, stateful=True, multi=True)
 
@@ -48,6 +56,9 @@ class ConcreteFunction:
         self._params = params          # [(name, kind, TraceType)]
         self._compiled = None
         self._captures = None
+        self._plan = None
+        self._compiled_intermediates = None
+        self._backward = None
         # Object-dtype kernels (strings) may return bare Python objects for scalars; those outputs need
         # normalising, numeric ones never do.
         self._single_output = (len(trace.flat_outputs) == 1 and trace.structured_outputs is trace.flat_outputs[0]
@@ -192,15 +203,89 @@ class ConcreteFunction:
         graph = _state.graph
         inputs = list(flat) + [graph._graph_input(c) if isinstance(c, Tensor) else c
                                for c in self.graph.external_captures]
-        output_types = [(t.dtype, t.shape) for t in self._trace.flat_outputs]
-        outs = graph.create_op(CALL, inputs, {"concrete": self, "graph": self.graph,
-                                              "outputs": self._trace.flat_outputs,
-                                              "output_types": output_types}, name="StatefulPartitionedCall")
+        return self._pack_call(registry.apply(CALL, inputs, self._call_attrs(), "StatefulPartitionedCall"))
+
+    def _call_recorded(self, flat):
+        """An eager call while a GradientTape records: one op, differentiable as a whole."""
+        inputs = list(flat) + list(self.graph.external_captures)
+        return self._pack_call(registry.apply(CALL, inputs, self._call_attrs(), "StatefulPartitionedCall"))
+
+    def _call_attrs(self):
+        outputs = list(self._trace.flat_outputs)
+        if _state.tape_active:
+            outputs += self._forward_plan()[2]
+        return {"concrete": self, "graph": self.graph, "outputs": outputs,
+                "output_types": [(t.dtype, t.shape) for t in outputs]}
+
+    def _pack_call(self, outs):
         structured = self._trace.structured_outputs
         it = iter(outs)
         ids = {id(t) for t in self._trace.flat_outputs}
         leaves = [next(it) if id(leaf) in ids else leaf for leaf in nest.flatten(structured)]
         return nest.pack_sequence_as(structured, leaves) if nest.is_nested(structured) else leaves[0]
+
+    # -- differentiation -------------------------------------------------------------------------
+    def _forward_plan(self):
+        """(inlined ops, outputs, intermediates): the op list gradients are taken over."""
+        if self._plan is None:
+            ops, outputs = passes.run_all(self.graph, self._trace.flat_outputs)
+            intermediates = [t for op in ops if op.type != "Placeholder" for t in op.outputs]
+            self._plan = (ops, outputs, intermediates)
+        return self._plan
+
+    def _executable_with_intermediates(self):
+        if self._compiled_intermediates is None:
+            ops, outputs, intermediates = self._forward_plan()
+            self._compiled_intermediates = codegen.compile_graph(
+                self.graph, self._inference_name.lstrip("_") + "_forward", outputs + intermediates,
+                self.graph.inputs, ops=ops)
+        return self._compiled_intermediates.fn
+
+    def _gradient(self, op, grads, backprop):
+        """Input gradients of a call op, by a traced backward function (built once per function)."""
+        if self._backward is None:
+            self._backward = self._build_backward(backprop)
+        backward, mask = self._backward
+        n_out = len(self._trace.flat_outputs)
+        seeds = [g if g is not None else _creation.zeros_like(t) for g, t in zip(grads[:n_out], op.outputs[:n_out])]
+        args = list(op.inputs) + list(op.outputs[n_out:]) + seeds
+        if _state.graph is not None:
+            results = backward._call_in_graph(args)
+        else:
+            results = backward._run([t._value for t in args])
+        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        it = iter(results)
+        return [next(it) if m else None for m in mask] + [None] * (len(op.outputs) - n_out)
+
+    def _build_backward(self, backprop):
+        ops, outputs, intermediates = self._forward_plan()
+        forward_inputs = list(self.graph.inputs)
+        specs = [TensorSpec(t.shape, t.dtype) for t in forward_inputs + intermediates + outputs]
+        n_in, n_int = len(forward_inputs), len(intermediates)
+        mask = []
+
+        def backward(*args):
+            mapping = {id(t): a for t, a in zip(forward_inputs + intermediates, args[:n_in + n_int])}
+            seeds = list(args[n_in + n_int:])
+            records = []
+            for fop in ops:
+                if fop.type == "Placeholder":
+                    continue
+                if fop.type == "Const":
+                    continue
+                ins = [mapping[id(t)] for t in fop.inputs]
+                outs = [mapping[id(t)] for t in fop.outputs]
+                records.append(_Record(fop.opdef, ins, outs, fop.attrs))
+            targets = [mapping[id(t)] for t in outputs]
+            grads = backprop(records, targets, seeds, list(args[:n_in]))
+            mask[:] = [g is not None for g in grads]
+            return [g for g in grads if g is not None]
+
+        params = [(f"arg_{i}", inspect.Parameter.POSITIONAL_ONLY, None) for i in range(len(specs))]
+        result = trace_function(backward, params, specs, f"{self._name}_backward")
+        cf = ConcreteFunction(result, backward, None, f"{self._name}_backward",
+                              [(n, k, t) for (n, k, _), t in zip(params, specs)])
+        return cf, list(mask)
 
     # -- inspection ----------------------------------------------------------------------------
     @property
@@ -277,3 +362,19 @@ def _spec_view(ttype):
         return {k: _spec_view(c) for k, c in zip(ttype.keys, ttype.components)}
     return ttype
 
+
+
+class _Record:
+    """A forward op replayed on the backward function's placeholders (what backprop walks)."""
+
+    __slots__ = ("opdef", "inputs", "outputs", "attrs")
+
+    def __init__(self, opdef, inputs, outputs, attrs):
+        self.opdef, self.inputs, self.outputs, self.attrs = opdef, inputs, outputs, attrs
+
+    @property
+    def type(self):
+        return self.opdef.name
+
+    def get_attr(self, name):
+        return self.attrs[name]

@@ -148,7 +148,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _state.run_eagerly:
             return self._python_function(*args, **kwargs)
-        if not kwargs and _state.graph is None:
+        if not kwargs and _state.graph is None and not _state.tape_active:
             key = _fast_key(args)
             if key is not None:
                 caller = self._fast.get(key)
@@ -166,6 +166,8 @@ class Function:
         cf, flat = self._concrete_for_call(args, kwargs)
         if _state.graph is not None:
             return cf._call_in_graph(flat)
+        if _state.tape_active:
+            return cf._call_recorded(flat)
         if key is not None:
             self._install_fast_caller(key, args, flat, cf)
         return cf._run([t._value for t in flat])
@@ -288,7 +290,11 @@ class Function:
         if not self._autograph:
             return self._python_function
         if self._converted is None:
-            self._converted = _autograph.convert(self._python_function)
+            fn = self._python_function
+            if isinstance(fn, _WeakMethod):
+                self._converted = _WeakMethod(_autograph.convert(fn._fn), fn._ref())
+            else:
+                self._converted = _autograph.convert(fn)
         return self._converted
 
     def _retrace_reason(self, types):

@@ -7,6 +7,7 @@ Invariants:
 - outputs that are tensors get an `Identity` node; other outputs stay Python values;
 - when tracing ends the graph is marked out of scope, so leaked tensors fail clearly when used later.
 """
+import functools
 import inspect
 import linecache
 import os
@@ -16,9 +17,10 @@ import numpy as np
 from ..framework import nest
 from ..framework.context import state as _state
 from ..framework.graph import FuncGraph, SymbolicTensor
-from ..framework.tensor import Tensor
+from ..framework.tensor import EagerTensor, Tensor
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
+from ..runtime import codegen
 from ..types.spec import TensorSpec
 from . import trace_type as _tt
 
@@ -74,6 +76,9 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         raise StagingError(_recursion_message(name, f"{MAX_TRACE_DEPTH} nested traces"))
     graph = FuncGraph(name, outer_graph=outer_graph)
     graph.python_function = python_function
+    graph.lift_to_eager = functools.partial(_lift_to_eager, graph)
+    created_variables = []
+    _state.variable_observers.append(created_variables.append)
     _depth[0] += 1
     previous = _state.graph
     _state.graph = graph
@@ -116,8 +121,9 @@ def trace_function(python_function, params, types, name, outer_graph=None):
     finally:
         _state.graph = previous
         _depth[0] -= 1
+        _state.variable_observers.remove(created_variables.append)
         graph.mark_out_of_scope()
-    return TraceResult(graph, structured, flat_outputs, types, list(getattr(graph, "created_variables", ())))
+    return TraceResult(graph, structured, flat_outputs, types, created_variables)
 
 
 def _as_output_tensor(graph, leaf):
@@ -137,6 +143,27 @@ def _as_output_tensor(graph, leaf):
         f"ExtensionTypes or None values; in compilation of {graph.python_function!r}, found return value of "
         f"type {type(leaf).__name__}, which is not a Tensor or ExtensionType.")
 
+
+
+def _lift_to_eager(graph, tensor):
+    """Evaluates `tensor` of a graph being traced eagerly, when it depends on no argument (only on
+    constants and captures): how `tf.Variable(tf.zeros([3]))` inside a tf.function gets its value."""
+    captured = {id(internal): ext for ext, internal in graph.captures}
+    stack, seen = [tensor.op], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.type == "Placeholder" and id(op.outputs[0]) not in captured:
+            raise ValueError(
+                f"A tf.Variable created inside a tf.function has an initial value that depends on the function's "
+                f"arguments ({tensor!r} depends on '{op.name}'). Create the variable outside tf.function, or "
+                f"pass a callable as initial_value.")
+        stack.extend(t.op for t in op.inputs)
+    compiled = codegen.compile_graph(graph, "lift", [tensor], graph.inputs, keep_stateful=False)
+    values = [getattr(captured.get(id(p)), "_value", None) for p in graph.inputs]
+    return EagerTensor(compiled.fn(*values)[0])
 
 
 def _recursion_message(name, limit):

@@ -1,54 +1,846 @@
-"""Math ops (`tf.math`): elementwise arithmetic, comparisons, reductions, matmul, casts.
+"""Math ops (`tf.math`): elementwise arithmetic, comparisons, logical and bitwise ops, casts.
 
 Each op is one OpDef (TensorFlow's op type name, inference, NumPy kernel) plus its public function.
-This module also installs Tensor's arithmetic operators, so `x + y` is `tf.add` under the name "add".
+This module also installs Tensor's operators, so `x + y` is `tf.add` under the node name "add".
+Reductions live in `math_reduce.py`, matmul/einsum/tensordot in `linalg.py`.
+
+Conversion follows TensorFlow's two rules: public functions convert a Python value next to a tensor
+with the tensor's dtype as a *hint* (`tf.add(int_tensor, 1.5)` fails in the op with a dtype mismatch),
+operators with the tensor's dtype as a *requirement* (`int_tensor + 1.5` is a TypeError).
 """
 import numpy as np
 
+from ..framework import errors
+from ..framework.context import state as _state
 from ..framework.tensor import Tensor, EagerTensor
 from ..types import dtypes as _dt
+from ..types.shape import TensorShape
 from .convert import binary_operands, convert_to_tensor
-from .infer import infer_broadcast
-from .registry import OpDef, apply, NUMBER
+from .infer import infer_broadcast, infer_compare, infer_unary
+from .registry import OpDef, apply, dtype_error_name, FLOAT, COMPLEX, INT, REAL, NUMBER
+from . import linalg as _linalg
 
+_SIGNED = (_dt.int8, _dt.int16, _dt.int32, _dt.int64)
+_SIGNED_NUMBER = FLOAT + _SIGNED + COMPLEX
+_FLOAT_COMPLEX = FLOAT + COMPLEX
+_BOOL = np.dtype(np.bool_)
+_OBJECT = np.dtype(object)  # strings
+_QUIET = dict(all="ignore")  # TensorFlow computes inf/nan silently where NumPy would warn
+
+
+def _quiet(fn):
+    """`fn` with NumPy floating-point warnings silenced (TensorFlow returns inf/nan without warning)."""
+    def kernel(*arrays):
+        with np.errstate(**_QUIET):
+            return fn(*arrays)
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
+
+
+# -- conversion of operands ----------------------------------------------------------------------
+
+def _scalar_like(value, other):
+    """Fast path: a Python int/float next to an eager float (or int32/int64) tensor, or None."""
+    if _state.graph is not None or type(other) is not EagerTensor:
+        return None
+    np_dtype = other._value.dtype
+    kind = np_dtype.kind
+    t = type(value)
+    if kind == "f" and (t is float or t is int):
+        return EagerTensor(np_dtype.type(value))
+    if t is int and kind == "i" and np_dtype.itemsize >= 4 and -2147483648 <= value <= 2147483647:
+        return EagerTensor(np_dtype.type(value))
+    return None
+
+
+def _hinted(value, other):
+    if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "__tf_tensor__"):
+        return convert_to_tensor(value)  # NumPy values keep their own dtype, as in TensorFlow
+    fast = _scalar_like(value, other)
+    if fast is not None:
+        return fast
+    return convert_to_tensor(value, dtype_hint=other.dtype)
+
+
+def function_operands(x, y):
+    """Operands of a public binary function: a Python value takes the other tensor's dtype if it can."""
+    if isinstance(x, Tensor):
+        if not isinstance(y, Tensor):
+            y = _hinted(y, x)
+        return x, y
+    if isinstance(y, Tensor):
+        return _hinted(x, y), y
+    x = convert_to_tensor(x)
+    return x, _hinted(y, x)
+
+
+def operator_operands(x, y):
+    """Operands of a Tensor operator: a Python value must convert to the tensor's dtype."""
+    if isinstance(x, Tensor) and not isinstance(y, Tensor):
+        fast = _scalar_like(y, x)
+        if fast is not None:
+            return x, fast
+    elif isinstance(y, Tensor) and not isinstance(x, Tensor):
+        fast = _scalar_like(x, y)
+        if fast is not None:
+            return fast, y
+    return binary_operands(x, y)
 
 
 def _binary(opdef, default_name):
-    """The public function of a binary elementwise op (Python scalars take the tensor's dtype)."""
+    """The public function of a binary elementwise op."""
     def fn(x, y, name=None):
         if type(x) is not EagerTensor or type(y) is not EagerTensor:
-            x, y = binary_operands(x, y)
+            x, y = function_operands(x, y)
         return apply(opdef, (x, y), None, name or default_name)
     return fn
 
 
+def _unary(opdef, default_name=None):
+    """The public function of a unary elementwise op."""
+    default_name = default_name or opdef.name
+
+    def fn(x, name=None):
+        if not isinstance(x, Tensor):
+            x = convert_to_tensor(x)
+        return apply(opdef, (x,), None, name or default_name)
+    return fn
+
+
+def _infer_bool_unary(inputs, attrs):
+    return [(_dt.bool, inputs[0].shape)]
+
+
+# -- arithmetic -----------------------------------------------------------------------------------
+
+def _not_found(op_name, dtype):
+    return errors.NotFoundError(None, None, f"Could not find device for node: {{{{node {op_name}}}}} = "
+                                            f"{op_name}[T=DT_{_dt.FROM_NUMPY[dtype].name.upper()}]")
+
+
+def _check_int_divisor(y):
+    if not np.all(y):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _realdiv_kernel(x, y):
+    if x.dtype.kind in "iu":
+        raise _not_found("RealDiv", x.dtype)
+    with np.errstate(**_QUIET):
+        return np.true_divide(x, y)
+
+
+def _floordiv_kernel(x, y):
+    with np.errstate(**_QUIET):
+        if x.dtype.kind in "iu":
+            _check_int_divisor(y)
+            return np.floor_divide(x, y)
+        return np.floor(np.true_divide(x, y))  # TensorFlow floors the quotient: 1.0 // 0.1 == 10
+
+
+def _floormod_kernel(x, y):
+    if x.dtype.kind in "iu":
+        _check_int_divisor(y)
+    with np.errstate(**_QUIET):
+        r = np.fmod(x, y)
+        # TensorFlow's rule: move a non-zero remainder to the divisor's sign (keeps -0.0 as -0.0).
+        return np.where((r != 0) & ((y < 0) != (r < 0)), r + y, r).astype(x.dtype, copy=False)
+
+
+def _truncatediv_kernel(x, y):
+    with np.errstate(**_QUIET):
+        if x.dtype.kind in "iu":
+            if not np.all(y):
+                raise errors.InternalError(None, None, "Unexpected error in binary operator (only integer "
+                                                       "div and mod should have errors)")
+            return np.floor_divide(x - np.fmod(x, y), y)  # exact: x - fmod(x, y) is a multiple of y
+        return np.trunc(np.true_divide(x, y))
+
+
+def _truncatemod_kernel(x, y):
+    if x.dtype.kind in "iu":
+        _check_int_divisor(y)
+    with np.errstate(**_QUIET):
+        return np.fmod(x, y)
+
+
+def _pow_kernel(x, y):
+    if x.dtype.kind == "i" and np.any(y < 0):
+        raise errors.InvalidArgumentError(None, None, "Integers to negative integer powers are not allowed")
+    with np.errstate(**_QUIET):
+        return np.power(x, y)
+
+
+def _div_no_nan_kernel(x, y):
+    with np.errstate(**_QUIET):
+        return np.where(y == 0, np.zeros((), x.dtype), np.true_divide(x, y)).astype(x.dtype, copy=False)
+
+
+def _mul_no_nan_kernel(x, y):
+    with np.errstate(**_QUIET):
+        return np.where(y == 0, np.zeros((), x.dtype), np.multiply(x, y)).astype(x.dtype, copy=False)
+
+
+def _squared_difference_kernel(x, y):
+    with np.errstate(**_QUIET):
+        d = np.subtract(x, y)
+        return d * np.conj(d) if d.dtype.kind == "c" else d * d
+
+
 ADD = OpDef("AddV2", infer_broadcast, np.add, same_dtype=True, allowed=NUMBER)
-MUL = OpDef("Mul", infer_broadcast, np.multiply, same_dtype=True, allowed=NUMBER)
+ADD_STRING = OpDef("Add", infer_broadcast, np.add, same_dtype=True, allowed=NUMBER + (_dt.string,))
+SUB = OpDef("Sub", infer_broadcast, np.subtract, same_dtype=True, allowed=NUMBER)
+MUL = OpDef("Mul", infer_broadcast, np.multiply, same_dtype=True, allowed=NUMBER + (_dt.bool,))
+REALDIV = OpDef("RealDiv", infer_broadcast, _realdiv_kernel, same_dtype=True, allowed=NUMBER)
+FLOORDIV = OpDef("FloorDiv", infer_broadcast, _floordiv_kernel, same_dtype=True, allowed=REAL)
+FLOORMOD = OpDef("FloorMod", infer_broadcast, _floormod_kernel, same_dtype=True, allowed=INT + FLOAT)
+TRUNCATEDIV = OpDef("TruncateDiv", infer_broadcast, _truncatediv_kernel, same_dtype=True, allowed=REAL)
+TRUNCATEMOD = OpDef("TruncateMod", infer_broadcast, _truncatemod_kernel, same_dtype=True, allowed=REAL)
+POW = OpDef("Pow", infer_broadcast, _pow_kernel, same_dtype=True, allowed=_SIGNED_NUMBER)
+MAXIMUM = OpDef("Maximum", infer_broadcast, np.maximum, same_dtype=True, allowed=REAL)
+MINIMUM = OpDef("Minimum", infer_broadcast, np.minimum, same_dtype=True, allowed=REAL)
+DIV_NO_NAN = OpDef("DivNoNan", infer_broadcast, _div_no_nan_kernel, same_dtype=True, allowed=_FLOAT_COMPLEX)
+MUL_NO_NAN = OpDef("MulNoNan", infer_broadcast, _mul_no_nan_kernel, same_dtype=True, allowed=_FLOAT_COMPLEX)
+SQUARED_DIFFERENCE = OpDef("SquaredDifference", infer_broadcast, _squared_difference_kernel, same_dtype=True,
+                           allowed=FLOAT + (_dt.int32, _dt.int64) + COMPLEX)
+ATAN2 = OpDef("Atan2", infer_broadcast, _quiet(np.arctan2), same_dtype=True, allowed=FLOAT)
 
-add = _binary(ADD, "Add")
-multiply = _binary(MUL, "Mul")
+_add_number = _binary(ADD, "Add")
+_add_string = _binary(ADD_STRING, "Add")
 
 
-def _operator(fn, name, reflected=False):
-    """A Tensor operator calling public op `fn` with TensorFlow's operator node name."""
-    if reflected:
-        def method(self, other):
-            return fn(other, self, name=name)
+def add(x, y, name=None):
+    """`tf.math.add`: x + y elementwise; strings concatenate (TensorFlow's separate `Add` op)."""
+    if type(x) is EagerTensor and type(y) is EagerTensor:
+        if x._value.dtype is not _OBJECT:
+            return apply(ADD, (x, y), None, name or "Add")
     else:
+        x, y = function_operands(x, y)
+    return apply(ADD_STRING if x.dtype is _dt.string else ADD, (x, y), None, name or "Add")
+
+
+subtract = _binary(SUB, "Sub")
+multiply = _binary(MUL, "Mul")
+realdiv = _binary(REALDIV, "RealDiv")
+floordiv = _binary(FLOORDIV, "floordiv")
+floormod = _binary(FLOORMOD, "FloorMod")
+mod = floormod
+truncatediv = _binary(TRUNCATEDIV, "TruncateDiv")
+truncatemod = _binary(TRUNCATEMOD, "TruncateMod")
+pow = _binary(POW, "Pow")  # noqa: A001 - TensorFlow's public name
+maximum = _binary(MAXIMUM, "Maximum")
+minimum = _binary(MINIMUM, "Minimum")
+squared_difference = _binary(SQUARED_DIFFERENCE, "SquaredDifference")
+multiply_no_nan = _binary(MUL_NO_NAN, "multiply_no_nan")
+atan2 = _binary(ATAN2, "Atan2")
+
+# TensorFlow's true division: integers are cast to a float wide enough for them first.
+_TRUEDIV_FLOAT = {_dt.int8: _dt.float32, _dt.uint8: _dt.float32, _dt.int16: _dt.float32,
+                  _dt.uint16: _dt.float32, _dt.int32: _dt.float64, _dt.uint32: _dt.float64,
+                  _dt.int64: _dt.float64, _dt.uint64: _dt.float64}
+_TRUEDIV_OK = set(_TRUEDIV_FLOAT) | set(FLOAT) | set(COMPLEX)
+
+
+def _as_float_operands(x, y, name, op_label):
+    if x.dtype is not y.dtype:
+        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
+    if x.dtype not in _TRUEDIV_OK:
+        expected = ", ".join(repr(d) for d in (_dt.uint8, _dt.int8, _dt.uint16, _dt.int16, _dt.uint32, _dt.int32,
+                                               _dt.uint64, _dt.int64, _dt.bfloat16, _dt.float16, _dt.float32,
+                                               _dt.float64, _dt.complex64, _dt.complex128))
+        raise TypeError(f"Invalid dtype {x.dtype!r} in {op_label}. Expected one of {{{expected}}}.")
+    target = _TRUEDIV_FLOAT.get(x.dtype)
+    if target is not None:
+        x = cast(x, target, name=f"{name}/Cast")
+        y = cast(y, target, name=f"{name}/Cast_1")
+    return x, y
+
+
+def _truediv(x, y, name, convert):
+    if type(x) is not EagerTensor or type(y) is not EagerTensor:
+        x, y = convert(x, y)
+    if x.dtype._np.kind != "f" or y.dtype is not x.dtype:
+        x, y = _as_float_operands(x, y, name, "__truediv__")
+    return apply(REALDIV, (x, y), None, name)
+
+
+def truediv(x, y, name=None):
+    """`tf.math.truediv`: division in floating point (int8/16 → float32, int32/64 → float64)."""
+    return _truediv(x, y, name or "truediv", function_operands)
+
+
+def divide(x, y, name=None):
+    """`tf.math.divide`: `x / y` with TensorFlow's true-division dtype rules."""
+    return _truediv(x, y, name or "truediv", function_operands)
+
+
+def divide_no_nan(x, y, name=None):
+    """`tf.math.divide_no_nan`: x / y, but 0 wherever y is 0 (integers divide in floating point)."""
+    name = name or "div_no_nan"
+    x, y = function_operands(x, y)
+    if x.dtype._np.kind not in "fc" or y.dtype is not x.dtype:
+        x, y = _as_float_operands(x, y, name, "div_no_nan")
+    return apply(DIV_NO_NAN, (x, y), None, name)
+
+
+def scalar_mul(scalar, x, name=None):
+    """`tf.math.scalar_mul`: a scalar times a tensor."""
+    scalar = convert_to_tensor(scalar, dtype_hint=getattr(x, "dtype", None))
+    if scalar.shape.rank not in (0, None):
+        raise ValueError(f"Only scalar multiply works, got shape {scalar.shape}")
+    return multiply(scalar, x, name=name or "scalar_mul")
+
+
+# -- unary -----------------------------------------------------------------------------------------
+
+def _sigmoid_kernel(x):
+    with np.errstate(**_QUIET):
+        if x.dtype.kind == "c":
+            return np.reciprocal(1 + np.exp(-x))
+        e = np.exp(-np.abs(x))  # never overflows; picks the stable branch per sign
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+_SERIES_LIMIT = 2.5  # below: the all-positive Taylor series; above: the continued fraction of erfc
+
+
+def _erf_float64(x):
+    a = np.abs(x)
+    out = np.empty_like(a)
+    small = a < _SERIES_LIMIT
+    xs = a[small]
+    # erf(x) = 2/sqrt(pi) exp(-x^2) sum_n (2x^2)^n x / (1*3*...*(2n+1)): no cancellation for x >= 0.
+    two_x2 = 2.0 * xs * xs
+    term = xs.copy()
+    total = xs.copy()
+    for n in range(1, 64):
+        term = term * two_x2 / (2 * n + 1)
+        total += term
+    out[small] = _TWO_OVER_SQRT_PI * np.exp(-xs * xs) * total
+    xl = a[~small]
+    # erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))), evaluated from its tail.
+    frac = xl.copy()
+    for k in range(80, 0, -1):
+        frac = xl + (k / 2.0) / frac
+    out[~small] = 1.0 - np.exp(-xl * xl) / np.sqrt(np.pi) / frac
+    return np.copysign(out, x)
+
+
+def _erf_kernel(x):
+    with np.errstate(**_QUIET):
+        wide = np.asarray(x, dtype=np.float64)
+        return _erf_float64(wide.reshape(-1)).reshape(wide.shape).astype(x.dtype)
+
+
+def _round_kernel(x):
+    if x.dtype.kind in "iu":
+        return x  # integers are already round; tensors are immutable, so sharing the array is safe
+    return np.round(x)  # half to even, like TensorFlow
+
+
+def _rsqrt_kernel(x):
+    with np.errstate(**_QUIET):
+        return np.reciprocal(np.sqrt(x))
+
+
+def _reciprocal_kernel(x):
+    if x.dtype.kind in "iu":
+        raise _not_found("Reciprocal", x.dtype)
+    with np.errstate(**_QUIET):
+        return np.reciprocal(x)
+
+
+def _infer_complex_abs(inputs, attrs):
+    x = inputs[0]
+    return [(x.dtype.real_dtype, x.shape)]
+
+
+def _complex_abs_kernel(x):
+    return np.abs(x)
+
+
+def _conj_kernel(x):
+    return np.conj(x)
+
+
+NEG = OpDef("Neg", infer_unary, np.negative, allowed=_SIGNED_NUMBER)
+ABS = OpDef("Abs", infer_unary, np.abs, allowed=FLOAT + _SIGNED)
+COMPLEX_ABS = OpDef("ComplexAbs", _infer_complex_abs, _complex_abs_kernel, allowed=COMPLEX)
+SIGN = OpDef("Sign", infer_unary, np.sign, allowed=_SIGNED_NUMBER)
+SQUARE = OpDef("Square", infer_unary, np.square, allowed=NUMBER)
+SQRT = OpDef("Sqrt", infer_unary, _quiet(np.sqrt), allowed=_FLOAT_COMPLEX)
+RSQRT = OpDef("Rsqrt", infer_unary, _rsqrt_kernel, allowed=_FLOAT_COMPLEX)
+EXP = OpDef("Exp", infer_unary, _quiet(np.exp), allowed=_FLOAT_COMPLEX)
+EXPM1 = OpDef("Expm1", infer_unary, _quiet(np.expm1), allowed=_FLOAT_COMPLEX)
+LOG = OpDef("Log", infer_unary, _quiet(np.log), allowed=_FLOAT_COMPLEX)
+LOG1P = OpDef("Log1p", infer_unary, _quiet(np.log1p), allowed=_FLOAT_COMPLEX)
+SIN = OpDef("Sin", infer_unary, _quiet(np.sin), allowed=_FLOAT_COMPLEX)
+COS = OpDef("Cos", infer_unary, _quiet(np.cos), allowed=_FLOAT_COMPLEX)
+TAN = OpDef("Tan", infer_unary, _quiet(np.tan), allowed=_FLOAT_COMPLEX)
+ASIN = OpDef("Asin", infer_unary, _quiet(np.arcsin), allowed=_FLOAT_COMPLEX)
+ACOS = OpDef("Acos", infer_unary, _quiet(np.arccos), allowed=_FLOAT_COMPLEX)
+ATAN = OpDef("Atan", infer_unary, _quiet(np.arctan), allowed=_FLOAT_COMPLEX)
+SINH = OpDef("Sinh", infer_unary, _quiet(np.sinh), allowed=_FLOAT_COMPLEX)
+COSH = OpDef("Cosh", infer_unary, _quiet(np.cosh), allowed=_FLOAT_COMPLEX)
+TANH = OpDef("Tanh", infer_unary, _quiet(np.tanh), allowed=_FLOAT_COMPLEX)
+ASINH = OpDef("Asinh", infer_unary, _quiet(np.arcsinh), allowed=_FLOAT_COMPLEX)
+ACOSH = OpDef("Acosh", infer_unary, _quiet(np.arccosh), allowed=_FLOAT_COMPLEX)
+ATANH = OpDef("Atanh", infer_unary, _quiet(np.arctanh), allowed=_FLOAT_COMPLEX)
+SIGMOID = OpDef("Sigmoid", infer_unary, _sigmoid_kernel, allowed=_FLOAT_COMPLEX)
+ERF = OpDef("Erf", infer_unary, _erf_kernel, allowed=FLOAT)
+ROUND = OpDef("Round", infer_unary, _round_kernel, allowed=FLOAT + _SIGNED + COMPLEX)
+RINT = OpDef("Rint", infer_unary, np.rint, allowed=FLOAT)
+FLOOR = OpDef("Floor", infer_unary, np.floor, allowed=FLOAT)
+CEIL = OpDef("Ceil", infer_unary, np.ceil, allowed=FLOAT)
+RECIPROCAL = OpDef("Reciprocal", infer_unary, _reciprocal_kernel, allowed=_FLOAT_COMPLEX + _SIGNED)
+CONJ = OpDef("Conj", infer_unary, _conj_kernel, allowed=COMPLEX)
+IS_NAN = OpDef("IsNan", _infer_bool_unary, np.isnan, allowed=FLOAT)
+IS_FINITE = OpDef("IsFinite", _infer_bool_unary, np.isfinite, allowed=FLOAT)
+IS_INF = OpDef("IsInf", _infer_bool_unary, np.isinf, allowed=FLOAT)
+
+negative = _unary(NEG)
+sign = _unary(SIGN)
+square = _unary(SQUARE)
+sqrt = _unary(SQRT)
+rsqrt = _unary(RSQRT)
+exp = _unary(EXP)
+expm1 = _unary(EXPM1)
+log = _unary(LOG)
+log1p = _unary(LOG1P)
+sin = _unary(SIN)
+cos = _unary(COS)
+tan = _unary(TAN)
+asin = _unary(ASIN)
+acos = _unary(ACOS)
+atan = _unary(ATAN)
+sinh = _unary(SINH)
+cosh = _unary(COSH)
+tanh = _unary(TANH)
+asinh = _unary(ASINH)
+acosh = _unary(ACOSH)
+atanh = _unary(ATANH)
+sigmoid = _unary(SIGMOID)
+erf = _unary(ERF)
+round = _unary(ROUND)  # noqa: A001 - TensorFlow's public name
+rint = _unary(RINT)
+floor = _unary(FLOOR)
+ceil = _unary(CEIL)
+reciprocal = _unary(RECIPROCAL)
+is_nan = _unary(IS_NAN)
+is_finite = _unary(IS_FINITE)
+is_inf = _unary(IS_INF)
+
+
+def abs(x, name=None):  # noqa: A001 - TensorFlow's public name
+    """`tf.math.abs`: |x|; complex inputs give their real-typed magnitude (TensorFlow's ComplexAbs)."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return apply(COMPLEX_ABS, (x,), None, name or "Abs")
+    return apply(ABS, (x,), None, name or "Abs")
+
+
+def conj(x, name=None):
+    """`tf.math.conj`: the complex conjugate; real tensors are returned unchanged, as in TensorFlow."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    if not x.dtype.is_complex:
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}")
+    return apply(CONJ, (x,), None, name or "Conj")
+
+
+# -- comparisons and logic -------------------------------------------------------------------------
+
+def _equal_kernel(fn):
+    def kernel(x, y, incompatible_shape_error=True):
+        try:
+            return fn(x, y)
+        except ValueError:
+            if incompatible_shape_error:
+                raise
+            # TensorFlow's operators compare tensors of incompatible shapes as "not equal".
+            return np.bool_(fn is np.not_equal)
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def _infer_equal(inputs, attrs):
+    try:
+        return infer_compare(inputs, attrs)
+    except ValueError:
+        if attrs.get("incompatible_shape_error", True):
+            raise
+        return [(_dt.bool, TensorShape(()))]
+
+
+def _bool_only(op_name, fn):
+    """A logical kernel with TensorFlow's message for non-bool inputs (these ops have no `T` attr)."""
+    def kernel(*arrays):
+        for i, a in enumerate(arrays):
+            if a.dtype != _BOOL:
+                raise errors.InvalidArgumentError(
+                    None, None, f"cannot compute {op_name} as input #{i}(zero-based) was expected to be a bool "
+                                f"tensor but is a {_error_name(a.dtype)} tensor")
+        return fn(*arrays)
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def _error_name(np_dtype):
+    return dtype_error_name(_dt.FROM_NUMPY[np_dtype])
+
+
+_ORDERED = REAL
+EQUAL = OpDef("Equal", _infer_equal, _equal_kernel(np.equal), same_dtype=True)
+NOT_EQUAL = OpDef("NotEqual", _infer_equal, _equal_kernel(np.not_equal), same_dtype=True)
+LESS = OpDef("Less", infer_compare, np.less, same_dtype=True, allowed=_ORDERED)
+LESS_EQUAL = OpDef("LessEqual", infer_compare, np.less_equal, same_dtype=True, allowed=_ORDERED)
+GREATER = OpDef("Greater", infer_compare, np.greater, same_dtype=True, allowed=_ORDERED)
+GREATER_EQUAL = OpDef("GreaterEqual", infer_compare, np.greater_equal, same_dtype=True, allowed=_ORDERED)
+LOGICAL_AND = OpDef("LogicalAnd", infer_broadcast, _bool_only("LogicalAnd", np.logical_and))
+LOGICAL_OR = OpDef("LogicalOr", infer_broadcast, _bool_only("LogicalOr", np.logical_or))
+LOGICAL_NOT = OpDef("LogicalNot", infer_unary, _bool_only("LogicalNot", np.logical_not))
+
+equal = _binary(EQUAL, "Equal")
+not_equal = _binary(NOT_EQUAL, "NotEqual")
+less = _binary(LESS, "Less")
+less_equal = _binary(LESS_EQUAL, "LessEqual")
+greater = _binary(GREATER, "Greater")
+greater_equal = _binary(GREATER_EQUAL, "GreaterEqual")
+
+
+def _bool_operands(x, y):
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, dtype=_dt.bool) if not isinstance(y, Tensor) else _hinted(x, y)
+    if not isinstance(y, Tensor):
+        y = convert_to_tensor(y, dtype=x.dtype if x.dtype is _dt.bool else None)
+    return x, y
+
+
+def logical_and(x, y, name=None):
+    """`tf.math.logical_and` (bool tensors only)."""
+    x, y = _bool_operands(x, y)
+    return apply(LOGICAL_AND, (x, y), None, name or "LogicalAnd")
+
+
+def logical_or(x, y, name=None):
+    """`tf.math.logical_or` (bool tensors only)."""
+    x, y = _bool_operands(x, y)
+    return apply(LOGICAL_OR, (x, y), None, name or "LogicalOr")
+
+
+def logical_not(x, name=None):
+    """`tf.math.logical_not` (bool tensors only)."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, dtype=_dt.bool)
+    return apply(LOGICAL_NOT, (x,), None, name or "LogicalNot")
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    """`tf.math.logical_xor`: built, like TensorFlow's, as (x or y) and not (x and y)."""
+    x, y = _bool_operands(x, y)
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+# -- bitwise -----------------------------------------------------------------------------------------
+
+def _shift_kernel(fn):
+    def kernel(x, y):
+        # TensorFlow clamps the shift amount to [0, bits - 1] instead of leaving it undefined.
+        bits = x.dtype.itemsize * 8
+        return fn(x, np.clip(y, 0, bits - 1).astype(x.dtype, copy=False))
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+BITWISE_AND = OpDef("BitwiseAnd", infer_broadcast, np.bitwise_and, same_dtype=True, allowed=INT)
+BITWISE_OR = OpDef("BitwiseOr", infer_broadcast, np.bitwise_or, same_dtype=True, allowed=INT)
+BITWISE_XOR = OpDef("BitwiseXor", infer_broadcast, np.bitwise_xor, same_dtype=True, allowed=INT)
+INVERT = OpDef("Invert", infer_unary, np.invert, allowed=INT)
+LEFT_SHIFT = OpDef("LeftShift", infer_broadcast, _shift_kernel(np.left_shift), same_dtype=True, allowed=INT)
+RIGHT_SHIFT = OpDef("RightShift", infer_broadcast, _shift_kernel(np.right_shift), same_dtype=True, allowed=INT)
+
+bitwise_and = _binary(BITWISE_AND, "BitwiseAnd")
+bitwise_or = _binary(BITWISE_OR, "BitwiseOr")
+bitwise_xor = _binary(BITWISE_XOR, "BitwiseXor")
+invert = _unary(INVERT)
+left_shift = _binary(LEFT_SHIFT, "LeftShift")
+right_shift = _binary(RIGHT_SHIFT, "RightShift")
+
+
+# -- cast -----------------------------------------------------------------------------------------
+
+# How a float that does not fit becomes an integer, per target (x86 conversion, as TensorFlow does it):
+# (lowest convertible value, first value past the range, what everything outside becomes).
+_FLOAT_TO_INT_RANGE = {
+    np.dtype(np.int64): (-2.0 ** 63, 2.0 ** 63, -2 ** 63),
+    np.dtype(np.uint64): (-2.0 ** 63, 2.0 ** 64, 2 ** 63),
+    np.dtype(np.uint32): (-2.0 ** 31, 2.0 ** 32, 2 ** 31),
+}
+_INT32_RANGE = (-2.0 ** 31, 2.0 ** 31, -2 ** 31)  # int8/16/32, uint8/16: through int32, then wrapped
+
+
+def _float_to_int(x, target):
+    low, high, outside = _FLOAT_TO_INT_RANGE.get(target, _INT32_RANGE)
+    t = np.trunc(np.asarray(x, dtype=np.float64))
+    inside = (t >= low) & (t < high)  # False for NaN
+    t = np.where(inside, t, float(outside))
+    if target == np.uint64:
+        upper = t >= 2.0 ** 63
+        low_part = np.where(upper, t - 2.0 ** 63, t).astype(np.int64).astype(np.uint64)
+        return np.where(upper, low_part + np.uint64(2 ** 63), low_part)
+    return t.astype(np.int64).astype(target)
+
+
+def _cast_kernel(x, DstT):
+    src = x.dtype
+    if src.kind == "O" or DstT.kind == "O":
+        raise errors.UnimplementedError(
+            None, None, f"Cast {_error_name(src)} to {_error_name(DstT)} is not supported")
+    with np.errstate(**_QUIET):
+        if src.kind == "c" and DstT.kind != "c":
+            x = np.real(x)  # TensorFlow keeps only the real part (also when casting to bool)
+            src = x.dtype
+        if DstT.kind == "b":
+            return np.not_equal(x, 0)
+        if DstT.kind in "iu" and src.kind not in "iub":
+            return _float_to_int(x, DstT)
+        return np.asarray(x).astype(DstT) if x.ndim else x.astype(DstT)
+
+
+def _infer_cast(inputs, attrs):
+    return [(_dt.FROM_NUMPY[attrs["DstT"]], inputs[0].shape)]
+
+
+CAST = OpDef("Cast", _infer_cast, _cast_kernel)
+
+
+def cast(x, dtype, name=None):
+    """`tf.cast`: converts `x` to `dtype` (floats truncate toward zero; complex keeps its real part)."""
+    dtype = _dt.as_dtype(dtype)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    if x.dtype is dtype:
+        return x
+    return apply(CAST, (x,), {"DstT": dtype._np}, name or "Cast")
+
+
+def saturate_cast(value, dtype, name=None):
+    """`tf.dtypes.saturate_cast`: clamps to `dtype`'s range before casting."""
+    dtype = _dt.as_dtype(dtype)
+    value = convert_to_tensor(value)
+    name = name or "saturate_cast"
+    if value.dtype.is_complex or dtype.is_complex or value.dtype.is_bool or dtype.is_bool:
+        return cast(value, dtype, name=name)
+    src = value.dtype
+    if dtype.min > src.min:
+        value = maximum(value, cast(dtype.min, src) if src.is_floating else _limit(dtype.min, src),
+                        name=f"{name}/Maximum")
+    if dtype.max < src.max:
+        value = minimum(value, cast(dtype.max, src) if src.is_floating else _limit(dtype.max, src),
+                        name=f"{name}/Minimum")
+    return cast(value, dtype, name=name)
+
+
+def _limit(value, dtype):
+    return convert_to_tensor(np.array(value).astype(dtype._np))
+
+
+# -- clipping and sums of lists ---------------------------------------------------------------------
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """`tf.clip_by_value`: min(max(t, low), high), built as TensorFlow builds it (Minimum, then Maximum)."""
+    name = name or "clip_by_value"
+    if not isinstance(t, Tensor):
+        t = convert_to_tensor(t)
+    low = clip_value_min if isinstance(clip_value_min, Tensor) else convert_to_tensor(clip_value_min, t.dtype)
+    high = clip_value_max if isinstance(clip_value_max, Tensor) else convert_to_tensor(clip_value_max, t.dtype)
+    result = maximum(minimum(t, high, name=f"{name}/Minimum"), low, name=name)
+    if not result.shape.is_compatible_with(t.shape):
+        raise ValueError(f"Shapes {t.shape} and {result.shape} are incompatible")
+    return result
+
+
+def _infer_add_n(inputs, attrs):
+    shape = inputs[0].shape
+    for i, t in enumerate(inputs[1:], 1):
+        if not shape.is_compatible_with(t.shape):
+            a, b = shape, t.shape
+            if a.rank is not None and b.rank is not None and a.rank == b.rank:
+                dim = next(d for d in range(a.rank) if not a[d:d + 1].is_compatible_with(b[d:d + 1]))
+                raise ValueError(f"Dimension {dim} in both shapes must be equal, but are {a.as_list()[dim]} and "
+                                 f"{b.as_list()[dim]}. Shapes are {_bracket(a)} and {_bracket(b)}.")
+            raise ValueError(f"Shapes must be equal rank, but are {a.rank} and {b.rank}")
+        shape = shape.merge_with(t.shape)
+    return [(inputs[0].dtype, shape)]
+
+
+def _bracket(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _add_n_kernel(*arrays):
+    first = arrays[0]
+    for i, a in enumerate(arrays[1:], 1):
+        if a.shape != first.shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Inputs to operation AddN of type AddN must have the same size and shape.  "
+                            f"Input 0: {_dims(first)} != input {i}: {_dims(a)}")
+    total = first.copy() if isinstance(first, np.ndarray) else first
+    for a in arrays[1:]:
+        total = np.add(total, a)
+    return total
+
+
+def _dims(a):
+    return "[" + ",".join(str(d) for d in a.shape) + "]"
+
+
+ADD_N = OpDef("AddN", _infer_add_n, _add_n_kernel, same_dtype=True, allowed=NUMBER,
+              input_names=("inputs",) * 3)
+
+
+def add_n(inputs, name=None):
+    """`tf.math.add_n`: the elementwise sum of a list of same-shaped, same-dtype tensors."""
+    if isinstance(inputs, Tensor) or not isinstance(inputs, (list, tuple)):
+        inputs = list(inputs) if inputs is not None else []
+    if not inputs:
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape.")
+    inputs = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in inputs]
+    if len(inputs) == 1:
+        return inputs[0]
+    return apply(ADD_N, tuple(inputs), None, name or "AddN")
+
+
+# -- Tensor operators ------------------------------------------------------------------------------
+
+def _install_operators():
+    """Installs Tensor's Python operators with TensorFlow's node names."""
+    def binary(opdef, node_name):
         def method(self, other):
-            return fn(self, other, name=name)
-    method.__name__ = name
-    return method
+            if type(other) is EagerTensor and type(self) is EagerTensor:
+                return apply(opdef, (self, other), None, node_name)
+            x, y = operator_operands(self, other)
+            return apply(opdef, (x, y), None, node_name)
+
+        def reflected(self, other):
+            x, y = operator_operands(other, self)
+            return apply(opdef, (x, y), None, node_name)
+        return method, reflected
+
+    def __add__(self, other):
+        if type(other) is EagerTensor and type(self) is EagerTensor:
+            if self._value.dtype is not _OBJECT:
+                return apply(ADD, (self, other), None, "add")
+            x, y = self, other
+        else:
+            x, y = operator_operands(self, other)
+        return apply(ADD_STRING if x.dtype is _dt.string else ADD, (x, y), None, "add")
+
+    def __radd__(self, other):
+        x, y = operator_operands(other, self)
+        return apply(ADD_STRING if x.dtype is _dt.string else ADD, (x, y), None, "add")
+
+    Tensor.__add__, Tensor.__radd__ = __add__, __radd__
+    Tensor.__sub__, Tensor.__rsub__ = binary(SUB, "sub")
+    Tensor.__mul__, Tensor.__rmul__ = binary(MUL, "mul")
+    Tensor.__floordiv__, Tensor.__rfloordiv__ = binary(FLOORDIV, "floordiv")
+    Tensor.__mod__, Tensor.__rmod__ = binary(FLOORMOD, "mod")
+    Tensor.__pow__, Tensor.__rpow__ = binary(POW, "pow")
+    Tensor.__lt__ = binary(LESS, "Less")[0]
+    Tensor.__le__ = binary(LESS_EQUAL, "LessEqual")[0]
+    Tensor.__gt__ = binary(GREATER, "Greater")[0]
+    Tensor.__ge__ = binary(GREATER_EQUAL, "GreaterEqual")[0]
+
+    def __truediv__(self, other):
+        return _truediv(self, other, "truediv", operator_operands)
+
+    def __rtruediv__(self, other):
+        return _truediv(other, self, "truediv", operator_operands)
+
+    Tensor.__truediv__, Tensor.__rtruediv__ = __truediv__, __rtruediv__
+
+    no_shape_error = {"incompatible_shape_error": False}
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        x, y = operator_operands(self, other)
+        return apply(EQUAL, (x, y), no_shape_error, "Equal")
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        x, y = operator_operands(self, other)
+        return apply(NOT_EQUAL, (x, y), no_shape_error, "NotEqual")
+
+    Tensor.__eq__, Tensor.__ne__ = __eq__, __ne__
+
+    def __neg__(self):
+        return apply(NEG, (self,), None, "Neg")
+
+    def __abs__(self):
+        return abs(self, name="Abs")
+
+    def __invert__(self):
+        if self.dtype is _dt.bool:
+            return apply(LOGICAL_NOT, (self,), None, "LogicalNot")
+        return apply(INVERT, (self,), None, "Invert")
+
+    Tensor.__neg__, Tensor.__abs__, Tensor.__invert__ = __neg__, __abs__, __invert__
+
+    def logic(logical_op, bitwise_op, node_name):
+        def method(self, other):
+            x, y = operator_operands(self, other)
+            return apply(LOGICAL_OPS[logical_op] if x.dtype is _dt.bool else bitwise_op, (x, y), None, node_name)
+
+        def reflected(self, other):
+            x, y = operator_operands(other, self)
+            return apply(LOGICAL_OPS[logical_op] if x.dtype is _dt.bool else bitwise_op, (x, y), None, node_name)
+        return method, reflected
+
+    def xor_op(x, y):
+        if x.dtype is _dt.bool:
+            return logical_xor(x, y, name="xor")
+        return apply(BITWISE_XOR, (x, y), None, "xor")
+
+    Tensor.__and__, Tensor.__rand__ = logic("and", BITWISE_AND, "and")
+    Tensor.__or__, Tensor.__ror__ = logic("or", BITWISE_OR, "or")
+    Tensor.__xor__ = lambda self, other: xor_op(*operator_operands(self, other))
+    Tensor.__rxor__ = lambda self, other: xor_op(*operator_operands(other, self))
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other, name="matmul")
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self, name="matmul")
+
+    Tensor.__matmul__, Tensor.__rmatmul__ = __matmul__, __rmatmul__
 
 
-Tensor.__add__ = _operator(add, "add")
-Tensor.__radd__ = _operator(add, "add", reflected=True)
-Tensor.__mul__ = _operator(multiply, "mul")
-Tensor.__rmul__ = _operator(multiply, "mul", reflected=True)
+LOGICAL_OPS = {"and": LOGICAL_AND, "or": LOGICAL_OR}
+_install_operators()
 
 
 # Public names: "" is the top level (`tf.add`), other keys are namespaces (`tf.math.add`).
 API = {
-    "": ["add", "multiply"],
-    "math": ["add", "multiply"],
+    "": ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "truncatediv", "truncatemod",
+         "pow", "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid",
+         "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh",
+         "maximum", "minimum", "round", "floor", "add_n", "equal", "not_equal", "less", "less_equal",
+         "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "cast", "saturate_cast",
+         "clip_by_value", "scalar_mul"],
+    "math": ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
+             "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "sin",
+             "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
+             "sigmoid", "erf", "maximum", "minimum", "round", "rint", "floor", "ceil", "reciprocal", "add_n",
+             "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+             "logical_or", "logical_not", "logical_xor", "is_nan", "is_finite", "is_inf", "divide_no_nan",
+             "multiply_no_nan", "squared_difference", "conj", "scalar_mul"],
+    "bitwise": ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"],
+    "dtypes": ["cast", "saturate_cast"],
 }

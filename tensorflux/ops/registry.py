@@ -54,7 +54,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "allowed", "same_dtype", "input_names",
-                 "multi", "allowed_np", "__weakref__")
+                 "multi", "allowed_np", "none_grads", "__weakref__")
 
     def __init__(self, name, infer, kernel, grad=None, stateful=False, allowed=None, same_dtype=False,
                  input_names=("x", "y", "z"), multi=False):
@@ -68,6 +68,7 @@ class OpDef:
         self.same_dtype = same_dtype
         self.input_names = input_names
         self.multi = multi
+        self.none_grads = False  # True: grad receives None for outputs no gradient reached
         if name in OPS and OPS[name] is not self:
             raise ValueError(f"Op {name!r} is defined twice")
         OPS[name] = self
@@ -95,7 +96,12 @@ def apply(op, inputs, attrs=None, name=None):
     """
     graph = _state.graph
     if graph is not None:
-        return graph.create_op(op, inputs, attrs or {}, name)
+        out = graph.create_op(op, inputs, attrs or {}, name)
+        if _state.tape_active and _tape_hook[0] is not None:
+            outs = out if op.multi else (out,)
+            if outs:  # graph tapes record the Operation itself (its inputs are the graph's tensors)
+                _tape_hook[0](op, outs[0].op.inputs, attrs or {}, out)
+        return out
     try:
         arrays = [t._value for t in inputs]
     except AttributeError:

@@ -68,9 +68,14 @@ class Compiled:
         return self.line_ops.get(lineno)
 
 
-def compile_graph(graph, fn_name, outputs, inputs):
-    """Compiles `graph` (after the runtime passes) into a Python function of `inputs` returning `outputs`."""
-    emitter = _Emitter()
+def compile_graph(graph, fn_name, outputs, inputs, keep_stateful=True, ops=None):
+    """Compiles `graph` (after the runtime passes) into a Python function of `inputs` returning `outputs`.
+
+    `keep_stateful=False` emits only what the outputs need (used to evaluate part of a graph eagerly);
+    `ops` is an op list the passes already produced (then `outputs` refer to its tensors).
+    """
+    emitter = _Emitter(keep_stateful)
+    emitter.prepared = ops
     params = [emitter.names.make(t.op.name) for t in inputs]
     value_names = {id(t): n for t, n in zip(inputs, params)}
     results = emitter.emit_graph(graph, outputs, value_names, 1)
@@ -88,7 +93,9 @@ def compile_graph(graph, fn_name, outputs, inputs):
 class _Emitter:
     """Emits the lines of a function body; nested If/While graphs are emitted inline as Python blocks."""
 
-    def __init__(self):
+    def __init__(self, keep_stateful=True):
+        self.keep_stateful = keep_stateful
+        self.prepared = None
         self.names = _Names(reserved={"np"})
         self.namespace = {"np": np}
         self.lines = []
@@ -101,7 +108,10 @@ class _Emitter:
 
     def emit_graph(self, graph, outputs, value_names, indent):
         """Emits `graph`'s ops (its placeholders already named in `value_names`); returns output names."""
-        ops, outputs = passes.run_all(graph, outputs)
+        if self.prepared is not None:
+            ops, self.prepared = self.prepared, None
+        else:
+            ops, outputs = passes.run_all(graph, outputs, self.keep_stateful)
         for op in ops:
             if op.type == "Placeholder":
                 if id(op.outputs[0]) not in value_names:

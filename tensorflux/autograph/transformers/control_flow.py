@@ -35,6 +35,11 @@ def _def(name, args, body):
                            body=body or [ast.Pass()], decorator_list=[], returns=None, type_params=[])
 
 
+def _thunk(expr):
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                         kwarg=None, defaults=[]), body=expr)
+
+
 def _tuple(names, store=False):
     return ast.Tuple(elts=[_name(n, store) for n in names], ctx=ast.Store() if store else ast.Load())
 
@@ -49,6 +54,15 @@ class ControlFlowConverter(ast.NodeTransformer):
     def _fresh(self):
         self.counter += 1
         return self.counter
+
+    def visit(self, node):
+        result = super().visit(node)
+        if isinstance(result, list):  # generated statements point at the statement they replace
+            for stmt in result:
+                if not hasattr(stmt, "lineno"):
+                    ast.copy_location(stmt, node)
+                    ast.fix_missing_locations(stmt)
+        return result
 
     def visit_FunctionDef(self, node):
         return node  # nested functions are converted when called (converted_call)
@@ -92,9 +106,10 @@ class ControlFlowConverter(ast.NodeTransformer):
         flags = getattr(node, "ag_extra_tests", [])
         if not flags:
             return [], ast.Constant(None)
-        test = ast.UnaryOp(op=ast.Not(), operand=_name(flags[0]))
+        # Built from operator calls directly: expressions were already converted before this pass.
+        test = _call(_ag("not_"), [_name(flags[0])])
         for f in flags[1:]:
-            test = ast.BoolOp(op=ast.And(), values=[test, ast.UnaryOp(op=ast.Not(), operand=_name(f))])
+            test = _call(_ag("and_"), [_thunk(test), _thunk(_call(_ag("not_"), [_name(f)]))])
         return [_def(f"extra_test_{k}", [], [ast.Return(value=test)])], _name(f"extra_test_{k}")
 
     def visit_While(self, node):

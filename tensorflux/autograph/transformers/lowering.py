@@ -36,10 +36,27 @@ def _guard(flag, stmts):
     return ast.If(test=ast.UnaryOp(op=ast.Not(), operand=ast.Name(id=flag, ctx=ast.Load())), body=stmts, orelse=[])
 
 
+def _ends_with_return(block):
+    return bool(block) and (isinstance(block[-1], ast.Return) or
+                            (isinstance(block[-1], ast.If) and _ends_with_return(block[-1].body)
+                             and _ends_with_return(block[-1].orelse)))
+
+
 def _lower_block(stmts, kind, flag, retval=None):
     """Replaces `kind` statements (ast.Break/ast.Continue/ast.Return) by flag assignments, guarding the rest."""
     out = []
     for i, s in enumerate(stmts):
+        rest = stmts[i + 1:]
+        if kind is ast.Return and isinstance(s, ast.If) and rest:
+            # `if c: return a` followed by more code: the rest is the else branch, so both branches of a
+            # tensor condition define the return value (no guard on a tensor-valued flag needed).
+            if _ends_with_return(s.body):
+                if not _ends_with_return(s.orelse):
+                    s.orelse = s.orelse + rest
+                return out + _lower_block([s], kind, flag, retval)
+            if _ends_with_return(s.orelse):
+                s.body = s.body + rest
+                return out + _lower_block([s], kind, flag, retval)
         if isinstance(s, kind):
             out.append(_assign(flag, ast.Constant(True)))
             if kind is ast.Return:

@@ -9,8 +9,8 @@ from .prune import prune
 __all__ = ["run_all"]
 
 
-def run_all(graph, outputs):
+def run_all(graph, outputs, keep_stateful=True):
     remap = {}
     ops = inline_calls(graph.get_operations(), remap)
     outputs = [remap.get(id(t), t) for t in outputs]
-    return prune(ops, outputs), outputs
+    return prune(ops, outputs, keep_stateful), outputs

@@ -6,14 +6,15 @@
 __all__ = ["prune"]
 
 
-def prune(ops, outputs):
+def prune(ops, outputs, keep_stateful=True):
     producers = {}
     for op in ops:
         for t in op.outputs:
             producers[id(t)] = op
     live = set()
     stack = [producers[id(t)] for t in outputs if id(t) in producers]
-    stack += [op for op in ops if op.opdef is not None and op.opdef.stateful]
+    if keep_stateful:
+        stack += [op for op in ops if op.opdef is not None and op.opdef.stateful]
     while stack:
         op = stack.pop()
         if id(op) in live:

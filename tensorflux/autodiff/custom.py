@@ -1,0 +1,77 @@
+"""`tf.custom_gradient` and `tf.stop_gradient`'s place in differentiation.
+
+`custom_gradient(f)`: `f(*xs)` returns `(ys, grad_fn)`. The ops inside `f` are not recorded; instead
+one `CustomGradient` op maps `xs` to `ys` (an identity on `ys` at run time) and its gradient calls
+`grad_fn(*dys)`. The same op works eagerly and in graphs.
+
+    @tf.custom_gradient
+    def clip_grad(x):
+        return tf.identity(x), lambda dy: tf.clip_by_value(dy, -1.0, 1.0)
+"""
+import functools
+
+from ..framework import nest
+from ..framework.context import state as _state
+from ..framework.tensor import Tensor
+from ..ops.convert import convert_to_tensor
+from ..ops.registry import OpDef, OPS, apply
+from . import tape as _tape
+
+__all__ = ["custom_gradient"]
+
+
+def _infer(inputs, attrs):
+    n = attrs["n_outputs"]
+    return [(t.dtype, t.shape) for t in inputs[len(inputs) - n:]]
+
+
+def _kernel(*arrays, n_outputs, grad_fn, n_inputs):
+    return tuple(arrays[len(arrays) - n_outputs:])
+
+
+def _grad(op, *dys):
+    n_inputs = op.attrs["n_inputs"]
+    result = op.attrs["grad_fn"](*dys)
+    grads = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(grads) != n_inputs:
+        raise ValueError(f"custom_gradient function expected to return {n_inputs} gradients, but returned "
+                         f"{len(grads)} instead.")
+    return grads + [None] * op.attrs["n_outputs"]
+
+
+CUSTOM = OpDef("CustomGradient", _infer, _kernel, grad=_grad, multi=True)
+
+
+def custom_gradient(f=None):
+    """Decorates `f(*xs) -> (ys, grad_fn)` so that differentiation uses `grad_fn`."""
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        xs = [convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
+        paused = [t for t in _tape.active_tapes() if t._recording]
+        for t in paused:
+            t._recording = False
+        _tape._refresh_flag()
+        try:
+            ys, grad_fn = f(*xs, **kwargs)
+        finally:
+            for t in paused:
+                t._recording = True
+            _tape._refresh_flag()
+        flat_ys = [convert_to_tensor(y) for y in nest.flatten(ys)]
+        if not _state.tape_active:
+            return ys
+        outs = apply(CUSTOM, tuple(xs) + tuple(flat_ys),
+                     {"n_outputs": len(flat_ys), "n_inputs": len(xs), "grad_fn": grad_fn}, "CustomGradient")
+        return nest.pack_sequence_as(ys, list(outs))
+
+    return wrapped
+
+
+def _stop_gradient_grad(op, grad):
+    return [None]
+
+
+OPS["StopGradient"].grad = _stop_gradient_grad

@@ -1,0 +1,263 @@
+"""`tf.GradientTape`: records the ops that touch watched tensors, then differentiates them in reverse.
+
+Recording is the registry's tape hook: every op executed (eagerly) or added to the current graph (inside
+a tf.function) while a tape is recording is kept when one of its inputs is watched, and its outputs
+become watched. Trainable variables are watched when read (`watch_accessed_variables=True`): their
+`ReadVariableOp` inputs the variable's handle, and the handle is what the tape differentiates against.
+
+    with tf.GradientTape() as tape:
+        y = x * x
+    tape.gradient(y, x)      # 2x
+"""
+import enum
+
+from ..framework import nest
+from ..framework.context import state as _state
+from ..framework.tensor import Tensor
+from ..ops import array as _array
+from ..ops import creation as _creation
+from ..ops import registry
+from ..ops.convert import convert_to_tensor
+from ..types import dtypes as _dt
+from .backprop import Record, backprop
+
+__all__ = ["GradientTape", "UnconnectedGradients", "active_tapes"]
+
+_TAPES = []  # tapes in the order they were entered
+
+
+class UnconnectedGradients(enum.Enum):
+    NONE = "none"
+    ZERO = "zero"
+
+
+def active_tapes():
+    return list(_TAPES)
+
+
+def _refresh_flag():
+    _state.tape_active = any(t._recording for t in _TAPES)
+
+
+def _record(opdef, inputs, attrs, outputs):
+    """The registry's tape hook: called for every op while some tape records."""
+    multi = isinstance(outputs, tuple)
+    outs = outputs if multi else (outputs,)
+    graph = _state.graph
+    record = None
+    for tape in _TAPES:
+        if not tape._recording or tape._graph is not graph:
+            continue
+        if opdef.name == "ReadVariableOp" and tape._watch_accessed:
+            variable = getattr(inputs[0], "_variable", None)
+            if variable is not None and variable.trainable:
+                tape._watch_variable(variable)
+        if not any(id(t) in tape._watched for t in inputs):
+            continue
+        if record is None:
+            record = outs[0].op if graph is not None else Record(opdef, tuple(inputs), outs, attrs)
+        tape._records.append(record)
+        for t in outs:
+            tape._watched[id(t)] = t
+
+
+registry.register_tape_hook(_record)
+
+
+def _is_variable(x):
+    return getattr(x, "_is_variable", False) or (hasattr(x, "handle") and hasattr(x, "assign"))
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (`tf.GradientTape`)."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._records = []
+        self._watched = {}            # id -> tensor (kept alive so ids stay unique)
+        self._variables = {}          # id(handle) -> variable, in first-watch order
+        self._recording = False
+        self._used = False
+        self._graph = None
+
+    # -- recording -------------------------------------------------------------------------------
+    def __enter__(self):
+        self._graph = _state.graph
+        self._recording = True
+        _TAPES.append(self)
+        _refresh_flag()
+        return self
+
+    def __exit__(self, *exc):
+        self._recording = False
+        if self in _TAPES:
+            _TAPES.remove(self)
+        _refresh_flag()
+        return False
+
+    def watch(self, tensor):
+        """Makes the tape record operations on `tensor` (a tensor, variable or nested structure of them)."""
+        for t in nest.flatten(tensor):
+            if _is_variable(t):
+                self._watch_variable(t)
+            elif isinstance(t, Tensor):
+                if t.dtype.is_floating or t.dtype.is_complex:
+                    self._watched[id(t)] = t
+            else:
+                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
+                                 f"tf.Variable or ExtensionType.")
+
+    def _watch_variable(self, variable):
+        handle = self._graph_handle(variable)
+        if id(handle) not in self._watched:
+            self._watched[id(handle)] = handle
+            self._variables[id(handle)] = variable
+
+    def _graph_handle(self, variable):
+        handle = variable.handle
+        graph = self._graph
+        if graph is not None:
+            return graph._graph_input(handle)  # the captured placeholder standing for the handle
+        return handle
+
+    def stop_recording(self):
+        """A context manager in which this tape records nothing."""
+        tape = self
+
+        class _Paused:
+            def __enter__(self):
+                if not tape._recording:
+                    raise ValueError("Tape currently not recording.")
+                tape._recording = False
+                _refresh_flag()
+
+            def __exit__(self, *exc):
+                tape._recording = True
+                _refresh_flag()
+                return False
+
+        return _Paused()
+
+    def reset(self):
+        """Forgets everything recorded so far."""
+        self._records = []
+        self._watched = {}
+        self._variables = {}
+
+    def watched_variables(self):
+        return tuple(self._variables.values())
+
+    # -- differentiation -------------------------------------------------------------------------
+    def _check_usable(self):
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients "
+                               "(or jacobians)")
+        self._used = True
+
+    def _source(self, s):
+        if _is_variable(s):
+            return self._graph_handle(s)
+        if isinstance(s, Tensor):
+            return s
+        raise ValueError(f"Passed in object {s!r} of type {type(s).__name__!r}, not tf.Tensor or tf.Variable "
+                         f"or ExtensionType.")
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+        """d(target)/d(sources), with the structure of `sources`; None (or zeros) where unconnected."""
+        self._check_usable()
+        flat_targets = [t.read_value() if _is_variable(t) else t for t in nest.flatten(target)]
+        flat_sources = nest.flatten(sources)
+        source_tensors = [self._source(s) for s in flat_sources]
+        if output_gradients is None:
+            seeds = [_creation.ones_like(t) for t in flat_targets]
+        else:
+            seeds = [g if g is None or isinstance(g, Tensor) else convert_to_tensor(g, dtype=t.dtype)
+                     for g, t in zip(nest.flatten(output_gradients), flat_targets)]
+            seeds = [_creation.ones_like(t) if g is None else g for g, t in zip(seeds, flat_targets)]
+        was_recording = self._recording
+        self._recording = False
+        _refresh_flag()
+        try:
+            grads = backprop(self._records, flat_targets, seeds, source_tensors)
+        finally:
+            self._recording = was_recording
+            _refresh_flag()
+        out = []
+        for g, s in zip(grads, flat_sources):
+            if g is None and UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.ZERO:
+                g = _creation.zeros_like(s.read_value() if _is_variable(s) else s)
+            out.append(g)
+        return nest.pack_sequence_as(sources, out)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d(target[i...])/d(source[j...]) with shape target.shape + source.shape, per source."""
+        self._check_usable()
+        flat_sources = nest.flatten(sources)
+        source_tensors = [self._source(s) for s in flat_sources]
+        n = int(_size(target))
+        flat_target = _array.reshape(target, [-1])
+        rows = [[] for _ in flat_sources]
+        was_recording = self._recording
+        self._recording = False
+        _refresh_flag()
+        try:
+            # The reshape above is not recorded; differentiate `target` seeded with one-hot rows instead.
+            for i in range(n):
+                seed = _array.reshape(_creation.one_hot(i, n, dtype=target.dtype), _array.shape(target))
+                grads = backprop(self._records, [target], [seed], source_tensors)
+                for k, (g, s) in enumerate(zip(grads, source_tensors)):
+                    if g is None:
+                        like = s if s.dtype is not _dt.resource else flat_sources[k].read_value()
+                        g = _creation.zeros_like(like)
+                    rows[k].append(g)
+        finally:
+            self._recording = was_recording
+            _refresh_flag()
+        del flat_target
+        out = []
+        for k, s in enumerate(flat_sources):
+            like = s.read_value() if _is_variable(s) else s
+            if n == 0:
+                out.append(_creation.zeros(_concat_shapes(target, like), dtype=like.dtype))
+                continue
+            stacked = _array.stack(rows[k])
+            out.append(_array.reshape(stacked, _concat_shapes(target, like)))
+        return nest.pack_sequence_as(sources, out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example jacobian: shape [batch] + target.shape[1:] + source.shape[1:]."""
+        self._check_usable()
+        source_tensor = self._source(source)
+        batch = target.shape[0]
+        inner = int(_size(target)) // batch if batch else 0
+        was_recording = self._recording
+        self._recording = False
+        _refresh_flag()
+        columns = []
+        try:
+            for j in range(inner):
+                one = _creation.one_hot(j, inner, dtype=target.dtype)
+                seed = _array.reshape(_array.tile(_array.expand_dims(one, 0), [batch, 1]), _array.shape(target))
+                (g,) = backprop(self._records, [target], [seed], [source_tensor])
+                columns.append(g if g is not None else _creation.zeros_like(source))
+        finally:
+            self._recording = was_recording
+            _refresh_flag()
+        stacked = _array.stack(columns, axis=1)  # [batch, inner, *source.shape[1:]]
+        shape = [batch] + list(target.shape[1:]) + list(source.shape[1:])
+        return _array.reshape(stacked, shape)
+
+
+def _size(t):
+    n = t.shape.num_elements()
+    if n is None:
+        raise ValueError("jacobian needs a target of fully known static shape in tensorflux.")
+    return n
+
+
+def _concat_shapes(a, b):
+    return list(a.shape.as_list()) + list(b.shape.as_list())
+

@@ -1,0 +1,471 @@
+"""Convolution and pooling (`tf.nn.conv2d`, `max_pool2d`, `avg_pool2d`, `max_pool`, `avg_pool`).
+
+conv2d is im2col + one matmul: `as_strided` gives a view of every receptive field as
+[N, OH, OW, KH, KW, C] without copying; reshaping it to [N·OH·OW, KH·KW·C] is the single copy, and one
+BLAS matmul with the filter reshaped to [KH·KW·C, O] does the arithmetic. Pooling reduces over the
+kernel taps with one whole-array `np.maximum`/`np.add` per tap (KH·KW steps, never a loop over pixels).
+
+Output sizes follow TensorFlow: effective kernel `(k - 1)·dilation + 1`; VALID gives
+`(in - eff) // stride + 1`; SAME gives `ceil(in / stride)` with the padding split low/high as
+`total // 2`, `total - total // 2`; EXPLICIT pads by the given pairs. Attrs are stored in TensorFlow's
+form (4-long strides/ksize/dilations in `data_format` order, flat `explicit_paddings`). NCHW, which
+TensorFlow only runs on GPUs, is accepted here by transposing to NHWC around the kernel.
+"""
+import itertools
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..framework import errors
+from ..framework.tensor import Tensor
+from ..types import dtypes as _dt
+from ..types.shape import TensorShape
+from .convert import convert_to_tensor
+from .registry import OpDef, apply
+
+__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
+           "max_pool3d", "avg_pool3d"]
+
+_NARROW = (np.dtype(_dt.float16._np), np.dtype(_dt.bfloat16._np))
+
+
+def _dims_text(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _node_text(op_name, *shapes):
+    texts = ", ".join("?" if s.rank is None else _dims_text(s._dims) for s in shapes)
+    return f"for '{{{{node {op_name}}}}}' with input shapes: {texts}."
+
+
+# -- shared window geometry --------------------------------------------------------------------------
+def _spatial_axes(rank, data_format):
+    """Indices of the spatial dimensions for a tensor of `rank` in `data_format` ("NHWC"-like/"NCHW")."""
+    return tuple(range(2, rank)) if data_format.startswith("NC") else tuple(range(1, rank - 1))
+
+
+def _window(size, k, stride, dilation, padding, pads):
+    """(output size, pad before, pad after) for one spatial dim; output None when size is None.
+
+    Returns output < 0 (with the effective kernel size) when the window does not fit, for callers to
+    report in their own error style.
+    """
+    eff = (k - 1) * dilation + 1
+    if padding == "SAME":
+        if size is None:
+            return None, 0, 0
+        out = -(-size // stride)
+        total = max((out - 1) * stride + eff - size, 0)
+        return out, total // 2, total - total // 2
+    before, after = pads if padding == "EXPLICIT" else (0, 0)
+    if size is None:
+        return None, before, after
+    padded = size + before + after
+    if padded < eff:
+        return -1, before, after
+    return (padded - eff) // stride + 1, before, after
+
+
+def _normalize_list(value, what, rank, data_format, default=1):
+    """TensorFlow's 1/2/N-long `strides`/`ksize`/`dilations` argument as a full `rank`-long tuple."""
+    n = rank - 2
+    if value is None:
+        value = default
+    if isinstance(value, Tensor):
+        raise TypeError(f"`{what}` must be a static int or list of ints, not a tensor.")
+    if isinstance(value, (int, np.integer)):
+        value = [int(value)] * n
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        value = value * n
+    if len(value) == n:
+        value = ([1, 1] + value) if data_format.startswith("NC") else ([1] + value + [1])
+    elif len(value) != rank:
+        allowed = f"1, {n} or {rank}"
+        raise ValueError(f"{what} should be of length {allowed}. Received: {what}={value} of length {len(value)}")
+    return tuple(value)
+
+
+def _normalize_padding(padding, rank, data_format, allow_explicit=True):
+    """(padding string, flat explicit_paddings) from "SAME"/"VALID" or a list of `rank` [before, after] pairs."""
+    if isinstance(padding, str):
+        return padding, ()
+    if not allow_explicit:
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    pairs = [list(p) for p in padding]
+    if len(pairs) != rank:
+        raise ValueError(f"When padding is a list, it must be of size {rank}. Received: padding={padding} of size "
+                         f"{len(pairs)}")
+    return "EXPLICIT", tuple(int(v) for p in pairs for v in p)
+
+
+def _check_padding_attr(padding, op_name, explicit_ok=True):
+    allowed = ("SAME", "VALID", "EXPLICIT") if explicit_ok else ("SAME", "VALID")
+    if padding not in allowed:
+        names = ", ".join(f'"{a}"' for a in allowed)
+        raise errors.InvalidArgumentError(
+            None, op_name, f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: {names}")
+
+
+def _explicit_pairs(explicit_paddings, rank):
+    flat = explicit_paddings or (0,) * (2 * rank)
+    return [tuple(flat[2 * i:2 * i + 2]) for i in range(rank)]
+
+
+def _to_channels_last(x, data_format):
+    return np.moveaxis(x, 1, -1) if data_format.startswith("NC") else x
+
+
+def _from_channels_last(x, data_format):
+    return np.moveaxis(x, -1, 1) if data_format.startswith("NC") else x
+
+
+# -- conv2d ------------------------------------------------------------------------------------------
+def _conv_geometry(in_spatial, filter_spatial, attrs):
+    """[(out, before, after)] for the two spatial dims, and the per-dim (stride, dilation, eff)."""
+    data_format = attrs["data_format"]
+    axes = _spatial_axes(4, data_format)
+    strides, dilations = attrs["strides"], attrs["dilations"]
+    pairs = _explicit_pairs(attrs["explicit_paddings"], 4)
+    geometry = []
+    for i, axis in enumerate(axes):
+        geometry.append(_window(in_spatial[i], filter_spatial[i], strides[axis], dilations[axis],
+                                attrs["padding"], pairs[axis]))
+    return geometry
+
+
+def _check_conv_attrs(attrs, exc):
+    """Raises `exc(message)` for static attr problems (TensorFlow checks these in the kernel)."""
+    data_format = attrs["data_format"]
+    axes = _spatial_axes(4, data_format)
+    others = [i for i in range(4) if i not in axes]
+    strides, dilations = attrs["strides"], attrs["dilations"]
+    if any(strides[i] != 1 for i in others):
+        raise errors.UnimplementedError(
+            None, "Conv2D", "Current implementation does not yet support strides in the batch and depth dimensions.")
+    if any(strides[i] <= 0 for i in axes):
+        raise exc("Row and column strides should be larger than 0.")
+    if any(dilations[i] != 1 for i in others):
+        raise errors.UnimplementedError(
+            None, "Conv2D",
+            "Current implementation does not yet support dilations in the batch and depth dimensions.")
+    if any(dilations[i] <= 0 for i in axes):
+        raise exc("Dilated rates should be larger than 0.")
+    if attrs["padding"] == "EXPLICIT":
+        pairs = _explicit_pairs(attrs["explicit_paddings"], 4)
+        if any(v < 0 for p in pairs for v in p):
+            raise exc("All elements of explicit_paddings must be nonnegative")
+        if any(pairs[i] != (0, 0) for i in others):
+            raise exc("Nonzero explicit padding in the batch or depth dimensions is not supported")
+
+
+def _kernel_error(message):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _strided_windows(x, out_sizes, kernel_sizes, strides, dilations):
+    """A [N, *out, *k, C] view of the receptive fields of NHWC-like `x` (no copy)."""
+    sn, *spatial, sc = x.strides
+    shape = (x.shape[0],) + tuple(out_sizes) + tuple(kernel_sizes) + (x.shape[-1],)
+    step = tuple(s * st for s, st in zip(spatial, strides))
+    tap = tuple(s * d for s, d in zip(spatial, dilations))
+    return as_strided(x, shape, (sn,) + step + tap + (sc,), writeable=False)
+
+
+def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilations):
+    if x.ndim < 4:
+        raise _kernel_error(f"convolution input must be 4-dimensional: {_dims_text(x.shape)}")
+    if w.ndim != 4:
+        raise _kernel_error(f"convolution filter must be 4-dimensional: {_dims_text(w.shape)}")
+    attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit_paddings,
+             "data_format": data_format, "dilations": dilations}
+    _check_conv_attrs(attrs, _kernel_error)
+    out_dtype = x.dtype
+    batch_shape = x.shape[:-3]
+    x = x.reshape((-1,) + x.shape[-3:])
+    x = _to_channels_last(x, data_format)
+    n, h, wd, c = x.shape
+    kh, kw, cin, cout = w.shape
+    if cin == 0 or c % cin:
+        raise _kernel_error(f"input depth must be evenly divisible by filter depth: {c} vs {cin}")
+    groups = c // cin
+    if cout % groups:
+        raise _kernel_error(f"output depth must be evenly divisible by number of groups: {cout} vs {groups}")
+    geometry = _conv_geometry((h, wd), (kh, kw), attrs)
+    axes = _spatial_axes(4, data_format)
+    for (out, _, _), size, k, axis in zip(geometry, (h, wd), (kh, kw), axes):
+        if out < 0:
+            eff = (k - 1) * dilations[axis] + 1
+            raise _kernel_error(f"Computed output size would be negative: {(size - eff) // strides[axis] + 1} "
+                                f"[input_size: {size}, effective_filter_size: {eff}, stride: {strides[axis]}]")
+    if x.dtype in _NARROW:
+        x, w = x.astype(np.float32), w.astype(np.float32)
+    pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
+    if any(p != (0, 0) for p in pads):
+        x = np.pad(x, pads)
+    x = np.ascontiguousarray(x)
+    (oh, _, _), (ow, _, _) = geometry
+    windows = _strided_windows(x, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
+    rows = n * oh * ow
+    if groups == 1:
+        out = windows.reshape(rows, kh * kw * c) @ w.reshape(kh * kw * c, cout)
+    else:
+        cols = windows.reshape(rows, kh * kw, groups, cin)
+        per_group = w.reshape(kh * kw, cin, groups, cout // groups)
+        out = np.einsum("mkgc,kcgo->mgo", cols, per_group, optimize=True).reshape(rows, cout)
+    out = out.reshape((n, oh, ow, cout))
+    out = _from_channels_last(out, data_format)
+    return out.reshape(batch_shape + out.shape[1:]).astype(out_dtype, copy=False)
+
+
+def _infer_conv2d(inputs, attrs):
+    x, w = inputs
+    _check_conv_attrs(attrs, ValueError)
+    data_format = attrs["data_format"]
+    wdims = w.shape._dims
+    if wdims is not None and len(wdims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(wdims)} {_node_text('Conv2D', x.shape, w.shape)}")
+    cout = wdims[3] if wdims is not None else None
+    xdims = x.shape._dims
+    if xdims is None:
+        return [(x.dtype, TensorShape([None, None, None, cout] if data_format == "NHWC"
+                                      else [None, cout, None, None]))]
+    if len(xdims) < 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(xdims)} {_node_text('Conv2D', x.shape, w.shape)}")
+    axes = tuple(a + len(xdims) - 4 for a in _spatial_axes(4, data_format))
+    channel = len(xdims) - 1 if data_format == "NHWC" else len(xdims) - 3
+    c = xdims[channel]
+    if wdims is not None:
+        cin = wdims[2]
+        if c is not None and cin is not None and (cin == 0 or c % cin):
+            raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter ({cin}) "
+                             f"{_node_text('Conv2D', x.shape, w.shape)}")
+    ksizes = wdims[:2] if wdims is not None else (None, None)
+    out = list(xdims)
+    for i, axis in enumerate(axes):
+        if ksizes[i] is None:
+            out[axis] = None
+            continue
+        size = xdims[axis]
+        o, before, after = _window(size, ksizes[i], attrs["strides"][axis - len(xdims) + 4],
+                                   attrs["dilations"][axis - len(xdims) + 4], attrs["padding"],
+                                   _explicit_pairs(attrs["explicit_paddings"], 4)[axis - len(xdims) + 4])
+        if o is not None and o < 0:
+            eff = (ksizes[i] - 1) * attrs["dilations"][axis - len(xdims) + 4] + 1
+            raise ValueError(f"Negative dimension size caused by subtracting {eff} from {size + before + after} "
+                             f"{_node_text('Conv2D', x.shape, w.shape)}")
+        out[axis] = o
+    out[channel] = cout
+    return [(x.dtype, TensorShape(out))]
+
+
+CONV2D = OpDef("Conv2D", _infer_conv2d, _conv2d_kernel, same_dtype=True,
+               allowed=(_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64, _dt.int32),
+               input_names=("input", "filter"))
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """`tf.nn.conv2d`: 2-D convolution of `input` [batch…, H, W, C] with `filters` [KH, KW, C, O]."""
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters, dtype=x.dtype) if not isinstance(filters, Tensor) else filters
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise errors.InvalidArgumentError(
+            None, "Conv2D", f"Value for attr 'data_format' of \"{data_format}\" is not in the list of allowed "
+                            f"values: \"NHWC\", \"NCHW\"")
+    strides = _normalize_list(strides, "strides", 4, data_format)
+    dilations = _normalize_list(dilations, "dilations", 4, data_format)
+    padding, explicit = _normalize_padding(padding, 4, data_format)
+    _check_padding_attr(padding, "Conv2D")
+    attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit, "data_format": data_format,
+             "dilations": dilations}
+    return apply(CONV2D, (x, w), attrs, name or "Conv2D")
+
+
+# -- pooling -----------------------------------------------------------------------------------------
+def _check_pool_attrs(ksize, strides, data_format, exc):
+    rank = len(ksize)
+    axes = _spatial_axes(rank, data_format)
+    if any(k <= 0 for k in ksize):
+        raise exc(f"Sliding window ksize must be positive. The specified or inferred ksize is: "
+                  f"{','.join(str(k) for k in ksize)}")
+    if any(s <= 0 for s in strides):
+        raise exc(f"Sliding window stride must be positive. The specified or inferred stride is: "
+                  f"{','.join(str(s) for s in strides)}")
+    batch, depth = 0, (1 if data_format.startswith("NC") else rank - 1)
+    if ksize[batch] != 1 or strides[batch] != 1:
+        raise errors.UnimplementedError(None, None, "Pooling is not yet supported on the batch dimension.")
+    if ksize[depth] != 1 or strides[depth] != 1:
+        raise errors.UnimplementedError(None, None, "Depthwise pooling is not supported: ksize and strides of "
+                                                    "the depth dimension must be 1.")
+    return axes
+
+
+def _pool_kernel(x, ksize, strides, padding, explicit_paddings, data_format, average):
+    rank = len(ksize)
+    if x.ndim != rank:
+        raise _kernel_error(f"input must be {rank}-dimensional: {_dims_text(x.shape)}")
+    axes = _check_pool_attrs(ksize, strides, data_format, _kernel_error)
+    pairs = _explicit_pairs(explicit_paddings, rank)
+    out_dtype = x.dtype
+    x = _to_channels_last(x, data_format)
+    spatial = x.shape[1:-1]
+    ks = [ksize[a] for a in axes]
+    st = [strides[a] for a in axes]
+    geometry = [_window(size, k, s, 1, padding, pairs[a]) for size, k, s, a in zip(spatial, ks, st, axes)]
+    for (out, _, _), size, k, s in zip(geometry, spatial, ks, st):
+        if out < 0:
+            raise _kernel_error(f"Computed output size would be negative: {(size - k) // s + 1} "
+                                f"[input_size: {size}, effective_filter_size: {k}, stride: {s}]")
+    work = x.astype(np.float32) if x.dtype in _NARROW else x
+    pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
+    if average:
+        fill = 0
+    elif work.dtype.kind == "f":
+        fill = -np.inf
+    else:
+        fill = np.iinfo(work.dtype).min
+    if any(p != (0, 0) for p in pads):
+        work = np.pad(work, pads, constant_values=fill)
+    outs = [g[0] for g in geometry]
+    result = None
+    # One whole-array step per kernel tap: KH·KW strided slices, each covering every output pixel.
+    for offsets in itertools.product(*[range(k) for k in ks]):
+        index = (slice(None),) + tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(offsets, outs, st))
+        tap = work[index]
+        if result is None:
+            result = tap.astype(np.float64 if average and work.dtype == np.float64 else work.dtype, copy=True)
+        elif average:
+            result += tap
+        else:
+            np.maximum(result, tap, out=result)
+    if average:
+        result /= _window_counts(spatial, outs, ks, st, geometry).astype(result.dtype)[None, ..., None]
+    result = _from_channels_last(result, data_format)
+    return result.astype(out_dtype, copy=False)
+
+
+def _window_counts(spatial, outs, ks, st, geometry):
+    """How many real (unpadded) elements each output window covers: TensorFlow's SAME average divisor."""
+    counts = None
+    for size, n, k, s, (_, before, _) in zip(spatial, outs, ks, st, geometry):
+        start = np.arange(n) * s - before
+        per_dim = np.minimum(start + k, size) - np.maximum(start, 0)
+        counts = per_dim if counts is None else np.multiply.outer(counts, per_dim)
+    return counts
+
+
+def _max_pool_kernel(x, ksize, strides, padding, explicit_paddings, data_format):
+    return _pool_kernel(x, ksize, strides, padding, explicit_paddings, data_format, average=False)
+
+
+def _avg_pool_kernel(x, ksize, strides, padding, data_format):
+    return _pool_kernel(x, ksize, strides, padding, (), data_format, average=True)
+
+
+def _infer_pool(op_name):
+    def infer(inputs, attrs):
+        x = inputs[0]
+        ksize, strides = attrs["ksize"], attrs["strides"]
+        rank = len(ksize)
+        data_format = attrs["data_format"]
+        dims = x.shape._dims
+        if dims is None:
+            return [(x.dtype, TensorShape([None] * rank))]
+        if len(dims) != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {len(dims)} {_node_text(op_name, x.shape)}")
+        axes = _check_pool_attrs(ksize, strides, data_format, ValueError)
+        pairs = _explicit_pairs(attrs.get("explicit_paddings", ()), rank)
+        out = list(dims)
+        for a in axes:
+            o, before, after = _window(dims[a], ksize[a], strides[a], 1, attrs["padding"], pairs[a])
+            if o is not None and o < 0:
+                raise ValueError(f"Negative dimension size caused by subtracting {ksize[a]} from "
+                                 f"{dims[a] + before + after} {_node_text(op_name, x.shape)}")
+            out[a] = o
+        return [(x.dtype, TensorShape(out))]
+    return infer
+
+
+_MAX_POOL_TYPES = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.uint8,
+                   _dt.int16, _dt.int8, _dt.uint16)
+_AVG_POOL_TYPES = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
+
+MAX_POOL = OpDef("MaxPool", _infer_pool("MaxPool"), _max_pool_kernel, allowed=_MAX_POOL_TYPES,
+                 input_names=("input",))
+AVG_POOL = OpDef("AvgPool", _infer_pool("AvgPool"), _avg_pool_kernel, allowed=_AVG_POOL_TYPES,
+                 input_names=("value",))
+MAX_POOL_3D = OpDef("MaxPool3D", _infer_pool("MaxPool3D"), _max_pool_kernel, allowed=_AVG_POOL_TYPES,
+                    input_names=("input",))
+AVG_POOL_3D = OpDef("AvgPool3D", _infer_pool("AvgPool3D"), _avg_pool_kernel, allowed=_AVG_POOL_TYPES,
+                    input_names=("input",))
+
+_DEFAULT_FORMATS = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
+
+
+def _pool(x, ksize, strides, padding, data_format, name, average, rank=None, default_name=None):
+    x = convert_to_tensor(x)
+    if rank is None:
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError("`input` must have a statically known rank for tf.nn.max_pool/avg_pool.")
+        if rank not in (3, 4, 5):
+            raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={x.shape} of rank "
+                             f"{rank}")
+    data_format = data_format or _DEFAULT_FORMATS[rank]
+    if data_format not in ("NWC", "NCW", "NHWC", "NCHW", "NDHWC", "NCDHW"):
+        raise errors.InvalidArgumentError(
+            None, "MaxPool" if not average else "AvgPool",
+            f"Value for attr 'data_format' of \"{data_format}\" is not in the list of allowed values: "
+            f"\"NHWC\", \"NCHW\"")
+    ksize = _normalize_list(ksize, "ksize", rank, data_format)
+    strides = _normalize_list(strides, "strides", rank, data_format)
+    padding, explicit = _normalize_padding(padding, rank, data_format, allow_explicit=not average)
+    op = (AVG_POOL_3D if average else MAX_POOL_3D) if rank == 5 else (AVG_POOL if average else MAX_POOL)
+    _check_padding_attr(padding, op.name, explicit_ok=not average)
+    attrs = {"ksize": ksize, "strides": strides, "padding": padding, "data_format": data_format}
+    if not average:
+        attrs["explicit_paddings"] = explicit
+    return apply(op, (x,), attrs, name or default_name or op.name)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """`tf.nn.max_pool2d`: the maximum over each ksize window of `input` [N, H, W, C]."""
+    return _pool(input, ksize, strides, padding, data_format, name, False, 4, "MaxPool2d")
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """`tf.nn.avg_pool2d`: the mean over each window; SAME padding is left out of the divisor."""
+    return _pool(input, ksize, strides, padding, data_format, name, True, 4, "AvgPool2D")
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    return _pool(input, ksize, strides, padding, data_format, name, False, 3, "MaxPool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    return _pool(input, ksize, strides, padding, data_format, name, True, 3, "AvgPool1D")
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    return _pool(input, ksize, strides, padding, data_format, name, False, 5, "MaxPool3D")
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    return _pool(input, ksize, strides, padding, data_format, name, True, 5, "AvgPool3D")
+
+
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):
+    """`tf.nn.max_pool`: max pooling over 1, 2 or 3 spatial dims, chosen by the rank of `input`."""
+    return _pool(input, ksize, strides, padding, data_format, name, False)
+
+
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
+    """`tf.nn.avg_pool`: average pooling over 1, 2 or 3 spatial dims, chosen by the rank of `input`."""
+    return _pool(input, ksize, strides, padding, data_format, name, True)
+
+
+API = {
+    "nn": ["conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
+           "max_pool3d", "avg_pool3d"],
+}
