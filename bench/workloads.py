@@ -45,3 +45,204 @@ def eager_vector_mul(tf):
 def eager_matmul(tf):
     a = tf.constant(np.random.RandomState(0).rand(256, 256).astype(np.float32))
     return median_time(lambda: tf.matmul(a, a), 500)
+
+
+@workload("import time (fresh process)", "startup")
+def import_time(tf):
+    import subprocess
+    import sys
+    name = tf.__name__
+    code = f"import time; t=time.perf_counter(); import {name}; print(time.perf_counter()-t)"
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip().split()[-1])
+            for _ in range(3)]
+    return statistics.median(runs)
+
+
+@workload("traced identity call", "function")
+def traced_identity(tf):
+    f = tf.function(lambda x: x)
+    x = tf.constant(1.0)
+    return median_time(lambda: f(x), 5000)
+
+
+def _chain(tf):
+    @tf.function
+    def chain(x):
+        for _ in range(50):
+            x = x * 1.0001
+            x = x + 0.0001
+        return x
+    return chain
+
+
+@workload("traced 100-op chain, scalar", "function")
+def chain_scalar(tf):
+    f = _chain(tf)
+    x = tf.constant(1.0)
+    return median_time(lambda: f(x), 500)
+
+
+@workload("traced 100-op chain, [1000] vector", "function")
+def chain_vector(tf):
+    f = _chain(tf)
+    x = tf.constant(np.ones(1000, dtype=np.float32))
+    return median_time(lambda: f(x), 500)
+
+
+def _sequential_model(tf):
+    class Dense(tf.Module):
+        def __init__(self, n_in, n_out, activation=None):
+            super().__init__()
+            self.w = tf.Variable(tf.random.normal([n_in, n_out], stddev=0.05, seed=1))
+            self.b = tf.Variable(tf.zeros([n_out]))
+            self.activation = activation
+
+        def __call__(self, x):
+            y = tf.matmul(x, self.w) + self.b
+            return self.activation(y) if self.activation else y
+
+    class SequentialModel(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense_1 = Dense(784, 128, tf.nn.relu)
+            self.dense_2 = Dense(128, 10)
+
+        def __call__(self, x, training=True):
+            x = tf.reshape(x, [-1, 784])
+            x = self.dense_1(x)
+            x = tf.nn.dropout(x, 0.2) if training else x
+            return self.dense_2(x)
+
+    return SequentialModel()
+
+
+_IMAGES = np.random.RandomState(0).rand(60, 28, 28).astype(np.float32)
+
+
+@workload("SequentialModel forward, eager", "model")
+def seq_eager(tf):
+    model = _sequential_model(tf)
+    x = tf.constant(_IMAGES)
+    return median_time(lambda: model(x), 100)
+
+
+@workload("SequentialModel forward, traced", "model")
+def seq_traced(tf):
+    model = _sequential_model(tf)
+    f = tf.function(model)
+    x = tf.constant(_IMAGES)
+    return median_time(lambda: f(x), 100)
+
+
+@workload("training step (fwd+MSE+tape+SGD), traced", "model")
+def train_step(tf):
+    model = _sequential_model(tf)
+    x = tf.constant(_IMAGES)
+    y = tf.constant(np.random.RandomState(1).rand(60, 10).astype(np.float32))
+    variables = [model.dense_1.w, model.dense_1.b, model.dense_2.w, model.dense_2.b]
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, variables)
+        for v, g in zip(variables, grads):
+            v.assign_sub(0.01 * g)
+        return loss
+
+    return median_time(lambda: step(x, y), 50)
+
+
+@workload("conv2d 3x3 100->100 on [1,200,200,100]", "model")
+def conv(tf):
+    rs = np.random.RandomState(0)
+    x = tf.constant(rs.rand(1, 200, 200, 100).astype(np.float32))
+    k = tf.constant(rs.rand(3, 3, 100, 100).astype(np.float32))
+    return median_time(lambda: tf.nn.conv2d(x, k, strides=1, padding="SAME"), 5, repeat=5)
+
+
+@workload("while reduce_sum(x)>1: tanh (traced), per call", "control flow")
+def tanh_loop(tf):
+    @tf.function
+    def f(x):
+        while tf.reduce_sum(x) > 1:
+            x = tf.tanh(x)
+        return x
+    x = tf.constant([0.61853385, 0.565122664, 0.620023966, 0.718450546, 0.70036608], dtype=tf.float32) * 5
+    return median_time(lambda: f(x), 50)
+
+
+@workload("fizzbuzz over tf.range(100), traced", "control flow")
+def fizzbuzz(tf):
+    import io
+
+    @tf.function
+    def f(n):
+        out = tf.constant(0)
+        for i in tf.range(1, n + 1):
+            if i % 15 == 0:
+                out += 15
+            elif i % 3 == 0:
+                out += 3
+            elif i % 5 == 0:
+                out += 5
+            else:
+                out += 1
+        return out
+    n = tf.constant(100)
+    io.StringIO()
+    return median_time(lambda: f(n), 50)
+
+
+@workload("trace a fresh 20-line fn with if + tf.range loop", "tracing")
+def tracing_time(tf):
+    def make():
+        def g(x, n):
+            y = x * 2.0
+            if tf.reduce_sum(y) > 0:
+                y = y + 1.0
+            else:
+                y = y - 1.0
+            total = tf.zeros_like(y)
+            for i in tf.range(n):
+                total += y * tf.cast(i, tf.float32)
+                if tf.reduce_max(total) > 100.0:
+                    total = total / 2.0
+            z = tf.tanh(total)
+            z = z * y + 1.0
+            z = tf.sqrt(tf.abs(z))
+            w = tf.reduce_mean(z)
+            w = w + tf.reduce_sum(y)
+            return z, w
+        return tf.function(g)
+    x = tf.constant([1.0, 2.0, 3.0])
+    n = tf.constant(5)
+    return median_time(lambda: make()(x, n), 10, repeat=5)
+
+
+_BIG = np.random.RandomState(0).rand(4_000_000).astype(np.float32)
+
+
+@workload("10 elementwise ops on [4M], traced", "memory-bound")
+def big_chain(tf):
+    @tf.function
+    def f(x):
+        y = x * 1.5
+        y = y + 2.0
+        y = y * y
+        y = y - 1.0
+        y = y / 3.0
+        y = tf.abs(y)
+        y = y + x
+        y = y * 0.5
+        y = tf.maximum(y, 0.1)
+        return y - 0.01
+    x = tf.constant(_BIG)
+    return median_time(lambda: f(x), 5, repeat=5)
+
+
+@workload("one-pass NumPy floor on [4M] (np.multiply out=)", "memory-bound")
+def numpy_floor(tf):
+    a = _BIG
+    b = np.empty_like(a)
+    return median_time(lambda: np.multiply(a, 1.5, out=b), 20, repeat=5)

@@ -57,7 +57,27 @@ class Variable:
     __slots__ = ("_resource", "_handle", "_read_attrs", "_shape", "_dtype", "_name", "_trainable",
                  "_handle_id", "__weakref__")
     _is_tensor_like = True
+    _is_variable = True
     __array_priority__ = 100
+
+    def _no_inplace(self, other):
+        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_add(value)` to modify the variable, or `out = variable + value` if "
+                           "you need to get a new output Tensor.")
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = _no_inplace
+
+    @classmethod
+    def _graph_view(cls, handle, like):
+        """A Variable reading and writing through `handle`, a resource placeholder of a graph being
+        traced: what a tf.function sees for a variable passed as an argument."""
+        view = object.__new__(cls)
+        view._resource = None
+        view._handle = handle
+        view._read_attrs = like._read_attrs
+        view._shape, view._dtype, view._name = like._shape, like._dtype, like._name
+        view._trainable, view._handle_id = like._trainable, like._handle_id
+        return view
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
                  name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,

@@ -48,10 +48,12 @@ def _record(opdef, inputs, attrs, outputs):
     for tape in _TAPES:
         if not tape._recording or tape._graph is not graph:
             continue
-        if opdef.name == "ReadVariableOp" and tape._watch_accessed:
-            variable = getattr(inputs[0], "_variable", None)
-            if variable is not None and variable.trainable:
-                tape._watch_variable(variable)
+        if tape._watch_accessed:
+            for t in inputs:
+                if t.dtype is _dt.resource:
+                    variable = _variable_of(t, graph)
+                    if variable is not None and variable.trainable:
+                        tape._watch_variable(variable)
         if not any(id(t) in tape._watched for t in inputs):
             continue
         if record is None:
@@ -64,8 +66,15 @@ def _record(opdef, inputs, attrs, outputs):
 registry.register_tape_hook(_record)
 
 
+def _variable_of(handle, graph):
+    variable = getattr(handle, "_variable", None)
+    if variable is None and graph is not None:
+        variable = graph.variable_of(handle) if hasattr(graph, "variable_of") else None
+    return variable
+
+
 def _is_variable(x):
-    return getattr(x, "_is_variable", False) or (hasattr(x, "handle") and hasattr(x, "assign"))
+    return getattr(x, "_is_variable", False)
 
 
 class GradientTape:
@@ -117,7 +126,7 @@ class GradientTape:
     def _graph_handle(self, variable):
         handle = variable.handle
         graph = self._graph
-        if graph is not None:
+        if graph is not None and getattr(handle, "op", None) is None:
             return graph._graph_input(handle)  # the captured placeholder standing for the handle
         return handle
 

@@ -105,7 +105,11 @@ def _transform(fn):
     node.body = [ExpressionConverter().visit(s) for s in node.body]
     node.body = _flatten_stmts([ControlFlowConverter(global_names(node)).visit(s) for s in node.body])
     converted_source = ast.unparse(ast.fix_missing_locations(node))
+    # The converted def is compiled inside a factory whose parameters are the original free variables,
+    # so the new code refers to them as closure cells (rebound to the original cells in `convert`). The
+    # def gets a private name there: a function calling itself by name must still find the global.
     freevars = fn.__code__.co_freevars
+    node.name = "__ag_converted"
     factory = ast.FunctionDef(
         name="__ag_factory", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in freevars],
                                                 vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
@@ -123,6 +127,8 @@ def _transform(fn):
         raise ConversionError(f"the converted code of {fn.__qualname__} does not compile: {e}") from None
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+    inner_code = inner_code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname) \
+        if hasattr(inner_code, "co_qualname") else inner_code.replace(co_name=fn.__code__.co_name)
     return inner_code, converted_source
 
 

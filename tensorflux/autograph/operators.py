@@ -298,30 +298,57 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names):
 
 
 def _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names):
-    n = iter_.shape[0] if iter_.shape.rank else None
     if iter_.shape.rank == 0:
         raise TypeError("Cannot iterate over a scalar tensor.")
-    limit = n if n is not None else _array.shape(iter_)[0]
-    index_name = "itr_index"
-    state_names = tuple(names) + (index_name,)
-    box = {"i": 0}
+    range_op = iter_.op if isinstance(iter_, SymbolicTensor) and iter_.op.type == "Range" and \
+        iter_.op.graph is _state.graph else None
+    if range_op is not None:
+        # `for i in tf.range(start, limit, delta)`: count the trips arithmetically (as TensorFlow does) and
+        # carry `i` itself, instead of indexing into the materialised range every iteration.
+        start, limit, delta = range_op.inputs[:3]
+        span = _math.subtract(limit, start)
+        trips = _math.add(_math.floordiv(span, delta),
+                          _math.cast(_math.not_equal(_math.floormod(span, delta), 0), span.dtype))
+        trips = _math.maximum(trips, 0)
+        box = {"i": convert_to_tensor(0, dtype=trips.dtype), "value": start}
+
+        def item():
+            return box["value"]
+
+        def advance():
+            box["value"] = _math.add(box["value"], delta)
+    else:
+        n = iter_.shape[0]
+        trips = n if n is not None else _array.shape(iter_)[0]
+        box = {"i": convert_to_tensor(0), "value": None}
+
+        def item():
+            return _indexing.gather(iter_, box["i"])
+
+        def advance():
+            pass
+
+    carried = ("value",) if range_op is not None else ()
+    state_names = tuple(names) + ("itr_count",) + tuple(f"itr_{k}" for k in carried)
 
     def get_full():
-        return tuple(get_state()) + (box["i"],)
+        return tuple(get_state()) + (box["i"],) + tuple(box[k] for k in carried)
 
     def set_full(values):
-        set_state(tuple(values[:-1]))
-        box["i"] = values[-1]
+        n_user = len(values) - 1 - len(carried)
+        set_state(tuple(values[:n_user]))
+        box["i"] = values[n_user]
+        for k, v in zip(carried, values[n_user + 1:]):
+            box[k] = v
 
     def test():
-        return _math.less(box["i"], limit)
+        return _math.less(box["i"], trips)
 
     def step():
-        i = box["i"]
-        body(_indexing.gather(iter_, i))
+        body(item())
+        advance()
         box["i"] = _math.add(box["i"], 1)
 
-    box["i"] = convert_to_tensor(0)
     _tf_while(test, step, get_full, set_full, state_names, extra_test)
 
 

@@ -371,7 +371,7 @@ class FuncGraph(Graph):
         self.structured_outputs = None
         self.structured_input_signature = None
         self._captures = {}         # id(external tensor) -> (external tensor, internal placeholder)
-        self.variables = []         # variables whose handles this graph captured
+        self.handle_variables = {}  # id(resource placeholder) -> the tf.Variable it stands for
         self.control_captures = []
         self._out_of_scope = False
 
@@ -407,8 +407,21 @@ class FuncGraph(Graph):
                           name or _capture_name(tensor), [(tensor.dtype, tensor.shape)])
         internal = op.outputs[0]
         self._captures[key] = (tensor, internal, external)
+        variable = getattr(tensor, "_variable", None)
+        if variable is None:
+            variable = self._outer_variable(tensor)
+        if variable is not None:
+            self.handle_variables[id(internal)] = variable
         self.inputs.append(internal)
         return internal
+
+    def _outer_variable(self, tensor):
+        graph = getattr(getattr(tensor, "op", None), "graph", None)
+        return getattr(graph, "handle_variables", {}).get(id(tensor))
+
+    def variable_of(self, handle):
+        """The tf.Variable a resource tensor of this graph stands for, if any."""
+        return self.handle_variables.get(id(handle))
 
     def _is_enclosing(self, graph):
         g = self.outer_graph

@@ -20,6 +20,7 @@ from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..ops import creation as _creation
 from ..runtime import codegen, passes
+from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
 from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
@@ -151,19 +152,29 @@ class ConcreteFunction:
         return flat
 
     def _bind_call(self, args, kwargs):
-        """Binds like Python, except that parameters traced as Python values may be left out."""
+        """Binds like Python, except that parameters traced as Python values may be left out — and, as
+        in TensorFlow, positional arguments may list just the tensor parameters (the flat signature)."""
         if self._signature is None:
             return bind(None, args, kwargs, self._name)
-        try:
-            partial = self._signature.bind_partial(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self._name}{self._signature_text()} got unexpected arguments: {e}") from None
+        names = [n for n, _, _ in self._params]
+        open_names = [n for n, _, t in self._params if _is_open(t)]
+        if args and names[:len(args)] != open_names[:len(args)] and len(args) <= len(open_names):
+            arguments = dict(zip(open_names, args))
+            for k, v in kwargs.items():
+                if k in arguments:
+                    raise TypeError(f"{self._name}{self._signature_text()} got multiple values for argument '{k}'")
+                arguments[k] = v
+        else:
+            try:
+                arguments = self._signature.bind_partial(*args, **kwargs).arguments
+            except TypeError as e:
+                raise TypeError(f"{self._name}{self._signature_text()} got unexpected arguments: {e}") from None
         bound = []
         for pname, kind, ttype in self._params:
-            if pname in partial.arguments:
-                bound.append((pname, kind, partial.arguments[pname]))
-            elif isinstance(ttype, _tt.Literal):
-                bound.append((pname, kind, ttype.value))
+            if pname in arguments:
+                bound.append((pname, kind, arguments[pname]))
+            elif not _is_open(ttype):
+                bound.append((pname, kind, _traced_value(ttype)))
             else:
                 default = self._signature.parameters[pname].default
                 if default is inspect.Parameter.empty:
@@ -179,6 +190,11 @@ class ConcreteFunction:
                 except (TypeError, ValueError):
                     raise TypeError(f"Can not cast {value!r} to {ttype!r}") from None
             out.append(value)
+        elif isinstance(ttype, _tt.VariableType):
+            if not getattr(value, "_is_variable", False) or value.dtype is not ttype.dtype or \
+                    not value.shape.is_subtype_of(ttype.shape):
+                raise TypeError(f"Can not cast {value!r} to {ttype!r}")
+            out.append(value.handle)
         elif isinstance(ttype, (_tt.Tuple, _tt.List, _tt.NamedTuple)):
             if not isinstance(value, (list, tuple)) or len(value) != len(ttype.components):
                 raise TypeError(f"Can not cast {value!r} to {ttype!r}")
@@ -337,6 +353,13 @@ class ConcreteFunction:
     def inference_fn(self):
         return self
 
+    @property
+    def function_def(self):
+        """A FunctionDef-shaped summary: `.signature.name`, `.signature.input_arg` (name, type enum)."""
+        return FunctionDef(self._inference_name, [ArgDef(t.op.name, t.dtype) for t in self.graph.inputs],
+                           [ArgDef(f"identity{'_' + str(i) if i else ''}", t.dtype)
+                            for i, t in enumerate(self._trace.flat_outputs)])
+
     def generated_source(self):
         """The Python source this function's graph runs as (after pruning and inlining)."""
         self._executable()
@@ -350,6 +373,23 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self._name}{self._signature_text()} at 0x{id(self):X}>"
+
+
+def _is_open(ttype):
+    """Parameters whose values are passed at call time (tensors, variables, structures holding them)."""
+    if isinstance(ttype, (TensorSpec, _tt.VariableType)):
+        return True
+    if isinstance(ttype, (_tt.Tuple, _tt.List, _tt.NamedTuple, _tt.Dict)):
+        return any(_is_open(c) for c in ttype.components)
+    return False
+
+
+def _traced_value(ttype):
+    if isinstance(ttype, _tt.Literal):
+        return ttype.value
+    if isinstance(ttype, _tt.Weakref):
+        return ttype.ref()
+    return ttype.placeholder_value(None)
 
 
 def _spec_view(ttype):
@@ -378,3 +418,32 @@ class _Record:
 
     def get_attr(self, name):
         return self.attrs[name]
+
+
+class ArgDef:
+    """One argument of a FunctionDef signature; prints like TensorFlow's protobuf text."""
+
+    __slots__ = ("name", "type")
+
+    def __init__(self, name, dtype):
+        self.name = name
+        self.type = dtype.as_datatype_enum
+
+    def __repr__(self):
+        return f'name: "{self.name}"\ntype: DT_{_dt.as_dtype(self.type).name.upper()}\n'
+
+    __str__ = __repr__
+
+
+class FunctionDef:
+    __slots__ = ("signature",)
+
+    def __init__(self, name, inputs, outputs):
+        self.signature = _Signature(name, inputs, outputs)
+
+
+class _Signature:
+    __slots__ = ("name", "input_arg", "output_arg")
+
+    def __init__(self, name, inputs, outputs):
+        self.name, self.input_arg, self.output_arg = name, inputs, outputs

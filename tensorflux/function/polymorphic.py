@@ -39,6 +39,10 @@ logger = logging.getLogger("tensorflux")
 DEFAULT_CACHE_SIZE = 128      # concrete functions kept per tf.function (least recently used evicted)
 RETRACE_WARNING_THRESHOLD = 5  # traces within the last calls that trigger TensorFlow's warning
 _FAST_TYPES = (int, float, bool, str, type(None))
+_SINGLETON_MESSAGE = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is "
+    "only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
 
 
 class FunctionCache:
@@ -268,13 +272,15 @@ class Function:
         outer = _state.graph if isinstance(_state.graph, FuncGraph) else None
         python_function = self._converted_function()
         result = trace_function(python_function, params, trace_types, self._name, outer)
-        if result.created_variables and self._variables_created:
-            raise ValueError(
-                "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
-                "tf.Variable is only created once or created outside tf.function. See "
-                "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
         if result.created_variables:
+            if self._variables_created:
+                raise ValueError(_SINGLETON_MESSAGE)
             self._variables_created = True
+            # Like TensorFlow: a function that created variables is traced once more to check that
+            # later calls would not create new ones (the variables must be singletons).
+            again = trace_function(python_function, params, trace_types, self._name, outer)
+            if again.created_variables:
+                raise ValueError(_SINGLETON_MESSAGE)
         signature_params = [(n, k, t) for (n, k, _), t in zip(params, trace_types)]
         cf = ConcreteFunction(result, python_function, self._signature, self._name, signature_params)
         self._cache.drop_dead()

@@ -8,7 +8,7 @@ A TraceType answers three questions: is this argument type a subtype of that one
 - Python bool/int/float/str/None and other hashable values: `Literal` (by value and type);
 - list/tuple/namedtuple/dict: by their components (dicts are order-insensitive);
 - objects with `__tf_tracing_type__(context)`: whatever that returns (the public protocol);
-- variables: by identity (a trace captures the variable it saw);
+- variables: by dtype and shape (the variable is an argument: each call passes its handle);
 - anything else: by weak identity.
 
     >>> from_value((tf.constant(1.0), 2))
@@ -220,20 +220,37 @@ class Weakref(TraceType):
         return f"Weakref[{type(obj).__name__} at {self._id:#x}]"
 
 
-class VariableType(Weakref):
-    """A tf.Variable argument: matched by identity; the trace captures the variable by reference."""
+class VariableType(TraceType):
+    """A tf.Variable argument: matched by dtype and shape (like TensorFlow's VariableSpec), so one trace
+    serves every variable of that type; the trace reads and writes the variable passed in each call."""
 
-    __slots__ = ()
+    __slots__ = ("dtype", "shape", "trainable")
+
+    def __init__(self, dtype, shape, trainable=True):
+        self.dtype, self.shape, self.trainable = dtype, shape, trainable
+
+    def is_subtype_of(self, other):
+        return type(other) is VariableType and other.dtype is self.dtype and self.shape.is_subtype_of(other.shape)
+
+    def most_specific_common_supertype(self, others):
+        if not all(type(o) is VariableType and o.dtype is self.dtype for o in others):
+            return None
+        shape = self.shape
+        for o in others:
+            shape = shape.most_specific_compatible_shape(o.shape)
+        return VariableType(self.dtype, shape, self.trainable)
+
+    def placeholder_value(self, placeholder_context=None):
+        raise TypeError("A variable argument's placeholder is made by tracing (it needs the graph).")
 
     def __eq__(self, other):
-        return type(other) is VariableType and self._id == other._id and self.ref() is other.ref()
+        return type(other) is VariableType and other.dtype is self.dtype and other.shape == self.shape
 
     def __hash__(self):
-        return self._id
+        return hash((self.dtype, self.shape))
 
     def __repr__(self):
-        v = self.ref()
-        return f"Variable[{v.dtype.name}{v.shape}]" if v is not None else "Variable[<dead>]"
+        return f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, trainable={self.trainable}, alias_id=None)"
 
 
 def _is_subtype(a, b):
@@ -261,7 +278,7 @@ def from_value(value, context=None):
     if custom is not None and not isinstance(value, type):
         return custom(context)
     if getattr(value, "_is_variable", False):
-        return VariableType(value)
+        return VariableType(value.dtype, value.shape, value.trainable)
     if isinstance(value, TensorSpec):
         return value
     if t is list:

@@ -21,6 +21,8 @@ from ..framework.tensor import EagerTensor, Tensor
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..runtime import codegen
+from ..types import dtypes as _dt
+from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from . import trace_type as _tt
 
@@ -63,6 +65,11 @@ def _placeholder(graph, ttype, value, name):
     if isinstance(ttype, _tt.Dict):
         return ttype.cls((k, _placeholder(graph, c, value[k] if value is not None else None, name))
                          for k, c in zip(ttype.keys, ttype.components))
+    if isinstance(ttype, _tt.VariableType):
+        handle = graph.placeholder(_dt.resource, TensorShape([]), name)
+        view = type(value)._graph_view(handle, value)
+        graph.handle_variables[id(handle)] = view
+        return view
     if isinstance(ttype, _tt.Literal):
         return ttype.value
     if isinstance(ttype, _tt.Weakref):

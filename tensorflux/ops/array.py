@@ -21,7 +21,7 @@ from ..types import dtypes as _dt
 from ..types.shape import Dimension, TensorShape
 from .convert import convert_n, convert_to_tensor, to_array
 from .infer import infer_unary
-from .registry import OpDef, apply, constant_value, dtype_error_name
+from .registry import OPS, OpDef, apply, constant_value, dtype_error_name
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
            "pad", "shape", "shape_n", "size", "rank", "broadcast_to", "identity", "stop_gradient", "reverse"]
@@ -166,6 +166,40 @@ def _normalize_dim(axis, rank, msg):
 
 
 # ---------------------------------------------------------------------------------------------------
+# Gradient helpers. The modules holding Sum and Slice import this one, so the gradients here reach those
+# ops through the registry by TensorFlow's op name rather than by an import that would close a cycle.
+# ---------------------------------------------------------------------------------------------------
+
+def shape_of(t):
+    """`t`'s shape as a list of ints when fully known statically, else its dynamic int32 shape tensor."""
+    if t.shape.is_fully_defined():
+        return t.shape.as_list()
+    return shape(t)
+
+
+def _sum_over(x, axes):
+    return apply(OPS["Sum"], (x,), {"axis": tuple(axes), "keepdims": False}, "Sum")
+
+
+def _sum_to_shape_of(grad, x):
+    """`grad` (of the broadcast of `x`) summed back to `x`'s shape."""
+    gs, xs = grad.shape, x.shape
+    if gs.is_fully_defined() and xs.is_fully_defined():
+        g, d = gs.as_list(), xs.as_list()
+        extra = len(g) - len(d)
+        axes = list(range(extra)) + [i + extra for i, n in enumerate(d) if n == 1 and g[i + extra] != 1]
+        return reshape(_sum_over(grad, axes), d) if axes else reshape(grad, d)
+    return apply(OPS["SumToShape"], (grad, shape(x)), None, "SumToShape")
+
+
+def _inverse_permutation(perm):
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p % len(perm)] = i
+    return tuple(inverse)
+
+
+# ---------------------------------------------------------------------------------------------------
 # Reshape
 # ---------------------------------------------------------------------------------------------------
 
@@ -231,7 +265,11 @@ def _reshape_infer(inputs, attrs):
     return [(x.dtype, TensorShape(_resolve_reshape(in_dims, requested, True)))]
 
 
-RESHAPE = OpDef("Reshape", _reshape_infer, _reshape_kernel, input_names=("tensor", "shape"))
+def _reshape_grad(op, grad):
+    return [reshape(grad, shape_of(op.inputs[0])), None]
+
+
+RESHAPE = OpDef("Reshape", _reshape_infer, _reshape_kernel, grad=_reshape_grad, input_names=("tensor", "shape"))
 
 
 def reshape(tensor, shape, name=None):
@@ -287,8 +325,15 @@ def _transpose_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(dims[p] for p in perm)))]
 
 
-TRANSPOSE = OpDef("Transpose", _transpose_infer, _transpose_kernel)
-CONJUGATE_TRANSPOSE = OpDef("ConjugateTranspose", _transpose_infer, _conjugate_transpose_kernel)
+def _transpose_grad(op, grad):
+    perm = op.attrs.get("perm")
+    attrs = None if perm is None else {"perm": _inverse_permutation(perm)}
+    return [apply(op.opdef, (grad,), attrs, "transpose")]
+
+
+TRANSPOSE = OpDef("Transpose", _transpose_infer, _transpose_kernel, grad=_transpose_grad)
+CONJUGATE_TRANSPOSE = OpDef("ConjugateTranspose", _transpose_infer, _conjugate_transpose_kernel,
+                            grad=_transpose_grad)
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
@@ -325,7 +370,12 @@ def _expand_dims_infer(inputs, attrs):
     return [(x.dtype, TensorShape(dims[:axis] + (1,) + dims[axis:]))]
 
 
-EXPAND_DIMS = OpDef("ExpandDims", _expand_dims_infer, _expand_dims_kernel)
+def _restore_shape_grad(op, grad):
+    """The gradient of an op that only changes the shape: the gradient in the input's shape."""
+    return [reshape(grad, shape_of(op.inputs[0]))]
+
+
+EXPAND_DIMS = OpDef("ExpandDims", _expand_dims_infer, _expand_dims_kernel, grad=_restore_shape_grad)
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002 - TensorFlow's argument name
@@ -375,7 +425,7 @@ def _squeeze_infer(inputs, attrs):
     return [(x.dtype, TensorShape(_squeeze_axes(dims, axis, True)))]
 
 
-SQUEEZE = OpDef("Squeeze", _squeeze_infer, _squeeze_kernel)
+SQUEEZE = OpDef("Squeeze", _squeeze_infer, _squeeze_kernel, grad=_restore_shape_grad)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -450,7 +500,26 @@ def _concat_infer(inputs, attrs):
     return [(dtype, TensorShape(tuple(out)))]
 
 
-CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel, same_dtype=True, input_names=("values",))
+def _concat_grad(op, grad):
+    """Each input's gradient is its own piece of `grad` along the concat axis."""
+    inputs = op.inputs
+    rank = next((t.shape.rank for t in inputs if t.shape.rank is not None), grad.shape.rank)
+    axis = op.attrs["axis"]
+    if rank is None:
+        if axis < 0:
+            raise ValueError("The gradient of concat along a negative axis needs inputs of known rank.")
+    else:
+        axis %= rank
+    sizes = [t.shape[axis] if t.shape.rank is not None else None for t in inputs]
+    if None in sizes:
+        sizes = stack([shape(t)[axis] for t in inputs])
+    else:
+        sizes = _eager_const(np.array(sizes, dtype=np.int32), "concat_sizes")
+    return list(apply(SPLIT_V, (grad, sizes), {"num_split": len(inputs), "axis": axis}, "split"))
+
+
+CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel, grad=_concat_grad, same_dtype=True,
+               input_names=("values",))
 
 
 def concat(values, axis, name="concat"):
@@ -498,7 +567,11 @@ def _pack_infer(inputs, attrs):
     return [(inputs[0].dtype, TensorShape(dims[:a] + (len(inputs),) + dims[a:]))]
 
 
-PACK = OpDef("Pack", _pack_infer, _pack_kernel, same_dtype=True, input_names=("values",))
+def _pack_grad(op, grad):
+    return list(apply(UNPACK, (grad,), {"num": len(op.inputs), "axis": op.attrs["axis"]}, "unstack"))
+
+
+PACK = OpDef("Pack", _pack_infer, _pack_kernel, grad=_pack_grad, same_dtype=True, input_names=("values",))
 
 
 def _holds_tensor(values):
@@ -548,7 +621,11 @@ def _unpack_infer(inputs, attrs):
     return [(x.dtype, out)] * num
 
 
-UNPACK = OpDef("Unpack", _unpack_infer, _unpack_kernel, multi=True, input_names=("value",))
+def _unpack_grad(op, *grads):
+    return [apply(PACK, tuple(grads), {"axis": op.attrs["axis"]}, "stack")]
+
+
+UNPACK = OpDef("Unpack", _unpack_infer, _unpack_kernel, grad=_unpack_grad, multi=True, input_names=("value",))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -632,8 +709,14 @@ def _split_infer(inputs, attrs):
     return [(x.dtype, TensorShape(dims[:a] + (s,) + dims[a + 1:])) for s in sizes]
 
 
-SPLIT = OpDef("Split", _split_infer, _split_kernel, multi=True, input_names=("value",))
-SPLIT_V = OpDef("SplitV", _split_infer, _split_v_kernel, multi=True, input_names=("value", "size_splits"))
+def _split_grad(op, *grads):
+    joined = apply(CONCAT, tuple(grads), {"axis": op.attrs["axis"]}, "concat") if len(grads) > 1 else grads[0]
+    return [joined] + [None] * (len(op.inputs) - 1)
+
+
+SPLIT = OpDef("Split", _split_infer, _split_kernel, grad=_split_grad, multi=True, input_names=("value",))
+SPLIT_V = OpDef("SplitV", _split_infer, _split_v_kernel, grad=_split_grad, multi=True,
+                input_names=("value", "size_splits"))
 
 
 def _min_attr_error(op_name, attr, value, minimum):
@@ -690,7 +773,26 @@ def _tile_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(None if d is None else d * m for d, m in zip(dims, mult))))]
 
 
-TILE = OpDef("Tile", _tile_infer, _tile_kernel, input_names=("input", "multiples"))
+def _tile_grad(op, grad):
+    """View `grad` as [m0, d0, m1, d1, ...] (copy-major, as np.tile lays copies out) and sum the copies."""
+    x, multiples = op.inputs
+    rank = x.shape.rank if x.shape.rank is not None else (
+        multiples.shape[0] if multiples.shape.rank == 1 else None)
+    if rank is None:
+        raise ValueError("The gradient of tile needs an input of known rank.")
+    if rank == 0:
+        return [grad, None]
+    dims, mult = shape_of(x), value_dims(multiples)
+    if isinstance(dims, list) and mult is not None:
+        split_shape = [v for pair in zip(mult, dims) for v in pair]
+    else:
+        pairs = stack([multiples, shape(x, out_type=multiples.dtype)], axis=1)
+        split_shape = reshape(pairs, [-1])
+    summed = _sum_over(reshape(grad, split_shape), range(0, 2 * rank, 2))
+    return [reshape(summed, dims), None]
+
+
+TILE = OpDef("Tile", _tile_infer, _tile_kernel, grad=_tile_grad, input_names=("input", "multiples"))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -757,9 +859,72 @@ def _pad_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(None if d is None else d + b + a for d, (b, a) in zip(dims, pads))))]
 
 
-PAD = OpDef("Pad", _pad_infer, _pad_kernel, input_names=("input", "paddings"))
-PAD_V2 = OpDef("PadV2", _pad_infer, _pad_v2_kernel, input_names=("input", "paddings", "constant_values"))
-MIRROR_PAD = OpDef("MirrorPad", _pad_infer, _mirror_pad_kernel, input_names=("input", "paddings"))
+def _pad_grad(op, grad):
+    """The un-padded block of `grad`; the padding value gets no gradient (as in TensorFlow)."""
+    x, paddings = op.inputs[0], op.inputs[1]
+    pads = constant_value(paddings)
+    if pads is not None and x.shape.rank is not None:
+        begin = _eager_const(np.asarray(pads).reshape(-1, 2)[:, 0].astype(paddings.dtype._np), "Pad_begin")
+    else:
+        begin = reshape(paddings[:, 0], [-1])
+    size = shape_of(x)
+    if isinstance(size, list):
+        size = _eager_const(np.array(size, dtype=begin.dtype._np), "Pad_size")
+    else:
+        size = shape(x, out_type=begin.dtype)
+    return [apply(OPS["Slice"], (grad, begin, size), None, "Slice")] + [None] * (len(op.inputs) - 1)
+
+
+def _mirror_pad_grad_kernel(grad, paddings, mode):
+    """Folds the mirrored borders of `grad` back onto the elements they copy (one slice-add per border)."""
+    pads = _check_paddings(grad, paddings)
+    offset = 1 if mode == "REFLECT" else 0
+    out = grad
+    for axis, (before, after) in enumerate(pads):
+        size = out.shape[axis] - before - after
+        if size < 0 or before > size - offset or after > size - offset:
+            raise bad(f"MirrorPadGrad: paddings [{before}, {after}] do not fit a dimension of size {size}")
+
+        def part(start, stop):
+            index = [slice(None)] * out.ndim
+            index[axis] = slice(start, stop)
+            return tuple(index)
+
+        core = out[part(before, before + size)].copy()
+        if before:
+            core[part(offset, offset + before)] += np.flip(out[part(0, before)], axis)
+        if after:
+            end = size - offset
+            core[part(end - after, end)] += np.flip(out[part(before + size, before + size + after)], axis)
+        out = core
+    return out
+
+
+def _mirror_pad_grad_infer(inputs, attrs):
+    grad, paddings = inputs
+    pads = constant_value(paddings)
+    dims = grad.shape._dims
+    if dims is None or pads is None:
+        return [(grad.dtype, _UNKNOWN if dims is None else TensorShape((None,) * len(dims)))]
+    pads = np.asarray(pads).reshape(-1, 2).tolist()
+    return [(grad.dtype, TensorShape(tuple(None if d is None else d - b - a for d, (b, a) in zip(dims, pads))))]
+
+
+def _mirror_pad_grad(op, grad):
+    return [apply(MIRROR_PAD_GRAD, (grad, op.inputs[1]), {"mode": op.attrs["mode"]}, "MirrorPadGrad"), None]
+
+
+def _mirror_pad_grad_grad(op, grad):
+    return [apply(MIRROR_PAD, (grad, op.inputs[1]), {"mode": op.attrs["mode"]}, "MirrorPad"), None]
+
+
+PAD = OpDef("Pad", _pad_infer, _pad_kernel, grad=_pad_grad, input_names=("input", "paddings"))
+PAD_V2 = OpDef("PadV2", _pad_infer, _pad_v2_kernel, grad=_pad_grad,
+               input_names=("input", "paddings", "constant_values"))
+MIRROR_PAD = OpDef("MirrorPad", _pad_infer, _mirror_pad_kernel, grad=_mirror_pad_grad,
+                   input_names=("input", "paddings"))
+MIRROR_PAD_GRAD = OpDef("MirrorPadGrad", _mirror_pad_grad_infer, _mirror_pad_grad_kernel, grad=_mirror_pad_grad_grad,
+                        input_names=("input", "paddings"))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -813,7 +978,12 @@ def _broadcast_to_infer(inputs, attrs):
     return [(x.dtype, TensorShape(target))]
 
 
-BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel, input_names=("input", "shape"))
+def _broadcast_to_grad(op, grad):
+    return [_sum_to_shape_of(grad, op.inputs[0]), None]
+
+
+BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel, grad=_broadcast_to_grad,
+                     input_names=("input", "shape"))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -848,7 +1018,11 @@ def _reverse_infer(inputs, attrs):
     return [(x.dtype, x.shape)]
 
 
-REVERSE = OpDef("ReverseV2", _reverse_infer, _reverse_kernel, input_names=("tensor", "axis"))
+def _reverse_grad(op, grad):
+    return [apply(REVERSE, (grad,), {"axis": op.attrs["axis"]}, "ReverseV2")]
+
+
+REVERSE = OpDef("ReverseV2", _reverse_infer, _reverse_kernel, grad=_reverse_grad, input_names=("tensor", "axis"))
 
 
 def reverse(tensor, axis, name=None):
@@ -868,7 +1042,11 @@ def _identity_kernel(x):
     return x
 
 
-IDENTITY = OpDef("Identity", infer_unary, _identity_kernel, input_names=("input",))
+def _identity_grad(op, grad):
+    return [grad]
+
+
+IDENTITY = OpDef("Identity", infer_unary, _identity_kernel, grad=_identity_grad, input_names=("input",))
 STOP_GRADIENT = OpDef("StopGradient", infer_unary, _identity_kernel, input_names=("input",))
 
 

@@ -20,8 +20,9 @@ from ..framework import errors
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .convert import convert_to_tensor
-from .registry import OpDef, apply
+from .array import shape, shape_of
+from .convert import constant, convert_to_tensor
+from .registry import OpDef, apply, constant_value
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
            "max_pool3d", "avg_pool3d"]
@@ -259,9 +260,114 @@ def _infer_conv2d(inputs, attrs):
     return [(x.dtype, TensorShape(out))]
 
 
-CONV2D = OpDef("Conv2D", _infer_conv2d, _conv2d_kernel, same_dtype=True,
+# -- conv2d gradients: Conv2DBackpropInput / Conv2DBackpropFilter -----------------------------------
+def _conv_backprop_setup(x_dims, w_dims, dy, attrs):
+    """Geometry shared by both backprop kernels: NHWC batch-flattened sizes, the gradient as [N, OH, OW, O]."""
+    data_format = attrs["data_format"]
+    flat = (int(np.prod(x_dims[:-3], dtype=np.int64)),) + tuple(x_dims[-3:])
+    n, h, wd, c = (flat[0], flat[2], flat[3], flat[1]) if data_format.startswith("NC") else flat
+    kh, kw, cin, cout = w_dims
+    geometry = _conv_geometry((h, wd), (kh, kw), attrs)
+    dy = _to_channels_last(dy.reshape((-1,) + dy.shape[-3:]), data_format)
+    if dy.dtype in _NARROW:
+        dy = dy.astype(np.float32)
+    return (n, h, wd, c), geometry, dy, c // cin if cin else 1
+
+
+def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit_paddings, data_format, dilations):
+    """Each output gradient spreads over its receptive field: one matmul to per-tap columns, then one
+    strided add per kernel tap into the padded input (the transpose of the forward im2col)."""
+    attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit_paddings,
+             "data_format": data_format, "dilations": dilations}
+    x_dims = tuple(int(d) for d in np.reshape(input_sizes, -1))
+    (n, h, wd, c), geometry, g, groups = _conv_backprop_setup(x_dims, w.shape, dy, attrs)
+    kh, kw, cin, cout = w.shape
+    work = w.astype(np.float32) if w.dtype in _NARROW else w
+    (oh, top, bottom), (ow, left, right) = geometry
+    rows = n * oh * ow
+    if groups == 1:
+        cols = g.reshape(rows, cout) @ work.reshape(kh * kw * c, cout).T
+    else:
+        cols = np.einsum("mgo,kcgo->mkgc", g.reshape(rows, groups, cout // groups),
+                         work.reshape(kh * kw, cin, groups, cout // groups), optimize=True)
+    cols = cols.reshape(n, oh, ow, kh, kw, c)
+    axes = _spatial_axes(4, data_format)
+    (sh, sw), (dh, dw) = [strides[a] for a in axes], [dilations[a] for a in axes]
+    padded = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            padded[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, :, i, j]
+    dx = _from_channels_last(padded[:, top:top + h, left:left + wd], data_format)
+    return dx.reshape(x_dims).astype(w.dtype, copy=False)
+
+
+def _conv2d_backprop_filter_kernel(x, filter_sizes, dy, strides, padding, explicit_paddings, data_format,
+                                   dilations):
+    """Σ over output pixels of receptive field ⊗ output gradient: the forward im2col, transposed matmul."""
+    attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit_paddings,
+             "data_format": data_format, "dilations": dilations}
+    w_dims = tuple(int(d) for d in np.reshape(filter_sizes, -1))
+    (n, h, wd, c), geometry, g, groups = _conv_backprop_setup(x.shape, w_dims, dy, attrs)
+    kh, kw, cin, cout = w_dims
+    work = _to_channels_last(x.reshape((-1,) + x.shape[-3:]), data_format)
+    if work.dtype in _NARROW:
+        work = work.astype(np.float32)
+    pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
+    work = np.ascontiguousarray(np.pad(work, pads) if any(p != (0, 0) for p in pads) else work)
+    axes = _spatial_axes(4, data_format)
+    (oh, _, _), (ow, _, _) = geometry
+    windows = _strided_windows(work, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
+    rows = n * oh * ow
+    if groups == 1:
+        dw = windows.reshape(rows, kh * kw * c).T @ g.reshape(rows, cout)
+    else:
+        dw = np.einsum("mkgc,mgo->kcgo", windows.reshape(rows, kh * kw, groups, cin),
+                       g.reshape(rows, groups, cout // groups), optimize=True)
+    return dw.reshape(w_dims).astype(x.dtype, copy=False)
+
+
+def _infer_sized(size_index, dtype_index, rank):
+    """Inference for an op whose output shape is the value of input `size_index`."""
+    def infer(inputs, attrs):
+        value = constant_value(inputs[size_index])
+        dtype = inputs[dtype_index].dtype
+        if value is None:
+            n = inputs[size_index].shape[0] if inputs[size_index].shape.rank == 1 else rank
+            return [(dtype, TensorShape([None] * n) if n is not None else TensorShape(None))]
+        return [(dtype, TensorShape([int(d) for d in np.reshape(value, -1)]))]
+    return infer
+
+
+def _shape_input(t):
+    dims = shape_of(t)
+    return constant(np.array(dims, dtype=np.int32)) if isinstance(dims, list) else shape(t)
+
+
+def _conv2d_grad(op, grad):
+    x, w = op.inputs
+    return [apply(CONV2D_BACKPROP_INPUT, (_shape_input(x), w, grad), op.attrs, "Conv2DBackpropInput"),
+            apply(CONV2D_BACKPROP_FILTER, (x, _shape_input(w), grad), op.attrs, "Conv2DBackpropFilter")]
+
+
+def _conv2d_backprop_input_grad(op, grad):
+    _, w, dy = op.inputs
+    return [None, apply(CONV2D_BACKPROP_FILTER, (grad, _shape_input(w), dy), op.attrs, "Conv2DBackpropFilter"),
+            apply(CONV2D, (grad, w), op.attrs, "Conv2D")]
+
+
+def _conv2d_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    return [apply(CONV2D_BACKPROP_INPUT, (_shape_input(x), grad, dy), op.attrs, "Conv2DBackpropInput"), None,
+            apply(CONV2D, (x, grad), op.attrs, "Conv2D")]
+
+
+CONV2D = OpDef("Conv2D", _infer_conv2d, _conv2d_kernel, grad=_conv2d_grad, same_dtype=True,
                allowed=(_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64, _dt.int32),
                input_names=("input", "filter"))
+CONV2D_BACKPROP_INPUT = OpDef("Conv2DBackpropInput", _infer_sized(0, 1, 4), _conv2d_backprop_input_kernel,
+                              grad=_conv2d_backprop_input_grad, input_names=("input_sizes", "filter", "out_backprop"))
+CONV2D_BACKPROP_FILTER = OpDef("Conv2DBackpropFilter", _infer_sized(1, 0, 4), _conv2d_backprop_filter_kernel,
+                               grad=_conv2d_backprop_filter_grad, input_names=("input", "filter_sizes", "out_backprop"))
 
 
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
@@ -387,18 +493,142 @@ def _infer_pool(op_name):
     return infer
 
 
+# -- pooling gradients ------------------------------------------------------------------------------
+def _pool_plan(spatial, ksize, strides, padding, explicit_paddings, data_format):
+    """(per-dim ksize, stride, (out, before, after)) for the spatial dims, as the forward kernel uses."""
+    rank = len(ksize)
+    axes = _spatial_axes(rank, data_format)
+    pairs = _explicit_pairs(explicit_paddings, rank)
+    ks = [ksize[a] for a in axes]
+    st = [strides[a] for a in axes]
+    geometry = [_window(size, k, s, 1, padding, pairs[a]) for size, k, s, a in zip(spatial, ks, st, axes)]
+    return ks, st, geometry
+
+
+def _taps(ks, st, geometry):
+    """For each kernel tap, the strided index of the padded input it reads for every output position."""
+    outs = [g[0] for g in geometry]
+    for offsets in itertools.product(*[range(k) for k in ks]):
+        yield (slice(None),) + tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(offsets, outs, st))
+
+
+def _unpad(padded, geometry, spatial):
+    return padded[(slice(None),) + tuple(slice(b, b + size) for (_, b, _), size in zip(geometry, spatial))]
+
+
+def _max_pool_choice(x, y, ksize, strides, padding, explicit_paddings, data_format):
+    """The padded NHWC-like input, the plan, and per tap the mask of outputs whose maximum it supplies
+    (the first tap holding the maximum in row-major window order, as TensorFlow's CPU kernel chooses)."""
+    x, y = _to_channels_last(x, data_format), _to_channels_last(y, data_format)
+    spatial = x.shape[1:-1]
+    ks, st, geometry = _pool_plan(spatial, ksize, strides, padding, explicit_paddings, data_format)
+    fill = -np.inf if x.dtype.kind == "f" or x.dtype in _NARROW else np.iinfo(x.dtype).min
+    pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
+    work = np.pad(x, pads, constant_values=fill) if any(p != (0, 0) for p in pads) else x
+    unclaimed = np.ones(y.shape, dtype=bool)
+    choices = []
+    for index in _taps(ks, st, geometry):
+        chosen = unclaimed & (work[index] == y)
+        unclaimed &= ~chosen
+        choices.append((index, chosen))
+    return work.shape, spatial, geometry, choices
+
+
+def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, explicit_paddings, data_format):
+    padded_shape, spatial, geometry, choices = _max_pool_choice(x, y, ksize, strides, padding, explicit_paddings,
+                                                                data_format)
+    g = _to_channels_last(dy, data_format)
+    padded = np.zeros(padded_shape, dtype=np.float32 if g.dtype in _NARROW else g.dtype)
+    for index, chosen in choices:
+        padded[index] += np.where(chosen, g, 0)
+    return _from_channels_last(_unpad(padded, geometry, spatial), data_format).astype(dy.dtype, copy=False)
+
+
+def _max_pool_grad_grad_kernel(x, y, ddx, ksize, strides, padding, explicit_paddings, data_format):
+    """The gradient of MaxPoolGrad w.r.t. its incoming gradient: each output reads `ddx` at its maximum."""
+    padded_shape, spatial, geometry, choices = _max_pool_choice(x, y, ksize, strides, padding, explicit_paddings,
+                                                                data_format)
+    pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
+    work = np.pad(_to_channels_last(ddx, data_format), pads)
+    out = np.zeros(choices[0][1].shape, dtype=ddx.dtype)
+    for index, chosen in choices:
+        out = np.where(chosen, work[index], out)
+    return _from_channels_last(out, data_format)
+
+
+def _avg_pool_grad_kernel(input_shape, dy, ksize, strides, padding, data_format):
+    """Each output gradient, divided by its window's real-element count, added to every tap it averaged."""
+    dims = tuple(int(d) for d in np.reshape(input_shape, -1))
+    g = _to_channels_last(dy, data_format)
+    nhwc = (dims[0],) + dims[2:] + (dims[1],) if data_format.startswith("NC") else dims
+    spatial = nhwc[1:-1]
+    ks, st, geometry = _pool_plan(spatial, ksize, strides, padding, (), data_format)
+    work = g.astype(np.float32) if g.dtype in _NARROW else g
+    share = work / _window_counts(spatial, [o for o, _, _ in geometry], ks, st, geometry).astype(work.dtype)[
+        None, ..., None]
+    padded = np.zeros((nhwc[0],) + tuple(s + b + a for s, (_, b, a) in zip(spatial, geometry)) + (nhwc[-1],),
+                      dtype=work.dtype)
+    for index in _taps(ks, st, geometry):
+        padded[index] += share
+    return _from_channels_last(_unpad(padded, geometry, spatial), data_format).astype(dy.dtype, copy=False)
+
+
+def _infer_like(shape_index, dtype_index):
+    """Inference for a pooling-gradient op: one input's shape, another's dtype."""
+    def infer(inputs, attrs):
+        return [(inputs[dtype_index].dtype, inputs[shape_index].shape)]
+    return infer
+
+
+def _max_pool_grad(op, grad):
+    grad_op = MAX_POOL_3D_GRAD if len(op.attrs["ksize"]) == 5 else MAX_POOL_GRAD
+    return [apply(grad_op, (op.inputs[0], op.outputs[0], grad), op.attrs, grad_op.name)]
+
+
+def _max_pool_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return [None, None, apply(MAX_POOL_GRAD_GRAD, (x, y, grad), op.attrs, "MaxPoolGradGrad")]
+
+
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    grad_op = MAX_POOL_3D_GRAD if len(op.attrs["ksize"]) == 5 else MAX_POOL_GRAD
+    return [None, None, apply(grad_op, (x, y, grad), op.attrs, grad_op.name)]
+
+
+def _avg_pool_grad(op, grad):
+    grad_op = AVG_POOL_3D_GRAD if len(op.attrs["ksize"]) == 5 else AVG_POOL_GRAD
+    return [apply(grad_op, (_shape_input(op.inputs[0]), grad), op.attrs, grad_op.name)]
+
+
+def _avg_pool_grad_grad(op, grad):
+    pool = AVG_POOL_3D if len(op.attrs["ksize"]) == 5 else AVG_POOL
+    return [None, apply(pool, (grad,), op.attrs, pool.name)]
+
+
 _MAX_POOL_TYPES = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.uint8,
                    _dt.int16, _dt.int8, _dt.uint16)
 _AVG_POOL_TYPES = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
 
-MAX_POOL = OpDef("MaxPool", _infer_pool("MaxPool"), _max_pool_kernel, allowed=_MAX_POOL_TYPES,
+MAX_POOL = OpDef("MaxPool", _infer_pool("MaxPool"), _max_pool_kernel, grad=_max_pool_grad, allowed=_MAX_POOL_TYPES,
                  input_names=("input",))
-AVG_POOL = OpDef("AvgPool", _infer_pool("AvgPool"), _avg_pool_kernel, allowed=_AVG_POOL_TYPES,
+AVG_POOL = OpDef("AvgPool", _infer_pool("AvgPool"), _avg_pool_kernel, grad=_avg_pool_grad, allowed=_AVG_POOL_TYPES,
                  input_names=("value",))
-MAX_POOL_3D = OpDef("MaxPool3D", _infer_pool("MaxPool3D"), _max_pool_kernel, allowed=_AVG_POOL_TYPES,
-                    input_names=("input",))
-AVG_POOL_3D = OpDef("AvgPool3D", _infer_pool("AvgPool3D"), _avg_pool_kernel, allowed=_AVG_POOL_TYPES,
-                    input_names=("input",))
+MAX_POOL_3D = OpDef("MaxPool3D", _infer_pool("MaxPool3D"), _max_pool_kernel, grad=_max_pool_grad,
+                    allowed=_AVG_POOL_TYPES, input_names=("input",))
+AVG_POOL_3D = OpDef("AvgPool3D", _infer_pool("AvgPool3D"), _avg_pool_kernel, grad=_avg_pool_grad,
+                    allowed=_AVG_POOL_TYPES, input_names=("input",))
+MAX_POOL_GRAD = OpDef("MaxPoolGrad", _infer_like(0, 2), _max_pool_grad_kernel, grad=_max_pool_grad_grad,
+                      input_names=("orig_input", "orig_output", "grad"))
+MAX_POOL_3D_GRAD = OpDef("MaxPool3DGrad", _infer_like(0, 2), _max_pool_grad_kernel, grad=_max_pool_grad_grad,
+                         input_names=("orig_input", "orig_output", "grad"))
+MAX_POOL_GRAD_GRAD = OpDef("MaxPoolGradGrad", _infer_like(1, 2),
+                           _max_pool_grad_grad_kernel, grad=_max_pool_grad_grad_grad,
+                           input_names=("orig_input", "orig_output", "grad"))
+AVG_POOL_GRAD = OpDef("AvgPoolGrad", _infer_sized(0, 1, 4), _avg_pool_grad_kernel, grad=_avg_pool_grad_grad,
+                      input_names=("orig_input_shape", "grad"))
+AVG_POOL_3D_GRAD = OpDef("AvgPool3DGrad", _infer_sized(0, 1, 5), _avg_pool_grad_kernel, grad=_avg_pool_grad_grad,
+                         input_names=("orig_input_shape", "grad"))
 
 _DEFAULT_FORMATS = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
 

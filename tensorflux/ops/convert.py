@@ -14,6 +14,7 @@ NumPy arrays and scalars keep their dtype (unicode/bytes/object-of-str → strin
     tf.float32
 """
 import operator
+import warnings
 
 import numpy as np
 
@@ -329,10 +330,11 @@ def _numpy_error(detail):
 
 
 def _normalise_numpy(value):
-    """The array a NumPy value becomes: same dtype; strings as object arrays of bytes."""
+    """The array a NumPy value becomes: same dtype, never sharing the caller's (mutable) buffer;
+    strings as object arrays of bytes."""
     dtype = value.dtype
     if dtype in _dt.FROM_NUMPY and dtype != _OBJECT:
-        return value
+        return value.copy() if type(value) is np.ndarray else value
     kind = dtype.kind
     if kind == "U":
         return np.char.encode(value, "utf-8").astype(object) if value.ndim else \
@@ -364,16 +366,18 @@ def _numpy_to_array(value, requested):
     if requested is _dt.string:
         if value.dtype.kind in "OUS":
             return _normalise_numpy(value)
-        sample = value.flat[0].item() if value.size else value.dtype.type(0).item()
-        raise _numpy_error(f"Unsupported object type {type(sample).__name__}")
+        if value.size == 0:
+            return np.empty(value.shape, dtype=object)
+        raise _numpy_error(f"Unsupported object type {type(value.flat[0].item()).__name__}")
     if not requested.is_numpy_compatible:
         raise _numpy_error("Unexpected numpy data type")
     _reject_quantized(requested)
     if value.dtype == requested._np:
-        return value
+        return _normalise_numpy(value)
     if value.dtype.kind not in "OUS":
         value = _normalise_numpy(value)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # TensorFlow drops the imaginary part too
         if isinstance(value, np.generic):
             return np.asarray(value).astype(requested._np)[()]
         return value.astype(requested._np)
@@ -408,6 +412,38 @@ def _python_scalar_fast(value):
     return None
 
 
+def _limits(dtype):
+    """The range a Python number may take to be stored as `dtype` exactly (floats: without overflow)."""
+    if dtype.is_integer:
+        return int(dtype.min), int(dtype.max)
+    if dtype.is_floating:
+        return float(dtype.min), float(dtype.max)
+    return None
+
+
+_FAST_LIMITS = {d: _limits(d) for d in _dt.ALL if d.is_integer or d.is_floating}
+
+
+def _python_scalar_as(value, dtype):
+    """The common Python scalar next to a tensor (`x + 1`) as `dtype`, or None to take the general path."""
+    t = type(value)
+    if t is int or t is float:
+        limits = _FAST_LIMITS.get(dtype)
+        if limits is not None:
+            if t is float and dtype.is_integer:
+                return None
+            if limits[0] <= value <= limits[1]:
+                return dtype._np.type(value)
+        elif dtype.is_complex:
+            return dtype._np.type(value)
+        return None
+    if t is bool and (dtype.is_bool or dtype in _FAST_LIMITS):
+        return dtype._np.type(value)
+    if dtype is _dt.string and (t is str or t is bytes):
+        return np.array(value.encode() if t is str else value, dtype=object)
+    return None
+
+
 def to_array(value, dtype=None):
     """The NumPy value TensorFlow's conversion rules give for a non-tensor `value` (as in `tf.constant`)."""
     if dtype is None:
@@ -418,6 +454,9 @@ def to_array(value, dtype=None):
             return _numpy_to_array(value, None)
         return _sequence_to_array(value, None)
     dtype = _dt.as_dtype(dtype)
+    arr = _python_scalar_as(value, dtype)
+    if arr is not None:
+        return arr
     if isinstance(value, (np.ndarray, np.generic)):
         return _numpy_to_array(value, dtype)
     if not dtype.is_numpy_compatible:
@@ -486,8 +525,17 @@ def _wrap_constant(arr, name="Const"):
     return EagerTensor(arr)
 
 
+_PYTHON_SCALARS = frozenset((int, float, bool, str, bytes))
+
+
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
     """`tf.convert_to_tensor`: tensors pass through (dtype checked); other values become constants."""
+    if type(value) in _PYTHON_SCALARS and dtype_hint is None:  # the hot path of `x + 1`
+        if dtype is None:
+            return _wrap_constant(_python_scalar_fast(value), name or "Const")
+        dtype = _dt.as_dtype(dtype)
+        arr = _python_scalar_as(value, dtype)
+        return _wrap_constant(arr if arr is not None else to_array(value, dtype), name or "Const")
     if isinstance(value, Tensor):
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
@@ -502,8 +550,6 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
         dtype = _dt.as_dtype(dtype)
     elif dtype_hint is not None:
         hint = _dt.as_dtype(dtype_hint)
-        if isinstance(value, (list, tuple)) and _has_tensors(value):
-            return _autopack(value, None)  # TensorFlow packs to the tensors' own dtype regardless of a hint
         try:
             return _convert_value(value, hint, name)
         except (TypeError, ValueError):

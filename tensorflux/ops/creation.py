@@ -11,9 +11,12 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .array import (attr_type_error, bad, broadcast_to, concat, fmt_shape, index_input, shape, shape_of_value,
-                    stack, static_int, unknown_vector_dims, value_dims, _eager_const, _normalize_dim)
-from .convert import convert_to_tensor
+from . import grad_util as _grad_util
+from . import math as _math
+from . import math_reduce as _reduce
+from .array import (attr_type_error, bad, broadcast_to, concat, fmt_shape, index_input, reshape, shape, shape_of,
+                    shape_of_value, stack, static_int, unknown_vector_dims, value_dims, _eager_const, _normalize_dim)
+from .convert import constant, convert_to_tensor
 from .infer import broadcast_shape, infer_unary
 from .registry import FLOAT, NUMBER, OpDef, apply, constant_value, dtype_error_name
 
@@ -50,7 +53,17 @@ def _fill_infer(inputs, attrs):
     return [(value.dtype, TensorShape(_fill_dims(requested, True)))]
 
 
-FILL = OpDef("Fill", _fill_infer, _fill_kernel, input_names=("dims", "value"))
+def _fill_grad(op, grad):
+    """Every element is `value`, so its gradient is the sum of the output gradient."""
+    return [None, reshape(_reduce.reduce_sum(grad), shape_of(op.inputs[1]))]
+
+
+def _no_gradient(op, *grads):
+    """Ops whose outputs do not depend differentiably on their inputs (as TensorFlow registers them)."""
+    return [None] * len(op.inputs)
+
+
+FILL = OpDef("Fill", _fill_infer, _fill_kernel, grad=_fill_grad, input_names=("dims", "value"))
 
 
 def fill(dims, value, name=None):
@@ -108,8 +121,8 @@ def _ones_like_kernel(x):
     return np.ones_like(x)
 
 
-ZEROS_LIKE = OpDef("ZerosLike", infer_unary, _zeros_like_kernel)
-ONES_LIKE = OpDef("OnesLike", infer_unary, _ones_like_kernel, allowed=NUMBER + (_dt.bool,))
+ZEROS_LIKE = OpDef("ZerosLike", infer_unary, _zeros_like_kernel, grad=_no_gradient)
+ONES_LIKE = OpDef("OnesLike", infer_unary, _ones_like_kernel, grad=_no_gradient, allowed=NUMBER + (_dt.bool,))
 
 
 def _like(input, dtype, opdef, fill_value, name):  # noqa: A002
@@ -206,7 +219,7 @@ def _range_infer(inputs, attrs):
     return [(dtype, TensorShape((_range_size(start, limit, delta, True),)))]
 
 
-RANGE = OpDef("Range", _range_infer, _range_kernel, allowed=_RANGE_TYPES, same_dtype=True,
+RANGE = OpDef("Range", _range_infer, _range_kernel, grad=_no_gradient, allowed=_RANGE_TYPES, same_dtype=True,
               input_names=("start", "limit", "delta"))
 
 
@@ -276,8 +289,24 @@ def _linspace_infer(inputs, attrs):
     return [(start.dtype, TensorShape(shape._dims[:a] + (n,) + shape._dims[a:]))]
 
 
-LINSPACE = OpDef("LinSpace", _linspace_infer, _linspace_kernel, allowed=FLOAT, same_dtype=False,
-                 input_names=("start", "stop", "num"))
+def _linspace_grad(op, grad):
+    """Value i is start·(1 - w_i) + stop·w_i with w = linspace(0, 1, num): weight the gradient by w."""
+    start, stop, num = op.inputs
+    rank = op.outputs[0].shape.rank
+    if rank is None:
+        raise ValueError("The gradient of linspace needs start and stop of known rank.")
+    axis = op.attrs["axis"] % rank
+    dtype = start.dtype._np
+    weights = apply(LINSPACE, (constant(np.array(0, dtype)), constant(np.array(1, dtype)), num), {"axis": 0},
+                    "linspace")
+    weights = reshape(weights, [-1] + [1] * (rank - 1 - axis))
+    to_stop = _reduce.reduce_sum(_math.multiply(grad, weights), axis=[axis])
+    to_start = _math.subtract(_reduce.reduce_sum(grad, axis=[axis]), to_stop)
+    return [_grad_util.reduce_to(to_start, start), _grad_util.reduce_to(to_stop, stop), None]
+
+
+LINSPACE = OpDef("LinSpace", _linspace_infer, _linspace_kernel, grad=_linspace_grad, allowed=FLOAT,
+                 same_dtype=False, input_names=("start", "stop", "num"))
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -330,8 +359,8 @@ def _one_hot_infer(inputs, attrs):
     return [(on_value.dtype, TensorShape(dims[:a] + (d,) + dims[a:]))]
 
 
-ONE_HOT = OpDef("OneHot", _one_hot_infer, _one_hot_kernel, input_names=("indices", "depth", "on_value",
-                                                                         "off_value"))
+ONE_HOT = OpDef("OneHot", _one_hot_infer, _one_hot_kernel, grad=_no_gradient,
+                input_names=("indices", "depth", "on_value", "off_value"))
 
 
 def _tf_dtype_text(dtype):

@@ -15,11 +15,15 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor
 from ..types import dtypes as _dt
 from ..types.shape import Dimension, TensorShape
-from .array import (attr_type_error, bad, concat, fmt_shape, index_input, reshape, shape, squeeze, stack,
-                    static_int, value_dims)
-from .convert import binary_operands, convert_to_tensor
+from . import creation as _creation
+from . import grad_util as _grad_util
+from . import math as _math
+from . import math_reduce as _reduce
+from .array import (attr_type_error, bad, concat, fmt_shape, index_input, pad, reshape, shape, shape_of, squeeze,
+                    stack, static_int, transpose, unknown_vector_dims, value_dims)
+from .convert import binary_operands, constant, convert_to_tensor
 from .infer import broadcast_shape
-from .registry import NUMBER, OpDef, apply
+from .registry import NUMBER, OpDef, apply, constant_value
 
 __all__ = ["gather", "gather_nd", "boolean_mask", "where", "slice", "strided_slice"]
 
@@ -30,6 +34,133 @@ _UNKNOWN = TensorShape(None)
 def _check_gather_indices(indices, op_name):
     if indices.dtype not in _GATHER_INDEX_TYPES:
         raise attr_type_error("Tindices", indices.dtype, op_name, _GATHER_INDEX_TYPES, "indices")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shape arithmetic for gradients: a shape is a list of ints when static, else an int32 tensor, and these
+# helpers keep the static case static (constants in the graph) and fall back to shape ops otherwise.
+# ---------------------------------------------------------------------------------------------------
+
+def joined_shape(*parts):
+    """The concatenation of shape parts (lists of ints or 1-D int tensors)."""
+    if all(isinstance(p, list) for p in parts):
+        return [d for p in parts for d in p]
+    tensors = [p if not isinstance(p, list) else constant(np.array(p, dtype=np.int32)) for p in parts]
+    tensors = [t if t.dtype is _dt.int32 else _math.cast(t, _dt.int32) for t in tensors]
+    return concat(tensors, 0)
+
+
+def dim_part(dim):
+    """One dimension (an int or a scalar int tensor) as a shape part."""
+    return [dim] if isinstance(dim, int) else reshape(dim, [1])
+
+
+def shape_product(part):
+    if isinstance(part, list):
+        return int(np.prod(part, dtype=np.int64))
+    return _reduce.reduce_prod(part)
+
+
+def index_scalar(value, dtype):
+    """A Python int or int tensor as a scalar tensor of the index dtype `dtype`."""
+    if isinstance(value, Tensor):
+        return value if value.dtype is dtype else _math.cast(value, dtype)
+    return constant(np.array(value, dtype=dtype._np))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scatter ops used by the gradients of gather/gather_nd/top_k: UnsortedSegmentSum and ScatterNd
+# ---------------------------------------------------------------------------------------------------
+
+_NARROW = (np.dtype(_dt.float16._np), np.dtype(_dt.bfloat16._np))
+
+
+def _accumulate(dims, dtype, index, rows):
+    """Zeros of `dims` with `rows` added at `index` (repeated indices add up), in `dtype`."""
+    work = np.float32 if dtype in _NARROW else dtype
+    out = np.zeros(dims, dtype=work)
+    np.add.at(out, index, rows.astype(work, copy=False))
+    return out.astype(dtype, copy=False)
+
+
+def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
+    n = int(num_segments)
+    if n < 0:
+        raise bad(f"Input num_segments == {n} must not be negative.")
+    if data.shape[:segment_ids.ndim] != segment_ids.shape:
+        raise bad(f"data.shape = {fmt_shape(data.shape)} does not start with segment_ids.shape = "
+                  f"{fmt_shape(segment_ids.shape)}")
+    ids = segment_ids.reshape(-1)
+    too_big = ids >= n
+    if too_big.any():
+        i = int(np.argmax(too_big))
+        raise bad(f"segment_ids[{i}] = {ids[i]} is out of range [0, {n})")
+    rows = data.reshape((ids.size,) + data.shape[segment_ids.ndim:])
+    keep = ids >= 0  # negative ids are dropped, as TensorFlow does
+    return _accumulate((n,) + rows.shape[1:], data.dtype, ids[keep], rows[keep])
+
+
+def _unsorted_segment_sum_infer(inputs, attrs):
+    data, ids, num = inputs
+    n = constant_value(num)
+    n = None if n is None else int(n)
+    if data.shape._dims is None or ids.shape._dims is None:
+        return [(data.dtype, _UNKNOWN)]
+    return [(data.dtype, TensorShape((n,) + data.shape._dims[len(ids.shape._dims):]))]
+
+
+def _unsorted_segment_sum_grad(op, grad):
+    """Each data row gets its segment's gradient (nothing for dropped, negative ids)."""
+    data, ids = op.inputs[0], op.inputs[1]
+    zero = index_scalar(0, ids.dtype)
+    gathered = gather(grad, _math.maximum(ids, zero))
+    extra = data.shape.rank - ids.shape.rank
+    kept = reshape(_math.greater_equal(ids, zero), joined_shape(shape_of(ids), [1] * extra))
+    return [where(kept, gathered, _creation.zeros_like(gathered)), None, None]
+
+
+UNSORTED_SEGMENT_SUM = OpDef("UnsortedSegmentSum", _unsorted_segment_sum_infer, _unsorted_segment_sum_kernel,
+                             grad=_unsorted_segment_sum_grad, input_names=("data", "segment_ids", "num_segments"))
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums the rows of `data` into `num_segments` rows by `segment_ids` (negative ids are dropped)."""
+    num_segments = num_segments if isinstance(num_segments, Tensor) else convert_to_tensor(num_segments)
+    return apply(UNSORTED_SEGMENT_SUM, (data, segment_ids, num_segments), None, name or "UnsortedSegmentSum")
+
+
+def _scatter_nd_kernel(indices, updates, shape):
+    dims = tuple(int(d) for d in np.reshape(shape, -1))
+    k = indices.shape[-1]
+    idx = indices.reshape(-1, k)
+    out_of_range = ((idx < 0) | (idx >= np.array(dims[:k], dtype=np.int64))).any(axis=-1)
+    if out_of_range.any():
+        row = int(np.argmax(out_of_range))
+        raise bad(f"indices[{row}] = [{', '.join(str(v) for v in idx[row])}] does not index into shape "
+                  f"{fmt_shape(dims)}")
+    rows = updates.reshape((idx.shape[0],) + dims[k:])
+    return _accumulate(dims, updates.dtype, tuple(idx.T), rows)
+
+
+def _scatter_nd_infer(inputs, attrs):
+    indices, updates, shape_t = inputs
+    dims = value_dims(shape_t)
+    return [(updates.dtype, unknown_vector_dims(shape_t) if dims is None else TensorShape(dims))]
+
+
+def _scatter_nd_grad(op, grad):
+    return [None, gather_nd(grad, op.inputs[0]), None]
+
+
+SCATTER_ND = OpDef("ScatterNd", _scatter_nd_infer, _scatter_nd_kernel, grad=_scatter_nd_grad,
+                   input_names=("indices", "updates", "shape"))
+
+
+def scatter_nd(indices, updates, shape, name=None):  # noqa: A002
+    """Zeros of `shape` with `updates` added at `indices` (repeated indices add up)."""
+    if isinstance(shape, list):
+        shape = constant(np.array(shape, dtype=indices.dtype._np))
+    return apply(SCATTER_ND, (indices, updates, shape), None, name or "ScatterNd")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -92,7 +223,42 @@ def _gather_infer(inputs, attrs):
     return [(params.dtype, TensorShape(p[:axis] + i[bd:] + p[axis + 1:]))]
 
 
-GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel, input_names=("params", "indices"))
+def _gather_grad(op, grad):
+    """A dense gradient: the gradient rows summed into the gathered positions (UnsortedSegmentSum).
+
+    `grad` is laid out [batch, outer, gathered, inner] (outer: params dims between the batch dims and
+    `axis`); it is moved to [batch, gathered, outer, inner], summed by index into [batch·n, outer, inner]
+    (batch b's indices offset by b·n), and moved back to params' layout.
+    """
+    params, indices = op.inputs
+    p_rank, i_rank = params.shape.rank, indices.shape.rank
+    if p_rank is None or i_rank is None:
+        raise ValueError("The gradient of gather needs params and indices of known rank.")
+    axis, bd = _gather_axes(p_rank, i_rank, op.attrs["axis"], op.attrs["batch_dims"], True)
+    dims = shape_of(params)
+    gathered = i_rank - bd
+    outer = list(range(bd, axis))
+    perm = list(range(bd)) + list(range(axis, axis + gathered)) + outer + list(range(axis + gathered, grad.shape.rank))
+    moved = transpose(grad, perm) if perm != sorted(perm) else grad
+    ids = indices if indices.dtype is not _dt.int16 else _math.cast(indices, _dt.int32)
+    n = dims[axis]
+    batch = shape_product(dims[:bd])
+    if bd:
+        step = index_scalar(n, ids.dtype)
+        offsets = _math.multiply(_creation.range(index_scalar(batch, ids.dtype)), step)
+        ids = _math.add(reshape(ids, joined_shape(dim_part(batch), [-1])), reshape(offsets, [-1, 1]))
+    rows = indices.shape.num_elements()
+    rest = joined_shape(dims[bd:axis], dims[axis + 1:])
+    data = reshape(moved, joined_shape([-1 if rows is None else rows], rest))
+    count = batch * n if isinstance(batch, int) and isinstance(n, int) else _math.multiply(
+        index_scalar(batch, _dt.int32), index_scalar(n, _dt.int32))
+    summed = unsorted_segment_sum(data, reshape(ids, [-1]), count)
+    summed = reshape(summed, joined_shape(dims[:bd], dim_part(n), dims[bd:axis], dims[axis + 1:]))
+    back = list(range(bd)) + list(range(bd + 1, axis + 1)) + [bd] + list(range(axis + 1, p_rank))
+    return [transpose(summed, back) if back != sorted(back) else summed, None]
+
+
+GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel, grad=_gather_grad, input_names=("params", "indices"))
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
@@ -152,7 +318,32 @@ def _gather_nd_infer(inputs, attrs):
     return [(params.dtype, TensorShape(i[:-1] + p[bd + k:]))]
 
 
-GATHER_ND = OpDef("GatherNd", _gather_nd_infer, _gather_nd_kernel, input_names=("params", "indices"))
+def _gather_nd_grad(op, grad):
+    """ScatterNd of the gradient into params' shape; batch dims become a leading index coordinate."""
+    params, indices = op.inputs
+    bd = op.attrs.get("batch_dims", 0)
+    dims = shape_of(params)
+    if bd == 0:
+        return [scatter_nd(indices, grad, dims if isinstance(dims, list) else _math.cast(dims, indices.dtype)), None]
+    k = indices.shape[-1] if indices.shape.rank is not None else None
+    if k is None:
+        raise ValueError("The gradient of gather_nd with batch_dims needs indices with a known last dimension.")
+    batch = shape_product(dims[:bd])
+    flat = reshape(indices, joined_shape(dim_part(batch), [-1, k]))  # [batch, per_batch, k]
+    per_batch = shape_of(flat)[1]
+    # Each row's batch number as an extra leading index coordinate: [batch, per_batch, 1].
+    coords = _math.add(_creation.fill(joined_shape(dim_part(batch), dim_part(per_batch), [1]), index_scalar(0, indices.dtype)),
+                       reshape(_creation.range(index_scalar(batch, indices.dtype)), [-1, 1, 1]))
+    full = concat([coords, flat], -1)
+    updates = reshape(grad, joined_shape(dim_part(batch), dim_part(per_batch), dims[bd + k:]))
+    target = joined_shape(dim_part(batch), dims[bd:])
+    if not isinstance(target, list):
+        target = _math.cast(target, indices.dtype)
+    return [reshape(scatter_nd(full, updates, target), dims), None]
+
+
+GATHER_ND = OpDef("GatherNd", _gather_nd_infer, _gather_nd_kernel, grad=_gather_nd_grad,
+                  input_names=("params", "indices"))
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -205,7 +396,14 @@ def _select_infer(inputs, attrs):
     return [(x.dtype, broadcast_shape(broadcast_shape(condition.shape, x.shape), y.shape))]
 
 
-SELECT_V2 = OpDef("SelectV2", _select_infer, _select_kernel, allowed=(_dt.bool,),
+def _select_grad(op, grad):
+    condition, x, y = op.inputs
+    zeros = _creation.zeros_like(grad)
+    return [None, _grad_util.reduce_to(where(condition, grad, zeros), x),
+            _grad_util.reduce_to(where(condition, zeros, grad), y)]
+
+
+SELECT_V2 = OpDef("SelectV2", _select_infer, _select_kernel, grad=_select_grad, allowed=(_dt.bool,),
                   input_names=("condition", "t", "e"))
 
 
@@ -299,7 +497,21 @@ def _slice_infer(inputs, attrs):
     return [(x.dtype, TensorShape(tuple(sz for _, sz in bounds)))]
 
 
-SLICE = OpDef("Slice", _slice_infer, _slice_kernel, input_names=("input", "begin", "size"))
+def _slice_grad(op, grad):
+    """`grad` padded back to the input's shape: `begin` before, the rest after."""
+    x, begin = op.inputs[0], op.inputs[1]
+    in_dims, out_dims, start = shape_of(x), shape_of(op.outputs[0]), constant_value(begin)
+    if isinstance(in_dims, list) and isinstance(out_dims, list) and start is not None:
+        start = np.reshape(start, -1).tolist()
+        paddings = [[b, d - b - o] for b, d, o in zip(start, in_dims, out_dims)]
+    else:
+        after = _math.subtract(_math.subtract(shape(x, out_type=begin.dtype), begin),
+                               shape(grad, out_type=begin.dtype))
+        paddings = stack([begin, after], axis=1)
+    return [pad(grad, paddings), None, None]
+
+
+SLICE = OpDef("Slice", _slice_infer, _slice_kernel, grad=_slice_grad, input_names=("input", "begin", "size"))
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
@@ -422,8 +634,45 @@ def _strided_slice_infer(inputs, attrs):
     return [(x.dtype, TensorShape(out))]
 
 
-STRIDED_SLICE = OpDef("StridedSlice", _strided_slice_infer, _strided_slice_kernel,
+def _strided_slice_grad(op, grad):
+    x, begin, end, strides = op.inputs
+    dims = shape_of(x)
+    if isinstance(dims, list):
+        dims = constant(np.array(dims, dtype=begin.dtype._np))
+    else:
+        dims = shape(x, out_type=begin.dtype)
+    return [apply(STRIDED_SLICE_GRAD, (dims, begin, end, strides, grad), op.attrs, "StridedSliceGrad"),
+            None, None, None]
+
+
+STRIDED_SLICE = OpDef("StridedSlice", _strided_slice_infer, _strided_slice_kernel, grad=_strided_slice_grad,
                       input_names=("input", "begin", "end", "strides"))
+
+
+def _strided_slice_grad_kernel(shape, begin, end, strides, dy, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                               new_axis_mask=0, shrink_axis_mask=0):
+    """Zeros of `shape` with `dy` written where StridedSlice took its elements."""
+    dims = tuple(int(d) for d in np.reshape(shape, -1))
+    masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    index, _ = _strided_plan(dims, len(begin), begin.tolist(), end.tolist(), strides.tolist(), masks, False)
+    out = np.zeros(dims, dtype=dy.dtype)
+    out[index] = dy
+    return out
+
+
+def _strided_slice_grad_infer(inputs, attrs):
+    shape_t, dy = inputs[0], inputs[4]
+    dims = value_dims(shape_t)
+    return [(dy.dtype, unknown_vector_dims(shape_t) if dims is None else TensorShape(dims))]
+
+
+def _strided_slice_grad_grad(op, grad):
+    _, begin, end, strides, _ = op.inputs
+    return [None, None, None, None, apply(STRIDED_SLICE, (grad, begin, end, strides), op.attrs, "StridedSlice")]
+
+
+STRIDED_SLICE_GRAD = OpDef("StridedSliceGrad", _strided_slice_grad_infer, _strided_slice_grad_kernel,
+                           grad=_strided_slice_grad_grad, input_names=("shape", "begin", "end", "strides", "dy"))
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,

@@ -15,6 +15,10 @@ from ..types.shape import TensorShape
 from .convert import convert_to_tensor
 from .infer import broadcast_shape
 from .registry import OpDef, apply, constant_value, FLOAT, COMPLEX
+from . import array as _array
+from . import creation as _creation
+from . import grad_util as _grad_util
+from . import math as _math
 
 _MATMUL_TYPES = FLOAT + (_dt.int32, _dt.int64) + COMPLEX
 _BF16 = _dt.bfloat16._np
@@ -76,8 +80,21 @@ def _check_inner(k1, k2, op_name, a, b):
                          f"{_shape_text(a)}, {_shape_text(b)}.")
 
 
+def _matmul_grad(op, grad):
+    # C = op(A) op(B) with op a plain transpose; for complex inputs the gradient uses conj(A), conj(B).
+    a, b = _math.conj(op.inputs[0]), _math.conj(op.inputs[1])
+    ta, tb = op.attrs.get("transpose_a", False), op.attrs.get("transpose_b", False)
+    if not ta and not tb:
+        return [matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)]
+    if not ta:
+        return [matmul(grad, b), matmul(grad, a, transpose_a=True)]
+    if not tb:
+        return [matmul(b, grad, transpose_b=True), matmul(a, grad)]
+    return [matmul(b, grad, transpose_a=True, transpose_b=True), matmul(grad, a, transpose_a=True, transpose_b=True)]
+
+
 MATMUL = OpDef("MatMul", _infer_matmul, _matmul_kernel, same_dtype=True, allowed=_MATMUL_TYPES,
-               input_names=("a", "b"))
+               input_names=("a", "b"), grad=_matmul_grad)
 
 
 # -- BatchMatMulV2 ----------------------------------------------------------------------------------
@@ -121,8 +138,23 @@ def _infer_batch_matmul(inputs, attrs):
     return [(dtype, TensorShape(batch.as_list() + [m, n]))]
 
 
+def _batch_matmul_grad(op, grad):
+    # C = op(X) op(Y) with op the adjoint; batch dims that were broadcast are summed back.
+    x, y = op.inputs
+    adj_x, adj_y = op.attrs.get("adj_x", False), op.attrs.get("adj_y", False)
+    if not adj_x and not adj_y:
+        gx, gy = matmul(grad, y, adjoint_b=True), matmul(x, grad, adjoint_a=True)
+    elif not adj_x:
+        gx, gy = matmul(grad, y), matmul(grad, x, adjoint_a=True)
+    elif not adj_y:
+        gx, gy = matmul(y, grad, adjoint_b=True), matmul(x, grad)
+    else:
+        gx, gy = matmul(y, grad, adjoint_a=True, adjoint_b=True), matmul(grad, x, adjoint_a=True, adjoint_b=True)
+    return [_grad_util.reduce_to(gx, x), _grad_util.reduce_to(gy, y)]
+
+
 BATCH_MATMUL = OpDef("BatchMatMulV2", _infer_batch_matmul, _batch_matmul_kernel, same_dtype=True,
-                     allowed=_MATMUL_TYPES, input_names=("x", "y"))
+                     allowed=_MATMUL_TYPES, input_names=("x", "y"), grad=_batch_matmul_grad)
 
 
 def _convert(value, other):
@@ -267,8 +299,103 @@ def _infer_einsum(inputs, attrs):
     return [(inputs[0].dtype, TensorShape(dims))]
 
 
+# -- Einsum's gradient ----------------------------------------------------------------------------
+# The gradient for input i is another einsum: the output gradient contracted with the other inputs,
+# written with input i's subscripts as the output. Three things need care:
+# * a label repeated inside term i (a diagonal, "ii->i") cannot be an einsum output, so its second
+#   occurrence is renamed and an identity matrix joins the operands to put the gradient on the diagonal;
+# * a label only term i has (summed away, "ij->i") cannot be an output either: the gradient is computed
+#   without it and broadcast along it;
+# * ellipsis dims are the broadcast of all inputs' ellipses, so the gradient is computed with the
+#   ellipsis in front and summed down to input i's own ellipsis dims.
+
+def _split_labels(term):
+    before, dots, after = term.partition("...")
+    return before, bool(dots), after
+
+
+def _dim_of(x, position, shape_tensor):
+    """Dimension `position` of x (negative counts from the end): an int when static, else a 1-vector."""
+    dims = x.shape._dims
+    if dims is not None and dims[position] is not None:
+        return int(dims[position])
+    end = position + 1 if position != -1 else None
+    return shape_tensor[position:end]
+
+
+def _shape_from(pieces):
+    """A shape from ints and 1-vectors: a list when every piece is static, else an int32 tensor."""
+    if all(isinstance(p, int) for p in pieces):
+        return pieces
+    return _array.concat([convert_to_tensor([p], dtype=_dt.int32) if isinstance(p, int) else p
+                          for p in pieces], 0)
+
+
+def _einsum_input_grad(terms, out, grad, inputs, i):
+    x = inputs[i]
+    before, has_dots, after = _split_labels(terms[i])
+    used = set("".join(terms) + out)
+    fresh = iter(c for c in _string.ascii_letters if c not in used)
+    shape_x = _array.shape(x)
+    positions = list(range(len(before))) + [k - len(after) for k in range(len(after))]
+    labels = []        # term i's labels, with repeats renamed
+    diagonals = []     # (subscripts, identity) operands that rebuild repeated labels
+    for label, position in zip(before + after, positions):
+        if label in labels:
+            twin = next(fresh)
+            n = _dim_of(x, position, shape_x)
+            size = n if isinstance(n, int) else _array.reshape(n, [])
+            diagonals.append((label + twin, _creation.eye(size, dtype=grad.dtype)))
+            label = twin
+        labels.append(label)
+    other_terms = [terms[j] for j in range(len(terms)) if j != i]
+    available = set(out + "".join(other_terms) + "".join(s for s, _ in diagonals))
+    kept = [k for k, label in enumerate(labels) if label in available]
+    kept_labels = "".join(labels[k] for k in kept)
+    # Ellipsis dims reach the gradient when the output gradient or another input has them.
+    dots_elsewhere = "..." in out or any("..." in t for t in other_terms)
+    result_subscripts = ("..." if dots_elsewhere else "") + kept_labels
+    subscripts = [out] + other_terms + [s for s, _ in diagonals]
+    operands = [grad] + [_math.conj(inputs[j]) for j in range(len(inputs)) if j != i] + [e for _, e in diagonals]
+    equation = ",".join(subscripts) + "->" + result_subscripts
+    g = grad if equation == f"{out}->{out}" else apply(EINSUM, tuple(operands), {"equation": equation}, "Einsum")
+    ellipsis_dims = []
+    if has_dots:
+        rank = x.shape.rank
+        if rank is not None:
+            ellipsis_dims = [_dim_of(x, k, shape_x) for k in range(len(before), rank - len(after))]
+        else:
+            ellipsis_dims = [shape_x[len(before):(-len(after) or None)]]
+    if dots_elsewhere:  # sum the broadcast ellipsis (and dims x had as 1) down to x's own
+        own = (ellipsis_dims if has_dots else []) + [_dim_of(x, positions[k], shape_x) for k in kept]
+        target = _shape_from(own)
+        if not (isinstance(target, list) and g.shape.is_fully_defined() and g.shape.as_list() == target):
+            target = convert_to_tensor(target, dtype=_dt.int32) if isinstance(target, list) else target
+            g = apply(_grad_util.SUM_TO_SHAPE, (g, target), None, "SumToShape")
+        kept_before = "".join(labels[k] for k in kept if k < len(before))
+        if has_dots and kept_before:  # move the ellipsis back between its labels
+            rest = kept_labels[len(kept_before):]
+            g = einsum(f"...{kept_labels}->{kept_before}...{rest}", g)
+    if len(kept) < len(labels):  # labels summed away in the forward pass: broadcast along them
+        kept_set = set(kept)
+        pieces = [(_dim_of(x, positions[k], shape_x) if k in kept_set else 1) for k in range(len(before))]
+        if has_dots and dots_elsewhere:  # otherwise the forward pass allowed only an empty ellipsis
+            pieces += ellipsis_dims
+        pieces += [(_dim_of(x, positions[k], shape_x) if k in kept_set else 1)
+                   for k in range(len(before), len(labels))]
+        g = _array.reshape(g, _shape_from(pieces))
+        full = x.shape.as_list() if x.shape.is_fully_defined() else shape_x
+        g = _array.broadcast_to(g, full)
+    return g
+
+
+def _einsum_grad(op, grad):
+    terms, out = _parse_equation(op.attrs["equation"])
+    return [_einsum_input_grad(terms, out, grad, op.inputs, i) for i in range(len(op.inputs))]
+
+
 EINSUM = OpDef("Einsum", _infer_einsum, _einsum_kernel, same_dtype=True, allowed=_MATMUL_TYPES,
-               input_names=("inputs",) * 3)
+               input_names=("inputs",) * 3, grad=_einsum_grad)
 
 
 def einsum(equation, *inputs, **kwargs):

@@ -18,6 +18,8 @@ from ..types.shape import TensorShape
 from .convert import binary_operands, convert_to_tensor
 from .infer import infer_broadcast, infer_compare, infer_unary
 from .registry import OpDef, apply, dtype_error_name, FLOAT, COMPLEX, INT, REAL, NUMBER
+from . import creation as _creation
+from . import grad_util as _grad_util
 from . import linalg as _linalg
 
 _SIGNED = (_dt.int8, _dt.int16, _dt.int32, _dt.int64)
@@ -187,23 +189,114 @@ def _squared_difference_kernel(x, y):
         return d * np.conj(d) if d.dtype.kind == "c" else d * d
 
 
-ADD = OpDef("AddV2", infer_broadcast, np.add, same_dtype=True, allowed=NUMBER)
-ADD_STRING = OpDef("Add", infer_broadcast, np.add, same_dtype=True, allowed=NUMBER + (_dt.string,))
-SUB = OpDef("Sub", infer_broadcast, np.subtract, same_dtype=True, allowed=NUMBER)
-MUL = OpDef("Mul", infer_broadcast, np.multiply, same_dtype=True, allowed=NUMBER + (_dt.bool,))
-REALDIV = OpDef("RealDiv", infer_broadcast, _realdiv_kernel, same_dtype=True, allowed=NUMBER)
-FLOORDIV = OpDef("FloorDiv", infer_broadcast, _floordiv_kernel, same_dtype=True, allowed=REAL)
-FLOORMOD = OpDef("FloorMod", infer_broadcast, _floormod_kernel, same_dtype=True, allowed=INT + FLOAT)
-TRUNCATEDIV = OpDef("TruncateDiv", infer_broadcast, _truncatediv_kernel, same_dtype=True, allowed=REAL)
+# -- gradients of binary ops ------------------------------------------------------------------------
+# Written with public ops so they run eagerly and build graph ops alike. A broadcast operand gets its
+# gradient summed back to its own shape; complex factors are conjugated (TensorFlow's convention).
+
+def _unbroadcast(op, grad_x, grad_y):
+    x, y = op.inputs
+    return [_grad_util.reduce_to(grad_x, x), _grad_util.reduce_to(grad_y, y)]
+
+
+def _add_grad(op, grad):
+    return _unbroadcast(op, grad, grad)
+
+
+def _sub_grad(op, grad):
+    return _unbroadcast(op, grad, negative(grad))
+
+
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(op, multiply(grad, conj(y)), multiply(conj(x), grad))
+
+
+def _realdiv_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(op, realdiv(grad, conj(y)), multiply(grad, conj(realdiv(realdiv(negative(x), y), y))))
+
+
+def _div_no_nan_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(op, divide_no_nan(grad, conj(y)),
+                        multiply(grad, conj(divide_no_nan(divide_no_nan(negative(x), y), y))))
+
+
+def _mul_no_nan_grad(op, grad):
+    x, y = op.inputs
+    return _unbroadcast(op, multiply_no_nan(grad, conj(y)), multiply_no_nan(conj(x), grad))
+
+
+def _not_differentiable_pair(op, grad):
+    return [None, None]  # piecewise constant (FloorDiv, TruncateDiv): TensorFlow gives no gradient
+
+
+def _floormod_grad(op, grad):
+    x, y = op.inputs  # x - floor(x / y) * y, with the floor treated as a constant
+    return _unbroadcast(op, grad, multiply(grad, negative(floordiv(x, y))))
+
+
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    z = op.outputs[0]
+    grad_x = multiply(grad, conj(multiply(y, pow(x, subtract(y, 1)))))
+    # d/dy x^y = x^y log(x); TensorFlow uses 0 where the log is undefined (x <= 0, or x == 0 for complex).
+    has_log = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
+    log_x = _only_where(log(x), has_log)
+    return _unbroadcast(op, grad_x, multiply(grad, conj(multiply(z, log_x))))
+
+
+def _only_where(t, mask):
+    """`t` where `mask` holds and exactly 0 elsewhere, even where `t` is inf or NaN (a select, as MulNoNan)."""
+    return multiply_no_nan(t, cast(mask, t.dtype))
+
+
+def _selecting_grad(pick_x):
+    """Maximum/Minimum: the whole gradient goes to the selected operand; ties go to x, as in TensorFlow."""
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        to_x = pick_x(x, y)
+        return _unbroadcast(op, _only_where(grad, to_x), _only_where(grad, logical_not(to_x)))
+    return grad_fn
+
+
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    grad_x = multiply(multiply(grad, 2), conj(subtract(x, y)))
+    return _unbroadcast(op, grad_x, negative(grad_x))
+
+
+def _atan2_grad(op, grad):
+    y, x = op.inputs  # TensorFlow's Atan2 takes (y, x)
+    scaled = realdiv(grad, add(square(x), square(y)))
+    return _unbroadcast(op, multiply(x, scaled), multiply(negative(y), scaled))
+
+
+ADD = OpDef("AddV2", infer_broadcast, np.add, same_dtype=True, allowed=NUMBER, grad=_add_grad)
+ADD_STRING = OpDef("Add", infer_broadcast, np.add, same_dtype=True, allowed=NUMBER + (_dt.string,),
+                   grad=_add_grad)
+SUB = OpDef("Sub", infer_broadcast, np.subtract, same_dtype=True, allowed=NUMBER, grad=_sub_grad)
+MUL = OpDef("Mul", infer_broadcast, np.multiply, same_dtype=True, allowed=NUMBER + (_dt.bool,), grad=_mul_grad)
+REALDIV = OpDef("RealDiv", infer_broadcast, _realdiv_kernel, same_dtype=True, allowed=NUMBER, grad=_realdiv_grad)
+FLOORDIV = OpDef("FloorDiv", infer_broadcast, _floordiv_kernel, same_dtype=True, allowed=REAL,
+                 grad=_not_differentiable_pair)
+FLOORMOD = OpDef("FloorMod", infer_broadcast, _floormod_kernel, same_dtype=True, allowed=INT + FLOAT,
+                 grad=_floormod_grad)
+TRUNCATEDIV = OpDef("TruncateDiv", infer_broadcast, _truncatediv_kernel, same_dtype=True, allowed=REAL,
+                    grad=_not_differentiable_pair)
 TRUNCATEMOD = OpDef("TruncateMod", infer_broadcast, _truncatemod_kernel, same_dtype=True, allowed=REAL)
-POW = OpDef("Pow", infer_broadcast, _pow_kernel, same_dtype=True, allowed=_SIGNED_NUMBER)
-MAXIMUM = OpDef("Maximum", infer_broadcast, np.maximum, same_dtype=True, allowed=REAL)
-MINIMUM = OpDef("Minimum", infer_broadcast, np.minimum, same_dtype=True, allowed=REAL)
-DIV_NO_NAN = OpDef("DivNoNan", infer_broadcast, _div_no_nan_kernel, same_dtype=True, allowed=_FLOAT_COMPLEX)
-MUL_NO_NAN = OpDef("MulNoNan", infer_broadcast, _mul_no_nan_kernel, same_dtype=True, allowed=_FLOAT_COMPLEX)
+POW = OpDef("Pow", infer_broadcast, _pow_kernel, same_dtype=True, allowed=_SIGNED_NUMBER, grad=_pow_grad)
+MAXIMUM = OpDef("Maximum", infer_broadcast, np.maximum, same_dtype=True, allowed=REAL,
+                grad=_selecting_grad(lambda x, y: greater_equal(x, y)))
+MINIMUM = OpDef("Minimum", infer_broadcast, np.minimum, same_dtype=True, allowed=REAL,
+                grad=_selecting_grad(lambda x, y: less_equal(x, y)))
+DIV_NO_NAN = OpDef("DivNoNan", infer_broadcast, _div_no_nan_kernel, same_dtype=True, allowed=_FLOAT_COMPLEX,
+                   grad=_div_no_nan_grad)
+MUL_NO_NAN = OpDef("MulNoNan", infer_broadcast, _mul_no_nan_kernel, same_dtype=True, allowed=_FLOAT_COMPLEX,
+                   grad=_mul_no_nan_grad)
 SQUARED_DIFFERENCE = OpDef("SquaredDifference", infer_broadcast, _squared_difference_kernel, same_dtype=True,
-                           allowed=FLOAT + (_dt.int32, _dt.int64) + COMPLEX)
-ATAN2 = OpDef("Atan2", infer_broadcast, _quiet(np.arctan2), same_dtype=True, allowed=FLOAT)
+                           allowed=FLOAT + (_dt.int32, _dt.int64) + COMPLEX, grad=_squared_difference_grad)
+ATAN2 = OpDef("Atan2", infer_broadcast, _quiet(np.arctan2), same_dtype=True, allowed=FLOAT, grad=_atan2_grad)
 
 _add_number = _binary(ADD, "Add")
 _add_string = _binary(ADD_STRING, "Add")
@@ -364,37 +457,86 @@ def _conj_kernel(x):
     return np.conj(x)
 
 
-NEG = OpDef("Neg", infer_unary, np.negative, allowed=_SIGNED_NUMBER)
-ABS = OpDef("Abs", infer_unary, np.abs, allowed=FLOAT + _SIGNED)
-COMPLEX_ABS = OpDef("ComplexAbs", _infer_complex_abs, _complex_abs_kernel, allowed=COMPLEX)
-SIGN = OpDef("Sign", infer_unary, np.sign, allowed=_SIGNED_NUMBER)
-SQUARE = OpDef("Square", infer_unary, np.square, allowed=NUMBER)
-SQRT = OpDef("Sqrt", infer_unary, _quiet(np.sqrt), allowed=_FLOAT_COMPLEX)
-RSQRT = OpDef("Rsqrt", infer_unary, _rsqrt_kernel, allowed=_FLOAT_COMPLEX)
-EXP = OpDef("Exp", infer_unary, _quiet(np.exp), allowed=_FLOAT_COMPLEX)
-EXPM1 = OpDef("Expm1", infer_unary, _quiet(np.expm1), allowed=_FLOAT_COMPLEX)
-LOG = OpDef("Log", infer_unary, _quiet(np.log), allowed=_FLOAT_COMPLEX)
-LOG1P = OpDef("Log1p", infer_unary, _quiet(np.log1p), allowed=_FLOAT_COMPLEX)
-SIN = OpDef("Sin", infer_unary, _quiet(np.sin), allowed=_FLOAT_COMPLEX)
-COS = OpDef("Cos", infer_unary, _quiet(np.cos), allowed=_FLOAT_COMPLEX)
-TAN = OpDef("Tan", infer_unary, _quiet(np.tan), allowed=_FLOAT_COMPLEX)
-ASIN = OpDef("Asin", infer_unary, _quiet(np.arcsin), allowed=_FLOAT_COMPLEX)
-ACOS = OpDef("Acos", infer_unary, _quiet(np.arccos), allowed=_FLOAT_COMPLEX)
-ATAN = OpDef("Atan", infer_unary, _quiet(np.arctan), allowed=_FLOAT_COMPLEX)
-SINH = OpDef("Sinh", infer_unary, _quiet(np.sinh), allowed=_FLOAT_COMPLEX)
-COSH = OpDef("Cosh", infer_unary, _quiet(np.cosh), allowed=_FLOAT_COMPLEX)
-TANH = OpDef("Tanh", infer_unary, _quiet(np.tanh), allowed=_FLOAT_COMPLEX)
-ASINH = OpDef("Asinh", infer_unary, _quiet(np.arcsinh), allowed=_FLOAT_COMPLEX)
-ACOSH = OpDef("Acosh", infer_unary, _quiet(np.arccosh), allowed=_FLOAT_COMPLEX)
-ATANH = OpDef("Atanh", infer_unary, _quiet(np.arctanh), allowed=_FLOAT_COMPLEX)
-SIGMOID = OpDef("Sigmoid", infer_unary, _sigmoid_kernel, allowed=_FLOAT_COMPLEX)
-ERF = OpDef("Erf", infer_unary, _erf_kernel, allowed=FLOAT)
-ROUND = OpDef("Round", infer_unary, _round_kernel, allowed=FLOAT + _SIGNED + COMPLEX)
-RINT = OpDef("Rint", infer_unary, np.rint, allowed=FLOAT)
-FLOOR = OpDef("Floor", infer_unary, np.floor, allowed=FLOAT)
-CEIL = OpDef("Ceil", infer_unary, np.ceil, allowed=FLOAT)
-RECIPROCAL = OpDef("Reciprocal", infer_unary, _reciprocal_kernel, allowed=_FLOAT_COMPLEX + _SIGNED)
-CONJ = OpDef("Conj", infer_unary, _conj_kernel, allowed=COMPLEX)
+# -- gradients of unary ops -------------------------------------------------------------------------
+
+def _chain(derivative):
+    """The gradient `grad * conj(f'(x))` of an elementwise f, given `derivative(x, y)` with y = f(x)."""
+    def grad_fn(op, grad):
+        return [multiply(grad, conj(derivative(op.inputs[0], op.outputs[0])))]
+    return grad_fn
+
+
+def _neg_grad(op, grad):
+    return [negative(grad)]
+
+
+def _sign_grad(op, grad):
+    return [_creation.zeros_like(op.inputs[0])]
+
+
+def _no_gradient(op, grad):
+    return [None]  # piecewise constant (Round, Rint, Floor, Ceil): TensorFlow gives no gradient
+
+
+def _conj_grad(op, grad):
+    return [conj(grad)]
+
+
+def _complex_abs_grad(op, grad):
+    x, y = op.inputs[0], op.outputs[0]  # d|x| = Re(conj(x / |x|) dx), and 0 at x == 0
+    return [divide_no_nan(multiply(cast(grad, x.dtype), x), cast(y, x.dtype))]
+
+
+def _one_minus_square(t):
+    return subtract(1, square(t))
+
+
+_TWO_OVER_SQRT_PI_GRAD = float(2.0 / np.sqrt(np.pi))
+
+NEG = OpDef("Neg", infer_unary, np.negative, allowed=_SIGNED_NUMBER, grad=_neg_grad)
+ABS = OpDef("Abs", infer_unary, np.abs, allowed=FLOAT + _SIGNED, grad=_chain(lambda x, y: sign(x)))
+COMPLEX_ABS = OpDef("ComplexAbs", _infer_complex_abs, _complex_abs_kernel, allowed=COMPLEX, grad=_complex_abs_grad)
+SIGN = OpDef("Sign", infer_unary, np.sign, allowed=_SIGNED_NUMBER, grad=_sign_grad)
+SQUARE = OpDef("Square", infer_unary, np.square, allowed=NUMBER, grad=_chain(lambda x, y: multiply(x, 2)))
+SQRT = OpDef("Sqrt", infer_unary, _quiet(np.sqrt), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: realdiv(0.5, y)))
+RSQRT = OpDef("Rsqrt", infer_unary, _rsqrt_kernel, allowed=_FLOAT_COMPLEX,
+              grad=_chain(lambda x, y: multiply(multiply(square(y), y), -0.5)))
+EXP = OpDef("Exp", infer_unary, _quiet(np.exp), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: y))
+EXPM1 = OpDef("Expm1", infer_unary, _quiet(np.expm1), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: exp(x)))
+LOG = OpDef("Log", infer_unary, _quiet(np.log), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: reciprocal(x)))
+LOG1P = OpDef("Log1p", infer_unary, _quiet(np.log1p), allowed=_FLOAT_COMPLEX,
+              grad=_chain(lambda x, y: reciprocal(add(x, 1))))
+SIN = OpDef("Sin", infer_unary, _quiet(np.sin), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cos(x)))
+COS = OpDef("Cos", infer_unary, _quiet(np.cos), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: negative(sin(x))))
+TAN = OpDef("Tan", infer_unary, _quiet(np.tan), allowed=_FLOAT_COMPLEX,
+            grad=_chain(lambda x, y: square(reciprocal(cos(x)))))
+ASIN = OpDef("Asin", infer_unary, _quiet(np.arcsin), allowed=_FLOAT_COMPLEX,
+             grad=_chain(lambda x, y: reciprocal(sqrt(_one_minus_square(x)))))
+ACOS = OpDef("Acos", infer_unary, _quiet(np.arccos), allowed=_FLOAT_COMPLEX,
+             grad=_chain(lambda x, y: negative(reciprocal(sqrt(_one_minus_square(x))))))
+ATAN = OpDef("Atan", infer_unary, _quiet(np.arctan), allowed=_FLOAT_COMPLEX,
+             grad=_chain(lambda x, y: reciprocal(add(square(x), 1))))
+SINH = OpDef("Sinh", infer_unary, _quiet(np.sinh), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cosh(x)))
+COSH = OpDef("Cosh", infer_unary, _quiet(np.cosh), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: sinh(x)))
+TANH = OpDef("Tanh", infer_unary, _quiet(np.tanh), allowed=_FLOAT_COMPLEX,
+             grad=_chain(lambda x, y: _one_minus_square(y)))
+ASINH = OpDef("Asinh", infer_unary, _quiet(np.arcsinh), allowed=_FLOAT_COMPLEX,
+              grad=_chain(lambda x, y: reciprocal(cosh(y))))
+ACOSH = OpDef("Acosh", infer_unary, _quiet(np.arccosh), allowed=_FLOAT_COMPLEX,
+              grad=_chain(lambda x, y: reciprocal(sinh(y))))
+ATANH = OpDef("Atanh", infer_unary, _quiet(np.arctanh), allowed=_FLOAT_COMPLEX,
+              grad=_chain(lambda x, y: reciprocal(_one_minus_square(x))))
+SIGMOID = OpDef("Sigmoid", infer_unary, _sigmoid_kernel, allowed=_FLOAT_COMPLEX,
+                grad=_chain(lambda x, y: multiply(y, subtract(1, y))))
+ERF = OpDef("Erf", infer_unary, _erf_kernel, allowed=FLOAT,
+            grad=_chain(lambda x, y: multiply(exp(negative(square(x))), _TWO_OVER_SQRT_PI_GRAD)))
+ROUND = OpDef("Round", infer_unary, _round_kernel, allowed=FLOAT + _SIGNED + COMPLEX, grad=_no_gradient)
+RINT = OpDef("Rint", infer_unary, np.rint, allowed=FLOAT, grad=_no_gradient)
+FLOOR = OpDef("Floor", infer_unary, np.floor, allowed=FLOAT, grad=_no_gradient)
+CEIL = OpDef("Ceil", infer_unary, np.ceil, allowed=FLOAT, grad=_no_gradient)
+RECIPROCAL = OpDef("Reciprocal", infer_unary, _reciprocal_kernel, allowed=_FLOAT_COMPLEX + _SIGNED,
+                   grad=_chain(lambda x, y: negative(square(y))))
+CONJ = OpDef("Conj", infer_unary, _conj_kernel, allowed=COMPLEX, grad=_conj_grad)
 IS_NAN = OpDef("IsNan", _infer_bool_unary, np.isnan, allowed=FLOAT)
 IS_FINITE = OpDef("IsFinite", _infer_bool_unary, np.isfinite, allowed=FLOAT)
 IS_INF = OpDef("IsInf", _infer_bool_unary, np.isinf, allowed=FLOAT)
@@ -615,7 +757,18 @@ def _infer_cast(inputs, attrs):
     return [(_dt.FROM_NUMPY[attrs["DstT"]], inputs[0].shape)]
 
 
-CAST = OpDef("Cast", _infer_cast, _cast_kernel)
+_CAST_GRAD_TYPES = frozenset(FLOAT + COMPLEX)
+
+
+def _cast_grad(op, grad):
+    # Only float/complex → float/complex casts carry a gradient (cast back); integer sides cut it.
+    source = op.inputs[0].dtype
+    if source in _CAST_GRAD_TYPES and op.outputs[0].dtype in _CAST_GRAD_TYPES:
+        return [cast(grad, source)]
+    return [None]
+
+
+CAST = OpDef("Cast", _infer_cast, _cast_kernel, grad=_cast_grad)
 
 
 def cast(x, dtype, name=None):
@@ -699,8 +852,12 @@ def _dims(a):
     return "[" + ",".join(str(d) for d in a.shape) + "]"
 
 
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
+
+
 ADD_N = OpDef("AddN", _infer_add_n, _add_n_kernel, same_dtype=True, allowed=NUMBER,
-              input_names=("inputs",) * 3)
+              input_names=("inputs",) * 3, grad=_add_n_grad)
 
 
 def add_n(inputs, name=None):

@@ -14,6 +14,8 @@ from ..types.shape import TensorShape
 from .convert import convert_to_tensor
 from .infer import infer_reduce
 from .registry import OpDef, apply, constant_value, dtype_error_name, REAL, NUMBER
+from . import array as _array
+from . import creation as _creation
 from . import math as _math
 
 _BOOL = np.dtype(np.bool_)
@@ -95,13 +97,105 @@ def _logical_reduce_kernel(op_name, fn):
     return kernel
 
 
+# -- gradients of reductions ----------------------------------------------------------------------
+# A reduction's gradient is the output gradient laid back over the reduced axes: reshaped to the
+# "kept" shape (reduced axes as size 1) and broadcast to the input's shape. Shapes are decided while
+# building the gradient when they are static, and computed by shape ops otherwise.
+
+def _kept_shape(x, axis):
+    """x's shape with the reduced axes set to 1: a list when static, else an int32 tensor."""
+    dims = x.shape._dims
+    if dims is not None:
+        rank = len(dims)
+        reduced = set(range(rank)) if axis is None else {a % rank for a in axis}
+        if x.shape.is_fully_defined():
+            return [1 if i in reduced else int(d) for i, d in enumerate(dims)]
+        reduced_mask = convert_to_tensor([int(i in reduced) for i in range(rank)], dtype=_dt.int32)
+    elif axis is None:
+        return _creation.ones_like(_array.shape(x))
+    else:  # unknown rank: a position is reduced when it equals some (wrapped) axis
+        rank = _array.rank(x)
+        axes = _math.floormod(convert_to_tensor(list(axis), dtype=_dt.int32), rank)
+        positions = _creation.range(rank)
+        hits = _math.equal(_array.expand_dims(positions, 1), _array.expand_dims(axes, 0))
+        reduced_mask = _math.cast(reduce_any(hits, axis=1), _dt.int32)
+    # shape where kept, 1 where reduced, without a select: shape * (1 - mask) + mask
+    return _math.add(_math.multiply(_array.shape(x), _math.subtract(1, reduced_mask)), reduced_mask)
+
+
+def _static_shape_or_tensor(x):
+    return x.shape.as_list() if x.shape.is_fully_defined() else _array.shape(x)
+
+
+def _kept(op, t):
+    """`t` (output-shaped) reshaped so it broadcasts against the input: reduced axes become size 1."""
+    if op.attrs.get("keepdims"):
+        return t
+    return _array.reshape(t, _kept_shape(op.inputs[0], op.attrs.get("axis")))
+
+
+def _spread(op, kept_grad):
+    x = op.inputs[0]
+    if x.shape.is_fully_defined() and kept_grad.shape == x.shape:
+        return kept_grad
+    return _array.broadcast_to(kept_grad, _static_shape_or_tensor(x))
+
+
+def _sum_grad(op, grad):
+    return [_spread(op, _kept(op, grad))]
+
+
+def _reduced_count(op):
+    """How many input elements fed each output element, as a tensor of the gradient's dtype."""
+    x, y = op.inputs[0], op.outputs[0]
+    if x.shape.is_fully_defined():
+        dims = x.shape.as_list()
+        axis = op.attrs.get("axis")
+        count = int(np.prod(dims if axis is None else [dims[a % len(dims)] for a in axis], dtype=np.int64))
+        return convert_to_tensor(np.asarray(count, dtype=y.dtype._np))
+    count = _math.floordiv(_array.size(x), _math.maximum(_array.size(y), 1))
+    return _math.cast(count, y.dtype)
+
+
+def _mean_grad(op, grad):
+    return [_spread(op, _math.realdiv(_kept(op, grad), _reduced_count(op)))]
+
+
+def _prod_grad(op, grad):
+    # d prod / d x_i is the product of the other elements. Dividing the product by x_i is wrong when
+    # zeros are present, so count them: with no zero it is prod / x_i; with exactly one zero only
+    # that element gets the product of the rest; with two or more every element gets 0.
+    x = op.inputs[0]
+    axis = op.attrs.get("axis")
+    is_zero = _math.equal(x, 0)
+    safe_x = _math.add(x, _math.cast(is_zero, x.dtype))  # zeros replaced by ones
+    nonzero_product = reduce_prod(safe_x, axis, keepdims=True)
+    zero_count = reduce_sum(_math.cast(is_zero, _dt.int32), axis, keepdims=True)
+    only_zero = _math.logical_and(is_zero, _math.equal(zero_count, 1))
+    # MulNoNan selects: a masked-out inf or NaN (an overflowed product) still becomes exactly 0.
+    others = _math.add(_math.multiply_no_nan(_math.realdiv(nonzero_product, safe_x),
+                                             _math.cast(_math.equal(zero_count, 0), x.dtype)),
+                       _math.multiply_no_nan(nonzero_product, _math.cast(only_zero, x.dtype)))
+    return [_math.multiply(_math.conj(others), _kept(op, grad))]
+
+
+def _extreme_grad(op, grad):
+    # The gradient is shared equally among all elements equal to the extreme (ties split, as in TF).
+    x = op.inputs[0]
+    chosen = _math.cast(_math.equal(x, _kept(op, op.outputs[0])), grad.dtype)
+    count = reduce_sum(chosen, op.attrs.get("axis"), keepdims=True)
+    return [_math.multiply(_math.realdiv(chosen, count), _kept(op, grad))]
+
+
 _SUMMABLE = NUMBER
 _ORDERED = REAL
-SUM = OpDef("Sum", infer_reduce, _sum_kernel, allowed=_SUMMABLE, input_names=("input",))
-MEAN = OpDef("Mean", infer_reduce, _mean_kernel, allowed=_SUMMABLE, input_names=("input",))
-PROD = OpDef("Prod", infer_reduce, _prod_kernel, allowed=_SUMMABLE, input_names=("input",))
-MAX = OpDef("Max", infer_reduce, _extreme_kernel(np.max, _lowest), allowed=_ORDERED, input_names=("input",))
-MIN = OpDef("Min", infer_reduce, _extreme_kernel(np.min, _highest), allowed=_ORDERED, input_names=("input",))
+SUM = OpDef("Sum", infer_reduce, _sum_kernel, allowed=_SUMMABLE, input_names=("input",), grad=_sum_grad)
+MEAN = OpDef("Mean", infer_reduce, _mean_kernel, allowed=_SUMMABLE, input_names=("input",), grad=_mean_grad)
+PROD = OpDef("Prod", infer_reduce, _prod_kernel, allowed=_SUMMABLE, input_names=("input",), grad=_prod_grad)
+MAX = OpDef("Max", infer_reduce, _extreme_kernel(np.max, _lowest), allowed=_ORDERED, input_names=("input",),
+            grad=_extreme_grad)
+MIN = OpDef("Min", infer_reduce, _extreme_kernel(np.min, _highest), allowed=_ORDERED, input_names=("input",),
+            grad=_extreme_grad)
 ANY = OpDef("Any", infer_reduce, _logical_reduce_kernel("Any", np.any), input_names=("input",))
 ALL = OpDef("All", infer_reduce, _logical_reduce_kernel("All", np.all), input_names=("input",))
 
@@ -259,7 +353,13 @@ def _infer_same(inputs, attrs):
     return [(inputs[0].dtype, inputs[0].shape)]
 
 
-CUMSUM = OpDef("Cumsum", _infer_same, _cumsum_kernel, allowed=NUMBER, input_names=("x",))
+def _cumsum_grad(op, grad):
+    # Each input element feeds the running sums after it (before it, when reversed): sum the other way.
+    return [cumsum(grad, op.attrs.get("axis", 0), exclusive=op.attrs.get("exclusive", False),
+                   reverse=not op.attrs.get("reverse", False))]
+
+
+CUMSUM = OpDef("Cumsum", _infer_same, _cumsum_kernel, allowed=NUMBER, input_names=("x",), grad=_cumsum_grad)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -15,7 +15,13 @@ from ..framework import errors
 from ..framework.tensor import Tensor, EagerTensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
+from . import creation as _creation
+from . import grad_util as _grad_util
+from . import indexing as _indexing
+from . import math as _math
+from . import math_reduce as _reduce
 from . import random as _random
+from .array import broadcast_to, expand_dims, reshape, shape_of
 from .convert import convert_to_tensor
 from .infer import broadcast_shape, infer_unary
 from .registry import OpDef, apply, constant_value
@@ -43,6 +49,15 @@ def _unary(opdef, default_name):
             features = convert_to_tensor(features)
         return apply(opdef, (features,), None, name or default_name)
     return fn
+
+
+def _masked(condition, grad):
+    """`grad` where `condition` holds, 0 elsewhere (a select, so an infinite gradient never becomes NaN)."""
+    return _indexing.where(condition, grad, _creation.zeros_like(grad))
+
+
+def _sum_kept(x, axis):
+    return _reduce.reduce_sum(x, axis=axis, keepdims=True)
 
 
 # -- activations -------------------------------------------------------------------------------------
@@ -90,13 +105,52 @@ def _infer_leaky_relu(inputs, attrs):
     return [(_dt.float32 if x.dtype.is_integer else x.dtype, x.shape)]
 
 
-RELU = OpDef("Relu", infer_unary, _relu_kernel, allowed=_RELU_TYPES, input_names=("features",))
-RELU6 = OpDef("Relu6", infer_unary, _relu6_kernel, allowed=_RELU_TYPES, input_names=("features",))
-ELU = OpDef("Elu", infer_unary, _elu_kernel, allowed=_HALF_TO_DOUBLE, input_names=("features",))
-SELU = OpDef("Selu", infer_unary, _selu_kernel, allowed=_HALF_TO_DOUBLE, input_names=("features",))
-SOFTPLUS = OpDef("Softplus", infer_unary, _softplus_kernel, allowed=_HALF_TO_DOUBLE, input_names=("features",))
-SOFTSIGN = OpDef("Softsign", infer_unary, _softsign_kernel, allowed=_HALF_TO_DOUBLE, input_names=("features",))
-LEAKY_RELU = OpDef("LeakyRelu", _infer_leaky_relu, _leaky_relu_kernel,
+# Activation gradients follow TensorFlow's *Grad kernels, including the value at the kinks: relu and
+# relu6 pass nothing at 0 (and relu6 nothing at 6), leaky_relu passes `alpha` at 0, elu/selu pass the
+# positive-side slope at 0.
+def _relu_grad(op, grad):
+    return [_masked(_math.greater(op.outputs[0], 0), grad)]
+
+
+def _relu6_grad(op, grad):
+    x = op.inputs[0]
+    return [_masked(_math.logical_and(_math.greater(x, 0), _math.less(x, 6)), grad)]
+
+
+def _elu_grad(op, grad):
+    y = op.outputs[0]
+    return [_indexing.where(_math.less(y, 0), _math.multiply(grad, _math.add(y, 1)), grad)]
+
+
+def _selu_grad(op, grad):
+    y = op.outputs[0]
+    negative = _math.multiply(grad, _math.add(y, _SELU_SCALE * _SELU_ALPHA))
+    return [_indexing.where(_math.less(y, 0), negative, _math.multiply(grad, _SELU_SCALE))]
+
+
+def _softplus_grad(op, grad):
+    return [_math.multiply(grad, _math.sigmoid(op.inputs[0]))]
+
+
+def _softsign_grad(op, grad):
+    return [_math.divide(grad, _math.square(_math.add(_math.abs(op.inputs[0]), 1)))]
+
+
+def _leaky_relu_grad(op, grad):
+    x = op.inputs[0]
+    return [_indexing.where(_math.greater(x, 0), grad, _math.multiply(grad, op.attrs["alpha"]))]
+
+
+RELU = OpDef("Relu", infer_unary, _relu_kernel, grad=_relu_grad, allowed=_RELU_TYPES, input_names=("features",))
+RELU6 = OpDef("Relu6", infer_unary, _relu6_kernel, grad=_relu6_grad, allowed=_RELU_TYPES,
+              input_names=("features",))
+ELU = OpDef("Elu", infer_unary, _elu_kernel, grad=_elu_grad, allowed=_HALF_TO_DOUBLE, input_names=("features",))
+SELU = OpDef("Selu", infer_unary, _selu_kernel, grad=_selu_grad, allowed=_HALF_TO_DOUBLE, input_names=("features",))
+SOFTPLUS = OpDef("Softplus", infer_unary, _softplus_kernel, grad=_softplus_grad, allowed=_HALF_TO_DOUBLE,
+                 input_names=("features",))
+SOFTSIGN = OpDef("Softsign", infer_unary, _softsign_kernel, grad=_softsign_grad, allowed=_HALF_TO_DOUBLE,
+                 input_names=("features",))
+LEAKY_RELU = OpDef("LeakyRelu", _infer_leaky_relu, _leaky_relu_kernel, grad=_leaky_relu_grad,
                    allowed=_HALF_TO_DOUBLE + (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16,
                                               _dt.uint32, _dt.uint64),
                    input_names=("features",))
@@ -174,8 +228,35 @@ def _silu_kernel(x, beta):
     return (w * sig).astype(x.dtype, copy=False)
 
 
-GELU = OpDef("Gelu", infer_unary, _gelu_kernel, allowed=_HALF_TO_DOUBLE, input_names=("features",))
-SILU = OpDef("Silu", infer_unary, _silu_kernel,
+def _gelu_grad(op, grad):
+    x = op.inputs[0]
+    if op.attrs["approximate"]:
+        # d/dx 0.5·x·(1 + tanh(u)), u = c·(x + 0.044715·x³)
+        c = _pymath.sqrt(2.0 / _pymath.pi)
+        x2 = _math.square(x)
+        t = _math.tanh(_math.multiply(_math.multiply(x, _math.add(_math.multiply(x2, 0.044715), 1.0)), c))
+        du = _math.multiply(_math.add(_math.multiply(x2, 3 * 0.044715), 1.0), c)
+        slope = _math.multiply(_math.add(_math.add(t, 1.0), _math.multiply(_math.multiply(
+            x, _math.subtract(1.0, _math.square(t))), du)), 0.5)
+    else:
+        # Φ(x) + x·φ(x)
+        cdf = _math.multiply(_math.add(_math.erf(_math.multiply(x, 1 / _pymath.sqrt(2.0))), 1.0), 0.5)
+        pdf = _math.multiply(_math.exp(_math.multiply(_math.square(x), -0.5)), 1 / _pymath.sqrt(2 * _pymath.pi))
+        slope = _math.add(cdf, _math.multiply(x, pdf))
+    return [_math.multiply(grad, slope)]
+
+
+def _silu_grad(op, grad):
+    x = op.inputs[0]
+    beta = op.attrs["beta"]
+    bx = _math.multiply(x, beta)
+    s = _math.sigmoid(bx)
+    slope = _math.multiply(s, _math.add(_math.multiply(bx, _math.subtract(1.0, s)), 1.0))
+    return [_math.multiply(grad, slope)]
+
+
+GELU = OpDef("Gelu", infer_unary, _gelu_kernel, grad=_gelu_grad, allowed=_HALF_TO_DOUBLE, input_names=("features",))
+SILU = OpDef("Silu", infer_unary, _silu_kernel, grad=_silu_grad,
              allowed=(_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64), input_names=("features",))
 
 
@@ -231,9 +312,20 @@ def _infer_softmax(inputs, attrs):
     return [(x.dtype, x.shape)]
 
 
-SOFTMAX = OpDef("Softmax", _infer_softmax, _softmax_kernel, allowed=_HALF_TO_DOUBLE, input_names=("logits",))
-LOG_SOFTMAX = OpDef("LogSoftmax", _infer_softmax, _log_softmax_kernel, allowed=_HALF_TO_DOUBLE,
-                    input_names=("logits",))
+def _softmax_grad(op, grad):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [_math.multiply(_math.subtract(grad, _sum_kept(_math.multiply(grad, y), [axis])), y)]
+
+
+def _log_softmax_grad(op, grad):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [_math.subtract(grad, _math.multiply(_math.exp(y), _sum_kept(grad, [axis])))]
+
+
+SOFTMAX = OpDef("Softmax", _infer_softmax, _softmax_kernel, grad=_softmax_grad, allowed=_HALF_TO_DOUBLE,
+                input_names=("logits",))
+LOG_SOFTMAX = OpDef("LogSoftmax", _infer_softmax, _log_softmax_kernel, grad=_log_softmax_grad,
+                    allowed=_HALF_TO_DOUBLE, input_names=("logits",))
 
 
 def _static_int(value, what):
@@ -298,7 +390,13 @@ def _infer_sigmoid_ce(inputs, attrs):
     return [(logits.dtype, logits.shape.merge_with(labels.shape))]
 
 
-SIGMOID_CE = OpDef("SigmoidCrossEntropyWithLogits", _infer_sigmoid_ce, _sigmoid_ce_kernel,
+def _sigmoid_ce_grad(op, grad):
+    labels, logits = op.inputs
+    return [_math.multiply(grad, _math.negative(logits)),
+            _math.multiply(grad, _math.subtract(_math.sigmoid(logits), labels))]
+
+
+SIGMOID_CE = OpDef("SigmoidCrossEntropyWithLogits", _infer_sigmoid_ce, _sigmoid_ce_kernel, grad=_sigmoid_ce_grad,
                    allowed=(_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64), same_dtype=True,
                    input_names=("labels", "logits"))
 
@@ -353,8 +451,41 @@ def _infer_softmax_ce(inputs, attrs):
     return [(logits.dtype, TensorShape(loss)), (logits.dtype, logits.shape)]
 
 
-SOFTMAX_CE = OpDef("SoftmaxCrossEntropyWithLogits", _infer_softmax_ce, _softmax_ce_kernel,
+def _cross_entropy_logits_grad(logits, backprop, grad_loss, grad_backprop, axis):
+    """d/dlogits of a (loss, softmax - labels) pair: the loss gradient times the kernel's backprop, plus,
+    when the backprop output itself was differentiated (second order), that gradient through softmax."""
+    result = None
+    if grad_loss is not None:
+        result = _math.multiply(expand_dims(grad_loss, axis), backprop)
+    if grad_backprop is not None:
+        p = softmax(logits, axis=axis)
+        through = _math.multiply(_math.subtract(grad_backprop, _sum_kept(_math.multiply(grad_backprop, p), [axis])), p)
+        result = through if result is None else _math.add(result, through)
+    return result
+
+
+def _softmax_ce_grad(op, grad_loss, grad_backprop):
+    logits, labels = op.inputs
+    axis = op.attrs["axis"]
+    d_logits = _cross_entropy_logits_grad(logits, op.outputs[1], grad_loss, grad_backprop, axis)
+    d_labels = None
+    if labels.dtype.is_floating:  # the loss is -sum(labels · log_softmax(logits))
+        parts = []
+        if grad_loss is not None:
+            parts.append(_math.multiply(expand_dims(grad_loss, axis), _math.negative(log_softmax(logits, axis=axis))))
+        if grad_backprop is not None:
+            parts.append(_math.negative(grad_backprop))
+        if parts:
+            d_labels = parts[0] if len(parts) == 1 else _math.add(parts[0], parts[1])
+            d_labels = _grad_util.reduce_to(d_labels, labels)
+            if d_labels.dtype is not labels.dtype:
+                d_labels = _math.cast(d_labels, labels.dtype)
+    return [d_logits, d_labels]
+
+
+SOFTMAX_CE = OpDef("SoftmaxCrossEntropyWithLogits", _infer_softmax_ce, _softmax_ce_kernel, grad=_softmax_ce_grad,
                    allowed=_HALF_TO_DOUBLE, input_names=("features", "labels"), multi=True)
+SOFTMAX_CE.none_grads = True  # the backprop output is internal: usually no gradient reaches it
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -435,9 +566,14 @@ def _tuple_text(shape):
     return str(tuple(shape._dims))
 
 
+def _sparse_softmax_ce_grad(op, grad_loss, grad_backprop):
+    return [_cross_entropy_logits_grad(op.inputs[0], op.outputs[1], grad_loss, grad_backprop, -1), None]
+
+
 SPARSE_SOFTMAX_CE = OpDef("SparseSoftmaxCrossEntropyWithLogits", _infer_sparse_softmax_ce,
-                          _sparse_softmax_ce_kernel, allowed=_HALF_TO_DOUBLE, input_names=("features", "labels"),
-                          multi=True)
+                          _sparse_softmax_ce_kernel, grad=_sparse_softmax_ce_grad, allowed=_HALF_TO_DOUBLE,
+                          input_names=("features", "labels"), multi=True)
+SPARSE_SOFTMAX_CE.none_grads = True
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -473,7 +609,12 @@ def _infer_scalar(inputs, attrs):
     return [(inputs[0].dtype, TensorShape(()))]
 
 
-L2_LOSS = OpDef("L2Loss", _infer_scalar, _l2_loss_kernel, allowed=_HALF_TO_DOUBLE, input_names=("t",))
+def _l2_loss_grad(op, grad):
+    return [_math.multiply(op.inputs[0], grad)]
+
+
+L2_LOSS = OpDef("L2Loss", _infer_scalar, _l2_loss_kernel, grad=_l2_loss_grad, allowed=_HALF_TO_DOUBLE,
+                input_names=("t",))
 
 
 def l2_loss(t, name=None):
@@ -526,7 +667,20 @@ def _shape_text(shape):
     return "[" + ",".join("?" if d is None else str(d) for d in shape._dims) + "]"
 
 
-BIAS_ADD = OpDef("BiasAdd", _infer_bias_add, _bias_add_kernel, same_dtype=True,
+def _bias_add_grad(op, grad):
+    """The bias gets the gradient summed over every dimension but the channel one."""
+    rank = grad.shape.rank
+    channels_first = op.attrs["data_format"] == "NCHW"
+    if rank is not None:
+        channel = 1 if channels_first else rank - 1
+        return [grad, _reduce.reduce_sum(grad, axis=[a for a in range(rank) if a != channel])]
+    if channels_first:  # [N, C, rest...] -> [N, C, -1]
+        folded = reshape(grad, _indexing.joined_shape(shape_of(grad)[:2], [-1]))
+        return [grad, _reduce.reduce_sum(folded, axis=[0, 2])]
+    return [grad, _reduce.reduce_sum(reshape(grad, _indexing.joined_shape([-1], shape_of(grad)[-1:])), axis=[0])]
+
+
+BIAS_ADD = OpDef("BiasAdd", _infer_bias_add, _bias_add_kernel, grad=_bias_add_grad, same_dtype=True,
                  allowed=(_dt.float32, _dt.float64, _dt.int32, _dt.uint8, _dt.int16, _dt.int8, _dt.int64,
                           _dt.bfloat16, _dt.uint16, _dt.float16, _dt.uint32, _dt.uint64, _dt.complex64,
                           _dt.complex128),
@@ -571,10 +725,43 @@ def _infer_moments(inputs, attrs):
     return [(x.dtype, TensorShape(out))] * 2
 
 
-MOMENTS = OpDef("Moments", _infer_moments, _moments_kernel,
+def _moments_grad(op, grad_mean, grad_variance):
+    """mean = Σx/N and variance = Σ(x - mean)²/N over `axes`: each spreads its gradient back over the
+    reduced elements (the variance's dependence on the mean cancels, since Σ(x - mean) = 0)."""
+    x, mean = op.inputs[0], op.outputs[0]
+    axes, keepdims = op.attrs["axes"], op.attrs["keepdims"]
+    dims = shape_of(x)
+    if isinstance(dims, list):
+        count = float(np.prod([dims[a] for a in axes]))
+        kept = [1 if i in axes else d for i, d in enumerate(dims)]
+    else:
+        count = _math.divide(_math.cast(_indexing.shape_product(dims), x.dtype),
+                             _math.cast(_indexing.shape_product(shape_of(mean)), x.dtype))
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError("The gradient of moments needs an input of known rank.")
+        ones = _creation.ones_like(dims)
+        kept = _indexing.where(convert_to_tensor([i in axes for i in range(rank)]), ones, dims)
+
+    def spread(g):
+        return g if keepdims else reshape(g, kept)
+
+    result = None
+    if grad_mean is not None:
+        result = broadcast_to(_math.divide(spread(grad_mean), count), dims)
+    if grad_variance is not None:
+        centered = _math.subtract(x, spread(mean))
+        term = _math.multiply(centered, _math.multiply(spread(grad_variance), 2.0 / count if isinstance(count, float)
+                                                        else _math.divide(2.0, count)))
+        result = term if result is None else _math.add(result, term)
+    return [result]
+
+
+MOMENTS = OpDef("Moments", _infer_moments, _moments_kernel, grad=_moments_grad,
                 allowed=_HALF_TO_DOUBLE + (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16,
                                            _dt.uint32, _dt.uint64),
                 input_names=("x",), multi=True)
+MOMENTS.none_grads = True
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
@@ -619,7 +806,28 @@ def _infer_batch_norm(inputs, attrs):
     return [(inputs[0].dtype, shape)]
 
 
-BATCH_NORM = OpDef("BatchNormalization", _infer_batch_norm, _batch_norm_kernel, allowed=_HALF_TO_DOUBLE,
+def _batch_norm_grad(op, grad):
+    """out = (x - mean)·s·scale + offset with s = 1/sqrt(variance + eps); every input may broadcast."""
+    x, mean, variance = op.inputs[:3]
+    affine = list(op.inputs[3:])
+    offset = affine.pop(0) if op.attrs["has_offset"] else None
+    scale = affine.pop(0) if op.attrs["has_scale"] else None
+    inv = _math.rsqrt(_math.add(variance, op.attrs["variance_epsilon"]))
+    scaled_inv = inv if scale is None else _math.multiply(inv, scale)
+    centered = _math.subtract(x, mean)
+    d_x = _math.multiply(grad, scaled_inv)
+    grads = [_grad_util.reduce_to(d_x, x), _grad_util.reduce_to(_math.negative(d_x), mean)]
+    d_variance = _math.multiply(_math.multiply(d_x, centered), _math.multiply(_math.square(inv), -0.5))
+    grads.append(_grad_util.reduce_to(d_variance, variance))
+    if offset is not None:
+        grads.append(_grad_util.reduce_to(grad, offset))
+    if scale is not None:
+        grads.append(_grad_util.reduce_to(_math.multiply(_math.multiply(grad, centered), inv), scale))
+    return grads
+
+
+BATCH_NORM = OpDef("BatchNormalization", _infer_batch_norm, _batch_norm_kernel, grad=_batch_norm_grad,
+                   allowed=_HALF_TO_DOUBLE,
                    same_dtype=True, input_names=("x", "mean", "variance", "offset", "scale"))
 
 
@@ -657,7 +865,10 @@ def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
     noise = _random._uniform_unit(stream.generator, dims, np.dtype(np.float32) if x.dtype in _NARROW else x.dtype)
     keep = noise >= rate
     scale = 1.0 / (1.0 - rate) if rate < 1 else 0.0
-    return np.where(keep, _widen(x) * scale, 0).astype(x.dtype, copy=False)
+    out = np.where(keep, _widen(x) * scale, 0).astype(x.dtype, copy=False)
+    # The second output is this draw's multiplier (0 or 1/(1 - rate)), so the gradient reuses the mask.
+    mask = np.broadcast_to(np.where(keep, scale, 0.0).astype(x.dtype), x.shape)
+    return out, mask
 
 
 def _infer_dropout(inputs, attrs):
@@ -673,11 +884,23 @@ def _infer_dropout(inputs, attrs):
         if out is None or not out.is_compatible_with(x.shape):
             raise ValueError(f"`noise_shape` {list(noise_shape)} does not broadcast to the shape of `x` "
                              f"{x.shape}.")
-    return [(x.dtype, x.shape)]
+    return [(x.dtype, x.shape), (x.dtype, x.shape)]
 
 
-DROPOUT = OpDef("Dropout", _infer_dropout, _dropout_kernel, stateful=True, allowed=_HALF_TO_DOUBLE,
-                same_dtype=True, input_names=("x", "rate"))
+def _dropout_grad(op, grad, grad_mask):
+    """out = x·mask with mask = keep/(1 - rate): d/dx = mask, d/drate = Σ grad·x·mask/(1 - rate)."""
+    if grad is None:
+        return [None, None]
+    x, rate = op.inputs
+    mask = op.outputs[1]
+    d_x = _math.multiply(grad, mask)
+    d_rate = _math.divide(_reduce.reduce_sum(_math.multiply(d_x, x)), _math.subtract(1.0, rate))
+    return [d_x, d_rate]
+
+
+DROPOUT = OpDef("Dropout", _infer_dropout, _dropout_kernel, grad=_dropout_grad, stateful=True,
+                allowed=_HALF_TO_DOUBLE, same_dtype=True, input_names=("x", "rate"), multi=True)
+DROPOUT.none_grads = True  # the mask output is internal
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -711,7 +934,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         noise_shape = tuple(TensorShape(noise_shape)._dims)
     stream, s1, s2 = _random._stream("Dropout", seed)
     attrs = {"noise_shape": noise_shape, "seed": s1, "seed2": s2, "stream": stream}
-    return apply(DROPOUT, (x, rate_t), attrs, name or "dropout")
+    return apply(DROPOUT, (x, rate_t), attrs, name or "dropout")[0]
 
 
 API = {

@@ -11,7 +11,10 @@ import numpy as np
 
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .array import attr_type_error, bad, fmt_shape, static_int
+from . import creation as _creation
+from . import indexing as _indexing
+from . import math as _math
+from .array import attr_type_error, bad, fmt_shape, reshape, shape_of, static_int, transpose
 from .convert import convert_to_tensor
 from .registry import REAL, OpDef, apply, constant_value
 
@@ -66,7 +69,29 @@ def _sort_infer_for(dtype):
     return infer
 
 
-SORT = OpDef("Sort", _sort_infer_for(None), _sort_kernel, allowed=REAL, input_names=("values",))
+def _sort_grad(op, grad):
+    """Sends each sorted position's gradient back to where its value came from.
+
+    The stable argsort is the permutation the sort applied (ties keep their order, as TensorFlow's
+    top_k-based sort does); its inverse gathers `grad` into the input's order.
+    """
+    x = op.inputs[0]
+    rank = x.shape.rank
+    if rank is None:
+        raise ValueError("The gradient of sort needs an input of known rank.")
+    axis = _sort_axis(rank, op.attrs["axis"], True)
+    order = apply(ARGSORT, (x,), op.attrs, "argsort")
+    inverse = apply(ARGSORT, (order,), {"axis": axis, "descending": False}, "argsort")
+    last = rank - 1
+    perm = list(range(rank))
+    perm[axis], perm[last] = last, axis
+    if axis != last:
+        grad, inverse = transpose(grad, perm), transpose(inverse, perm)
+    result = _indexing.gather(grad, inverse, axis=last, batch_dims=last)
+    return [transpose(result, perm) if axis != last else result]
+
+
+SORT = OpDef("Sort", _sort_infer_for(None), _sort_kernel, grad=_sort_grad, allowed=REAL, input_names=("values",))
 ARGSORT = OpDef("ArgSort", _sort_infer_for(_dt.int32), _argsort_kernel, allowed=REAL, input_names=("values",))
 
 
@@ -123,7 +148,25 @@ def _top_k_infer(inputs, attrs):
     return [(x.dtype, out), (index_type, out)]
 
 
-TOP_K = OpDef("TopKV2", _top_k_infer, _top_k_kernel, allowed=REAL, multi=True, input_names=("input", "k"))
+def _top_k_grad(op, grad_values, grad_indices):
+    """The value gradients summed into the input positions the top k came from (flat per-row offsets)."""
+    x, indices = op.inputs[0], op.outputs[1]
+    dims = shape_of(x)
+    n = dims[-1]
+    rows = _indexing.shape_product(dims[:-1])
+    k = shape_of(indices)[-1]
+    offsets = _math.multiply(_creation.range(_indexing.index_scalar(rows, indices.dtype)),
+                             _indexing.index_scalar(n, indices.dtype))
+    flat = reshape(_math.add(reshape(indices, _indexing.joined_shape(_indexing.dim_part(rows), _indexing.dim_part(k))),
+                             reshape(offsets, [-1, 1])), [-1])
+    count = rows * n if isinstance(rows, int) and isinstance(n, int) else _math.multiply(
+        _indexing.index_scalar(rows, indices.dtype), _indexing.index_scalar(n, indices.dtype))
+    summed = _indexing.unsorted_segment_sum(reshape(grad_values, [-1]), flat, count)
+    return [reshape(summed, dims), None]
+
+
+TOP_K = OpDef("TopKV2", _top_k_infer, _top_k_kernel, grad=_top_k_grad, allowed=REAL, multi=True,
+              input_names=("input", "k"))
 
 
 def top_k(input, k=1, sorted=True, index_type=_dt.int32, name=None):  # noqa: A002

@@ -160,7 +160,16 @@ def _is_initialized_kernel(resource):
     return np.bool_(resource.value is not None)
 
 
-READ_VARIABLE = OpDef("ReadVariableOp", _infer_read, _read_kernel, stateful=True, input_names=("resource",))
+def _read_grad(op, grad):
+    """A read passes its gradient to the handle: a variable's gradient is the sum over its reads.
+
+    Assignments have no outputs, so nothing flows through them (TensorFlow gives them no gradient).
+    """
+    return [grad]
+
+
+READ_VARIABLE = OpDef("ReadVariableOp", _infer_read, _read_kernel, grad=_read_grad, stateful=True,
+                      input_names=("resource",))
 ASSIGN_VARIABLE = OpDef("AssignVariableOp", _no_outputs, _assign_kernel, stateful=True, multi=True,
                         input_names=("resource", "value"))
 ASSIGN_ADD_VARIABLE = OpDef("AssignAddVariableOp", _no_outputs, _update_kernel(np.add), stateful=True,

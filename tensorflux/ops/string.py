@@ -215,6 +215,8 @@ def _join_kernel(*arrays, separator):
     if not arrays:
         return np.array(b"", dtype=object)
     sep = separator.encode() if isinstance(separator, str) else separator
+    # An object-array separator: a bare bytes scalar would become np.bytes_, which drops trailing NULs.
+    sep = np.array(sep, dtype=object)
     result = arrays[0]
     for a in arrays[1:]:
         result = result + sep + a if sep else result + a

@@ -96,6 +96,7 @@ class _Emitter:
     def __init__(self, keep_stateful=True):
         self.keep_stateful = keep_stateful
         self.prepared = None
+        self.last_comment = None
         self.names = _Names(reserved={"np"})
         self.namespace = {"np": np}
         self.lines = []
@@ -157,8 +158,15 @@ class _Emitter:
             text = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
         else:
             text = f"{outs[0]} = {call}"
-        comment = _source_comment(op)
-        self.line(indent, text + (f"  # {comment}" if comment else ""), op)
+        self.line(indent, text + self.comment(op), op)
+
+    def comment(self, op):
+        """The source comment for a line: only when the user line differs from the previous op's."""
+        text = _source_comment(op)
+        if not text or text == self.last_comment:
+            return ""
+        self.last_comment = text
+        return f"  # {text}"
 
     def emit_subgraph(self, graph, input_names, indent):
         """Emits a nested graph whose placeholders take `input_names`; returns its output names."""
@@ -171,8 +179,7 @@ def _emit_if(em, op, value_names, indent):
     names = [value_names[id(t)] for t in op.inputs]
     pred, captures = names[0], names[1:]
     outs = em.output_names(op, value_names)
-    comment = _source_comment(op)
-    em.line(indent, f"if {pred}:" + (f"  # {comment}" if comment else ""), op)
+    em.line(indent, f"if {pred}:" + em.comment(op), op)
     for graph, inputs in ((then_graph, captures[:n_then]), (else_graph, captures[n_then:])):
         if graph is else_graph:
             em.line(indent, "else:")
@@ -192,10 +199,9 @@ def _emit_while(em, op, value_names, indent):
     limit = rest.pop() if op.attrs.get("has_max") else None
     cond_caps, body_caps = rest[:n_cond], rest[n_cond:]
     loop = [em.names.make(f"{op.name}_v{i}") for i in range(n_vars)]
-    comment = _source_comment(op)
     if loop:
         em.line(indent, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
-                        f"{', '.join(init)}{',' if len(init) == 1 else ''}" + (f"  # {comment}" if comment else ""), op)
+                        f"{', '.join(init)}{',' if len(init) == 1 else ''}" + em.comment(op), op)
     counter = None
     if limit is not None:
         counter = em.names.make(f"{op.name}_iterations")
@@ -222,9 +228,12 @@ _SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "Stat
 
 
 def _source_comment(op):
+    """`file.py:12: z = x + y` for the user line that created `op` (its own comment dropped)."""
     if op.source is None:
         return ""
     filename, lineno = op.source
-    text = linecache.getline(filename, lineno).strip()
+    text = linecache.getline(filename, lineno).split("#")[0].strip()
+    if len(text) > 70:
+        text = text[:67] + "..."
     short = filename.rsplit("/", 1)[-1]
     return f"{short}:{lineno}: {text}" if text else f"{short}:{lineno}"

@@ -44,6 +44,14 @@ def _tuple(names, store=False):
     return ast.Tuple(elts=[_name(n, store) for n in names], ctx=ast.Store() if store else ast.Load())
 
 
+def _position(node):
+    """(line, column) of a statement, or of the first located node inside a generated one."""
+    for n in ast.walk(node):
+        if hasattr(n, "lineno"):
+            return n.lineno, getattr(n, "col_offset", 0)
+    return None, 0
+
+
 class ControlFlowConverter(ast.NodeTransformer):
     """Bottom-up conversion of if/while/for inside one function (nested functions are left alone)."""
 
@@ -58,9 +66,11 @@ class ControlFlowConverter(ast.NodeTransformer):
     def visit(self, node):
         result = super().visit(node)
         if isinstance(result, list):  # generated statements point at the statement they replace
+            line, col = _position(node)
             for stmt in result:
-                if not hasattr(stmt, "lineno"):
-                    ast.copy_location(stmt, node)
+                if not hasattr(stmt, "lineno") and line is not None:
+                    stmt.lineno = stmt.end_lineno = line
+                    stmt.col_offset = stmt.end_col_offset = col
                     ast.fix_missing_locations(stmt)
         return result
 
