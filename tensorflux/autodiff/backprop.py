@@ -8,8 +8,7 @@ or adds gradient ops to the graph being built — and sums the gradients reachin
 A variable's gradient is the gradient of its resource handle: `ReadVariableOp`'s gradient passes the
 output gradient to the handle, so every read of the variable contributes.
 """
-from ..ops import math as _math
-from ..ops import creation as _creation
+from ..ops import tensor_array as _tensor_array
 from ..types import dtypes as _dt
 
 __all__ = ["Record", "backprop", "NoGradient"]
@@ -52,7 +51,7 @@ def _add(a, b):
         return b
     if b is None:
         return a
-    return _math.add(a, b)
+    return _tensor_array.add_gradients(a, b)
 
 
 def backprop(records, targets, target_grads, sources):
@@ -82,7 +81,7 @@ def backprop(records, targets, target_grads, sources):
         if rec.opdef.none_grads:
             filled = out_grads
         else:
-            filled = [g if g is not None else _creation.zeros_like(t) if _differentiable(t) else None
+            filled = [g if g is not None else _tensor_array.gradient_zeros(t) if _differentiable(t) else None
                       for g, t in zip(out_grads, rec.outputs)]
         in_grads = grad_fn(rec, *filled)
         if not isinstance(in_grads, (list, tuple)):

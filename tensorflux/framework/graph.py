@@ -372,6 +372,7 @@ class FuncGraph(Graph):
         self.structured_input_signature = None
         self._captures = {}         # id(external tensor) -> (external tensor, internal placeholder)
         self.handle_variables = {}  # id(resource placeholder) -> the tf.Variable it stands for
+        self.arg_handles = {}       # id(resource placeholder of a variable argument) -> that call's handle
         self.control_captures = []
         self._out_of_scope = False
 

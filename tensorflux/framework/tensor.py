@@ -219,3 +219,36 @@ def _as_stored(value):
 def is_tensor(x):
     """True for tensors (eager or symbolic) and tensor-like objects such as variables."""
     return isinstance(x, Tensor) or getattr(x, "_is_tensor_like", False)
+
+
+class VariantTensor(EagerTensor):
+    """An eager tensor of dtype `tf.variant` holding a Python value (a TensorArray's item tuple)."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        return _dtypes.variant
+
+    @property
+    def shape(self):
+        return TensorShape._from_tuple(())
+
+    @property
+    def ndim(self):
+        return 0
+
+    def _shape_tuple(self):
+        return ()
+
+    def numpy(self):
+        raise TypeError("A variant tensor (such as a TensorArray's flow) has no NumPy value.")
+
+    def __array__(self, dtype=None, copy=None):
+        return self.numpy()
+
+    def __str__(self):
+        return "tf.Tensor(<TensorList>, shape=(), dtype=variant)"
+
+    def __repr__(self):
+        return "<tf.Tensor: shape=(), dtype=variant, value=<TensorList>>"

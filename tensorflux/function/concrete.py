@@ -18,7 +18,7 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
-from ..ops import creation as _creation
+from ..ops import tensor_array as _tensor_array
 from ..runtime import codegen, passes
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
@@ -263,7 +263,7 @@ class ConcreteFunction:
             self._backward = self._build_backward(backprop)
         backward, mask = self._backward
         n_out = len(self._trace.flat_outputs)
-        seeds = [g if g is not None else _creation.zeros_like(t) for g, t in zip(grads[:n_out], op.outputs[:n_out])]
+        seeds = [g if g is not None else _tensor_array.gradient_zeros(t) for g, t in zip(grads[:n_out], op.outputs[:n_out])]
         args = list(op.inputs) + list(op.outputs[n_out:]) + seeds
         if _state.graph is not None:
             results = backward._call_in_graph(args)

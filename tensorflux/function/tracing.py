@@ -69,6 +69,7 @@ def _placeholder(graph, ttype, value, name):
         handle = graph.placeholder(_dt.resource, TensorShape([]), name)
         view = type(value)._graph_view(handle, value)
         graph.handle_variables[id(handle)] = view
+        graph.arg_handles[id(handle)] = value.handle  # the traced call's variable (for lifting initialisers)
         return view
     if isinstance(ttype, _tt.Literal):
         return ttype.value
@@ -152,24 +153,39 @@ def _as_output_tensor(graph, leaf):
 
 
 
+_SHAPE_ONLY = ("ZerosLike", "OnesLike", "Shape", "Size", "Rank")
+
+
 def _lift_to_eager(graph, tensor):
-    """Evaluates `tensor` of a graph being traced eagerly, when it depends on no argument (only on
-    constants and captures): how `tf.Variable(tf.zeros([3]))` inside a tf.function gets its value."""
-    captured = {id(internal): ext for ext, internal in graph.captures}
-    stack, seen = [tensor.op], set()
+    """Evaluates `tensor` of a graph being traced eagerly, when it depends on no argument's value (only on
+    constants, captures, variables passed as arguments, and the static shapes of arguments): how
+    `tf.Variable(tf.zeros_like(v))` inside a tf.function gets its initial value."""
+    known = {id(internal): ext for ext, internal in graph.captures}
+    known.update(graph.arg_handles)
+    shape_only = set()   # placeholders whose value is only used for its (static) shape
+    stack, seen = [(tensor.op, False)], set()
     while stack:
-        op = stack.pop()
-        if id(op) in seen:
+        op, via_shape = stack.pop()
+        if (id(op), via_shape) in seen:
             continue
-        seen.add(id(op))
-        if op.type == "Placeholder" and id(op.outputs[0]) not in captured:
+        seen.add((id(op), via_shape))
+        if op.type == "Placeholder" and id(op.outputs[0]) not in known:
+            if via_shape and op.outputs[0].shape.is_fully_defined():
+                shape_only.add(id(op.outputs[0]))
+                continue
             raise ValueError(
                 f"A tf.Variable created inside a tf.function has an initial value that depends on the function's "
                 f"arguments ({tensor!r} depends on '{op.name}'). Create the variable outside tf.function, or "
                 f"pass a callable as initial_value.")
-        stack.extend(t.op for t in op.inputs)
+        static = op.type in _SHAPE_ONLY and op.inputs and op.inputs[0].shape.is_fully_defined()
+        stack.extend((t.op, via_shape or static) for t in op.inputs)
     compiled = codegen.compile_graph(graph, "lift", [tensor], graph.inputs, keep_stateful=False)
-    values = [getattr(captured.get(id(p)), "_value", None) for p in graph.inputs]
+    values = []
+    for p in graph.inputs:
+        if id(p) in shape_only:
+            values.append(np.zeros(p.shape.as_list(), dtype=p.dtype.as_numpy_dtype))
+        else:
+            values.append(getattr(known.get(id(p)), "_value", None))
     return EagerTensor(compiled.fn(*values)[0])
 
 

@@ -63,7 +63,10 @@ def index_input(value, attr, op_name, param=None):
             return EagerTensor(np.array(value, dtype=np.int32))
         except OverflowError:
             pass
-    t = convert_to_tensor(value)
+    if type(value) in (list, tuple) and not value:  # an empty shape is int32, not float32's default
+        t = convert_to_tensor(np.zeros((0,), dtype=np.int32))
+    else:
+        t = convert_to_tensor(value)
     if t.dtype not in _INDEX_TYPES:
         raise attr_type_error(attr, t.dtype, op_name, param=param)
     return t

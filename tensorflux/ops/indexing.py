@@ -332,8 +332,8 @@ def _gather_nd_grad(op, grad):
     flat = reshape(indices, joined_shape(dim_part(batch), [-1, k]))  # [batch, per_batch, k]
     per_batch = shape_of(flat)[1]
     # Each row's batch number as an extra leading index coordinate: [batch, per_batch, 1].
-    coords = _math.add(_creation.fill(joined_shape(dim_part(batch), dim_part(per_batch), [1]), index_scalar(0, indices.dtype)),
-                       reshape(_creation.range(index_scalar(batch, indices.dtype)), [-1, 1, 1]))
+    zeros = _creation.fill(joined_shape(dim_part(batch), dim_part(per_batch), [1]), index_scalar(0, indices.dtype))
+    coords = _math.add(zeros, reshape(_creation.range(index_scalar(batch, indices.dtype)), [-1, 1, 1]))
     full = concat([coords, flat], -1)
     updates = reshape(grad, joined_shape(dim_part(batch), dim_part(per_batch), dims[bd + k:]))
     target = joined_shape(dim_part(batch), dims[bd:])

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.context import state as _state
-from ..framework.tensor import EagerTensor, Tensor, _as_stored
+from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 
@@ -116,8 +116,12 @@ def apply(op, inputs, attrs=None, name=None):
         raise _kernel_error(op, e, arrays, name) from None
     if op.multi:
         out = tuple(EagerTensor(_as_stored(r)) for r in result)
+    elif isinstance(result, (np.ndarray, np.generic)):
+        out = EagerTensor(result)
+    elif type(result) is tuple:  # variant values (TensorArray item lists) are tuples
+        out = VariantTensor(result)
     else:
-        out = EagerTensor(result if isinstance(result, (np.ndarray, np.generic)) else _as_stored(result))
+        out = EagerTensor(_as_stored(result))
     if _CHECK_KERNELS:
         _check_kernel_against_infer(op, inputs, attrs or {}, out)
     if _state.tape_active and _tape_hook[0] is not None:

@@ -15,9 +15,11 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.context import state as _state
-from ..framework.tensor import EagerTensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
+from . import array as _array
+from . import creation as _creation
+from . import math as _math
 from .control_flow import CompositeFlow
 from .convert import convert_to_tensor
 from .registry import OpDef, apply
@@ -128,26 +130,138 @@ def _concatenated(inputs, attrs):
     return [(attrs["dtype"], TensorShape([None]).concatenate(rest))]
 
 
+# -- gradients: the gradient of a list is a list of item gradients (None = zero) -----------------------
+def _k_zeros_list(items):
+    return tuple([None] * len(items))
+
+
+def _k_add_lists(a, b):
+    n = max(len(a), len(b))
+    a, b = tuple(a) + (None,) * (n - len(a)), tuple(b) + (None,) * (n - len(b))
+    return tuple(y if x is None else x if y is None else x + y for x, y in zip(a, b))
+
+
+def _k_clear_item(items, index):
+    items = list(items)
+    if int(index) < len(items):
+        items[int(index)] = None
+    return tuple(items)
+
+
+def _k_one_item(items, index, value):
+    out = [None] * len(items)
+    out[int(index)] = value
+    return tuple(out)
+
+
+def _k_stack_like(items, like):
+    return np.stack([np.zeros_like(like[i]) if items[i] is None else items[i] for i in range(like.shape[0])]) \
+        if like.shape[0] else np.zeros_like(like)
+
+
+def _k_get_or_zeros(items, index, like):
+    i = int(index)
+    value = items[i] if i < len(items) else None
+    return np.zeros_like(like) if value is None else value
+
+
+def _k_scatter_rows(items, indices, value):
+    out = [None] * len(items)
+    for j, i in enumerate(np.asarray(indices).ravel()):
+        out[int(i)] = value[j] if out[int(i)] is None else out[int(i)] + value[j]
+    return tuple(out)
+
+
+def _k_gather_like(items, indices, like):
+    rows = [items[int(i)] if int(i) < len(items) and items[int(i)] is not None else np.zeros_like(like[j])
+            for j, i in enumerate(np.asarray(indices).ravel())]
+    return np.stack(rows) if rows else np.zeros_like(like)
+
+
+def _k_clear_items(items, indices):
+    items = list(items)
+    for i in np.asarray(indices).ravel():
+        if int(i) < len(items):
+            items[int(i)] = None
+    return tuple(items)
+
+
+_LIST = lambda i, a: [_FLOW]  # noqa: E731 - every list-valued op infers the same flow type
+ZEROS_LIST = OpDef("TensorListZerosLike", _LIST, _k_zeros_list)
+ADD_LISTS = OpDef("TensorListAddN", _LIST, _k_add_lists)
+CLEAR_ITEM = OpDef("TensorListClearItem", _LIST, _k_clear_item)
+ONE_ITEM = OpDef("TensorListOneItem", _LIST, _k_one_item)
+STACK_LIKE = OpDef("TensorListStackLike", lambda i, a: [(i[1].dtype, i[1].shape)], _k_stack_like)
+GET_OR_ZEROS = OpDef("TensorListGetItemOrZeros", lambda i, a: [(i[2].dtype, i[2].shape)], _k_get_or_zeros)
+SCATTER_ROWS = OpDef("TensorListScatterRows", _LIST, _k_scatter_rows)
+GATHER_LIKE = OpDef("TensorListGatherLike", lambda i, a: [(i[2].dtype, i[2].shape)], _k_gather_like)
+CLEAR_ITEMS = OpDef("TensorListClearItems", _LIST, _k_clear_items)
+def gradient_zeros(t):
+    """Zeros standing for "no gradient" of `t`: an all-None list for a TensorArray flow."""
+    if t.dtype is _dt.variant:
+        return apply(ZEROS_LIST, (t,), None, "ZerosLike")
+    return _creation.zeros_like(t)
+
+
+def add_gradients(a, b):
+    """Sums two gradients (item-wise for TensorArray flows)."""
+    if a.dtype is _dt.variant:
+        return apply(ADD_LISTS, (a, b), None, "AddN")
+    return _math.add(a, b)
+
+
+def _set_grad(op, grad):
+    items, index, value = op.inputs
+    return [apply(CLEAR_ITEM, (grad, index), None, "ClearItem"), None,
+            apply(GET_OR_ZEROS, (grad, index, value), None, "GetItem")]
+
+
+def _get_grad(op, grad):
+    items, index = op.inputs
+    return [apply(ONE_ITEM, (items, index, grad), None, "OneItem"), None]
+
+
+def _stack_grad(op, grad):
+    return [apply(SCATTER_ROWS, (op.inputs[0], _range_like(grad), grad), None, "Unstack")]
+
+
+def _from_tensor_grad(op, grad):
+    return [apply(STACK_LIKE, (grad, op.inputs[0]), None, "Stack")]
+
+
+def _gather_grad(op, grad):
+    items, indices = op.inputs
+    return [apply(SCATTER_ROWS, (items, indices, grad), None, "Scatter"), None]
+
+
+def _scatter_grad(op, grad):
+    items, indices, value = op.inputs
+    return [apply(CLEAR_ITEMS, (grad, indices), None, "ClearItems"), None,
+            apply(GATHER_LIKE, (grad, indices, value), None, "Gather")]
+
+
+def _range_like(t):
+    return _creation.range(_array.shape(t)[0])
+
+
 RESERVE = OpDef("TensorListReserve", lambda i, a: [_FLOW], _k_reserve)
-SET_ITEM = OpDef("TensorListSetItem", lambda i, a: [_FLOW], _k_set)
-GET_ITEM = OpDef("TensorListGetItem", _elem, _k_get)
-STACK = OpDef("TensorListStack", _stacked, _k_stack)
-FROM_TENSOR = OpDef("TensorListFromTensor", lambda i, a: [_FLOW], _k_from_tensor)
-GATHER = OpDef("TensorListGather", _stacked, _k_gather)
-SCATTER = OpDef("TensorListScatterIntoExistingList", lambda i, a: [_FLOW], _k_scatter)
+SET_ITEM = OpDef("TensorListSetItem", lambda i, a: [_FLOW], _k_set, grad=_set_grad)
+GET_ITEM = OpDef("TensorListGetItem", _elem, _k_get, grad=_get_grad)
+STACK = OpDef("TensorListStack", _stacked, _k_stack, grad=_stack_grad)
+FROM_TENSOR = OpDef("TensorListFromTensor", lambda i, a: [_FLOW], _k_from_tensor, grad=_from_tensor_grad)
+GATHER = OpDef("TensorListGather", _stacked, _k_gather, grad=_gather_grad)
+SCATTER = OpDef("TensorListScatterIntoExistingList", lambda i, a: [_FLOW], _k_scatter, grad=_scatter_grad)
 CONCAT = OpDef("TensorListConcatV2", _concatenated, _k_concat)
 LENGTH = OpDef("TensorListLength", lambda i, a: [(_dt.int32, TensorShape([]))], _k_length)
 
 
-class TensorArray:
-    """`tf.TensorArray(dtype, size=None, dynamic_size=None, element_shape=None, …)`."""
+class TensorArray(CompositeFlow):
+    """`tf.TensorArray(dtype, size=None, dynamic_size=None, element_shape=None, …)`.
 
-    def __new__(cls, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
-                handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
-                name=None):
-        if cls is TensorArray:
-            cls = _EagerTensorArray if _state.graph is None else _GraphTensorArray
-        return object.__new__(cls)
+    Its state is the `flow`, a variant tensor threaded through TensorList ops (eagerly too, so a
+    GradientTape sees every write). Eagerly, writes also update the TensorArray itself, as TensorFlow's
+    eager TensorArray does; in graphs they return a new TensorArray (use `ta = ta.write(...)`).
+    """
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
                  handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
@@ -195,53 +309,6 @@ class TensorArray:
         return f"<tf.TensorArray dtype={self._dtype.name} element_shape={self._element_shape}>"
 
 
-class _EagerTensorArray(TensorArray):
-    """Eager TensorArray: a Python list of eager tensors."""
-
-    def _init(self, size, flow):
-        self._items = [None] * int(size)
-
-    def write(self, index, value, name=None):
-        value = self._convert_value(value)
-        index = _check_index(self._items, index, self._dynamic_size)
-        self._merge_shape(value.shape)
-        if index >= len(self._items):
-            self._items.extend([None] * (index + 1 - len(self._items)))
-        self._items[index] = value._value
-        return self
-
-    def read(self, index, name=None):
-        return EagerTensor(_read(self._items, index, self._dtype, self._element_shape))
-
-    def stack(self, name=None):
-        return EagerTensor(_stack(self._items, self._dtype, self._element_shape))
-
-    def gather(self, indices, name=None):
-        return EagerTensor(_k_gather(self._items, np.asarray(convert_to_tensor(indices)), dtype=self._dtype,
-                                     element_shape=self._element_shape))
-
-    def unstack(self, value, name=None):
-        value = self._convert_value(value)
-        self._merge_shape(value.shape[1:])
-        self._items = list(_k_from_tensor(value._value))
-        return self
-
-    def scatter(self, indices, value, name=None):
-        value = self._convert_value(value)
-        self._merge_shape(value.shape[1:])
-        self._items = list(_k_scatter(self._items, np.asarray(convert_to_tensor(indices)), value._value,
-                                      dynamic=self._dynamic_size))
-        return self
-
-    def concat(self, name=None):
-        return EagerTensor(_k_concat(self._items, dtype=self._dtype, element_shape=self._element_shape))
-
-    def size(self, name=None):
-        return EagerTensor(np.int32(len(self._items)))
-
-
-class _GraphTensorArray(TensorArray, CompositeFlow):
-    """Graph TensorArray: a `variant` flow tensor threaded through TensorList ops."""
 
     def _init(self, size, flow):
         if flow is not None:
@@ -258,7 +325,7 @@ class _GraphTensorArray(TensorArray, CompositeFlow):
         return [self._flow]
 
     def _with_flow(self, tensors):
-        new = object.__new__(_GraphTensorArray)
+        new = object.__new__(TensorArray)
         new._dtype, new._dynamic_size = self._dtype, self._dynamic_size
         new._element_shape, new._infer_shape = self._element_shape, self._infer_shape
         new._flow = tensors[0]
@@ -267,12 +334,18 @@ class _GraphTensorArray(TensorArray, CompositeFlow):
     def _attrs(self):
         return {"dtype": self._dtype, "element_shape": self._element_shape}
 
+    def _updated(self, flow, element_shape):
+        """The TensorArray after an update: itself when eager (TensorFlow's eager semantics), else a new one."""
+        target = self if _state.graph is None else self._with_flow([flow])
+        target._flow = flow
+        target._merge_shape(element_shape)
+        return target
+
     def write(self, index, value, name=None):
         value = self._convert_value(value)
-        new = self._with_flow([apply(SET_ITEM, (self._flow, convert_to_tensor(index, dtype=_dt.int32), value),
-                                     {"dynamic": self._dynamic_size}, name or "TensorArrayV2Write")])
-        new._merge_shape(value.shape)
-        return new
+        flow = apply(SET_ITEM, (self._flow, convert_to_tensor(index, dtype=_dt.int32), value),
+                     {"dynamic": self._dynamic_size}, name or "TensorArrayV2Write")
+        return self._updated(flow, value.shape)
 
     def read(self, index, name=None):
         return apply(GET_ITEM, (self._flow, convert_to_tensor(index, dtype=_dt.int32)), self._attrs(),
@@ -287,16 +360,13 @@ class _GraphTensorArray(TensorArray, CompositeFlow):
 
     def unstack(self, value, name=None):
         value = self._convert_value(value)
-        new = self._with_flow([apply(FROM_TENSOR, (value,), None, name or "TensorArrayUnstack")])
-        new._merge_shape(value.shape[1:])
-        return new
+        return self._updated(apply(FROM_TENSOR, (value,), None, name or "TensorArrayUnstack"), value.shape[1:])
 
     def scatter(self, indices, value, name=None):
         value = self._convert_value(value)
-        new = self._with_flow([apply(SCATTER, (self._flow, convert_to_tensor(indices, dtype=_dt.int32), value),
-                                     {"dynamic": self._dynamic_size}, name or "TensorArrayScatter")])
-        new._merge_shape(value.shape[1:])
-        return new
+        flow = apply(SCATTER, (self._flow, convert_to_tensor(indices, dtype=_dt.int32), value),
+                     {"dynamic": self._dynamic_size}, name or "TensorArrayScatter")
+        return self._updated(flow, value.shape[1:])
 
     def concat(self, name=None):
         return apply(CONCAT, (self._flow,), self._attrs(), name or "TensorArrayV2Concat")

@@ -202,6 +202,10 @@ def _emit_while(em, op, value_names, indent):
     if loop:
         em.line(indent, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
                         f"{', '.join(init)}{',' if len(init) == 1 else ''}" + em.comment(op), op)
+    history = None
+    if op.attrs.get("keep_history"):  # a GradientTape differentiates this loop: keep each iteration's inputs
+        history = em.names.make(f"{op.name}_history")
+        em.line(indent, f"{history} = []")
     counter = None
     if limit is not None:
         counter = em.names.make(f"{op.name}_iterations")
@@ -212,6 +216,8 @@ def _emit_while(em, op, value_names, indent):
     (keep,) = em.emit_subgraph(cond_graph, loop + cond_caps, indent + 1)
     em.line(indent + 1, f"if not {keep}:")
     em.line(indent + 2, "break")
+    if history is not None:
+        em.line(indent + 1, f"{history}.append(({', '.join(loop)}{',' if len(loop) == 1 else ''}))")
     results = em.emit_subgraph(body_graph, loop + body_caps, indent + 1)
     if loop:
         em.line(indent + 1, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
@@ -219,12 +225,65 @@ def _emit_while(em, op, value_names, indent):
     if counter is not None:
         em.line(indent + 1, f"{counter} += 1")
     outs = em.output_names(op, value_names)
+    results = loop + ([history] if history is not None else [])
     if outs:
         em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
-                        f"{', '.join(loop)}{',' if len(loop) == 1 else ''}")
+                        f"{', '.join(results)}{',' if len(results) == 1 else ''}")
 
 
-_SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while}
+def _emit_while_grad(em, op, value_names, indent):
+    """The reverse loop of a While's gradient: the body-gradient graph once per saved iteration."""
+    grad_graph, n_vars = op.attrs["grad_graph"], op.attrs["n_vars"]
+    names = [value_names[id(t)] for t in op.inputs]
+    history, seeds, caps = names[0], names[1:1 + n_vars], names[1 + n_vars:]
+    grads = [em.names.make(f"{op.name}_g{i}") for i in range(n_vars)]
+    n_acc = len(grad_graph.outputs) - n_vars
+    accs = [em.names.make(f"{op.name}_acc{i}") for i in range(n_acc)]
+    state = [em.names.make(f"{op.name}_v{i}") for i in range(n_vars)]
+    em.line(indent, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = {', '.join(seeds)}{',' if n_vars == 1 else ''}"
+            + em.comment(op), op)
+    for a in accs:
+        em.line(indent, f"{a} = None")
+    em.line(indent, f"for {', '.join(state)}{',' if n_vars == 1 else ''} in reversed({history}):")
+    results = em.emit_subgraph(grad_graph, state + grads + caps, indent + 1)
+    em.line(indent + 1, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = "
+                        f"{', '.join(results[:n_vars])}{',' if n_vars == 1 else ''}")
+    if accs:
+        em.namespace["k_accumulate"] = _accumulate
+    for a, r in zip(accs, results[n_vars:]):
+        em.line(indent + 1, f"{a} = k_accumulate({a}, {r})")
+    for a, t in zip(accs, grad_graph.outputs[n_vars:]):
+        zeros = em.names.make("k_zeros")
+        em.namespace[zeros] = _zeros_of(t)
+        em.line(indent, f"if {a} is None:")
+        em.line(indent + 1, f"{a} = {zeros}()")
+    outs = em.output_names(op, value_names)
+    em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {', '.join(grads + accs)}"
+                    f"{',' if len(outs) == 1 else ''}")
+
+
+def _accumulate(total, value):
+    """Sums per-iteration gradients; TensorArray gradients (tuples) add item by item."""
+    if total is None:
+        return value
+    if isinstance(total, tuple):
+        return tuple(y if x is None else x if y is None else x + y for x, y in zip(total, value))
+    return total + value
+
+
+def _zeros_of(t):
+    if t.dtype.name == "variant":
+        return tuple
+    shape, dtype = t.shape, t.dtype.as_numpy_dtype
+    if not shape.is_fully_defined():
+        raise NotImplementedError(f"the gradient of a loop-captured tensor of unknown shape {shape} when the loop "
+                                  f"may run zero times")
+    dims = tuple(shape.as_list())
+    return lambda: np.zeros(dims, dtype=dtype)
+
+
+_SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while,
+            "WhileGrad": _emit_while_grad}
 
 
 def _source_comment(op):
