@@ -183,7 +183,9 @@ def _loop_condition(test, extra_test):
     return keep
 
 
-def _tf_while(test, body, get_state, set_state, names, extra_test, before_body=None, extra_vars=()):
+def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=False):
+    """Stages a While loop over the tensor-like state. `relax_shapes` (dataset loops, like TensorFlow's
+    `Dataset.reduce`) generalises a loop variable's shape when the body changes it, instead of failing."""
     init = list(get_state())
     carried = [i for i, v in enumerate(init) if _tensorlike(v)]
     temporaries = [i for i, v in enumerate(init) if isinstance(v, Undefined)]
@@ -237,6 +239,14 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, before_body=N
         return graph, [_cf.graph_tensor(graph, t) for t in out], options
 
     body_graph, body_out, options = trace_body()
+    for _ in range(3 if relax_shapes else 0):
+        relaxed = [s if o.shape.is_subtype_of(s.shape) else
+                   _cf.LoopVar(s.dtype, s.shape.most_specific_compatible_shape(o.shape), s.name)
+                   for s, o in zip(specs, body_out)]
+        if all(r is s for r, s in zip(relaxed, specs)):
+            break
+        specs[:] = relaxed
+        body_graph, body_out, options = trace_body()
     if options.get("shape_invariants"):
         placeholders = body_graph.inputs[:len(specs)]
         for var, shape in options["shape_invariants"]:

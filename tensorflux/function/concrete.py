@@ -210,6 +210,7 @@ class ConcreteFunction:
             if not (actual == ttype or actual.is_subtype_of(ttype)):
                 raise TypeError(f"{self._name}{self._signature_text()} got unexpected keyword arguments: "
                                 f"{pname}.\nCan not cast {value!r} to {ttype!r}")
+            out.extend(ttype.to_tensors(value))  # custom types may pass tensors (a dataset does)
 
     def _signature_text(self):
         return "(" + ", ".join(p[0] for p in self._params) + ")"

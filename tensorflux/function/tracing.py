@@ -75,7 +75,16 @@ def _placeholder(graph, ttype, value, name):
         return ttype.value
     if isinstance(ttype, _tt.Weakref):
         return ttype.ref()
-    return ttype.placeholder_value(None)
+    return ttype.placeholder_value(_PlaceholderContext(graph, name))
+
+
+class _PlaceholderContext:
+    """What `TraceType.placeholder_value` receives: the graph being traced and the parameter's name."""
+
+    __slots__ = ("graph", "name")
+
+    def __init__(self, graph, name):
+        self.graph, self.name = graph, name
 
 
 def trace_function(python_function, params, types, name, outer_graph=None):

@@ -35,8 +35,6 @@ class Rewrite:
         self.out = []
         self.remap = {}        # id(old tensor) -> new tensor (the old ops stay alive in `ops`)
         self._copies = {}      # id(old op) -> its copy, so control inputs follow copies
-        # An op named as another op's control input must keep existing: it is never replaced.
-        self._pinned = {id(c) for op in ops for c in op.control_inputs}
         self.counts = collections.Counter()
 
     def inputs_of(self, op):
@@ -44,8 +42,13 @@ class Rewrite:
         return [remap.get(id(t), t) for t in op.inputs] if remap else op.inputs
 
     def replaceable(self, op):
-        """Whether `op` may be dropped: its value is all it contributes (no effects, no ordering role)."""
-        if op.type == "Placeholder" or not op.outputs or op.control_inputs or id(op) in self._pinned:
+        """Whether `op` may be dropped: its value is all it contributes.
+
+        Not placeholders, stateful ops, ops without outputs, nor ops with control inputs (dropping one would
+        drop its ordering after, and with `keep_stateful=False` its need of, those ops). A pure op that is
+        itself a control input may go: ordering after a computation without effects changes nothing.
+        """
+        if op.type == "Placeholder" or not op.outputs or op.control_inputs:
             return False
         return op.type == "Const" or (op.opdef is not None and not op.opdef.stateful)
 

@@ -1,0 +1,386 @@
+"""`tf.data`: datasets of tensors, eager iteration, and iteration inside tf.function as one While loop.
+
+A Dataset is a recipe: a source (slices of tensors, a generator, a range) and transformations (map,
+batch, shuffle, …). Iterating eagerly yields eager tensors. Inside a tf.function, `for x in dataset`
+becomes a `While` loop over two stateful ops — one makes an iterator when the graph runs, the other
+pulls the next element — so the graph's size does not depend on the data, and `next(iterator)` on a
+`tf.data.Iterator` pulls a new element on every call.
+
+    ds = tf.data.Dataset.from_tensor_slices(([1, 5, 0], [4, 2, 7]))
+    for x, y in ds:            # eagerly: tensors; in a tf.function: one While op
+        ...
+"""
+import itertools
+
+import numpy as np
+
+from ..autograph import operators
+from ..framework import nest
+from ..framework.errors import OutOfRangeError
+from ..function.polymorphic import Function
+from ..function.trace_type import TraceType, Weakref
+from ..framework.context import state as _state
+from ..framework.tensor import EagerTensor, Tensor, VariantTensor
+from ..ops import convert as _convert
+from ..ops.registry import OpDef, apply
+from ..types import dtypes as _dt
+from ..types.shape import TensorShape
+from ..types.spec import TensorSpec
+
+__all__ = ["Dataset", "Iterator"]
+
+
+def _spec_of(value):
+    return TensorSpec(value.shape, value.dtype)
+
+
+def _as_tensors(structure):
+    """Tuples and dicts are structure; anything else (lists included, as in tf.data) becomes one tensor."""
+    if isinstance(structure, tuple):
+        parts = [_as_tensors(v) for v in structure]
+        return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
+    if isinstance(structure, dict):
+        return {k: _as_tensors(v) for k, v in structure.items()}
+    return structure if isinstance(structure, Tensor) else _convert.convert_to_tensor(structure)
+
+
+# -- graph ops: an iterator made at run time, and "get next" ---------------------------------------------
+def _k_make_iterator(dataset):
+    return _PythonIterator(iter(dataset._arrays()))
+
+
+class _PythonIterator:
+    """A run-time iterator over flat NumPy elements (the value of an iterator tensor)."""
+
+    __slots__ = ("it",)
+
+    def __init__(self, it):
+        self.it = it
+
+
+def _k_next_optional(it, *, specs):
+    try:
+        values = next(it.it)
+        return (np.bool_(True),) + tuple(values)
+    except StopIteration:
+        return (np.bool_(False),) + tuple(np.zeros([d or 0 for d in s.shape.as_list()] if s.shape.rank is not None
+                                                   else [], dtype=s.dtype.as_numpy_dtype) for s in specs)
+
+
+def _k_next(*, iterator, specs):
+    try:
+        return tuple(iterator._next_arrays())
+    except StopIteration:
+        raise OutOfRangeError(None, None, "End of sequence") from None
+
+
+MAKE_ITERATOR = OpDef("AnonymousIteratorV3", lambda i, a: [(_dt.variant, TensorShape([]))], _k_make_iterator,
+                      stateful=True)
+NEXT_OPTIONAL = OpDef("IteratorGetNextAsOptional",
+                      lambda i, a: [(_dt.bool, TensorShape([]))] + [(s.dtype, s.shape) for s in a["specs"]],
+                      _k_next_optional, stateful=True, multi=True)
+NEXT = OpDef("IteratorGetNext", lambda i, a: [(s.dtype, s.shape) for s in a["specs"]], _k_next, stateful=True,
+             multi=True)
+
+
+class Dataset:
+    """A sequence of elements, each a (nested structure of) tensors."""
+
+    def __init__(self, element_spec, make_arrays, kind):
+        self._graph_tensor = None         # set on the stand-in a traced function receives
+        self._element_spec = element_spec
+        self._make_arrays = make_arrays   # () -> iterator of flat lists of NumPy arrays
+        self._kind = kind
+
+    # -- sources -----------------------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        structure = _as_tensors(tensors)
+        flat = nest.flatten(structure)
+        n = flat[0].shape[0]
+        if any(t.shape.rank == 0 for t in flat) or any(t.shape[0] != n for t in flat):
+            raise ValueError("All components of `tensors` must have the same size in their first dimension.")
+        arrays = [np.asarray(t) for t in flat]
+        spec = nest.pack_sequence_as(structure, [TensorSpec(t.shape[1:], t.dtype) for t in flat])
+        return Dataset(spec, lambda: ([a[i] for a in arrays] for i in range(n)), "_TensorSliceDataset")
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        structure = _as_tensors(tensors)
+        flat = [np.asarray(t) for t in nest.flatten(structure)]
+        return Dataset(nest.map_structure(_spec_of, structure), lambda: iter([flat]), "_TensorDataset")
+
+    @staticmethod
+    def range(*args, output_type=_dt.int64, name=None):
+        values = range(*args)
+        np_type = _dt.as_dtype(output_type).as_numpy_dtype
+        return Dataset(TensorSpec([], output_type), lambda: ([np_type(v)] for v in values), "_RangeDataset")
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        if output_signature is not None:
+            spec = output_signature
+        else:
+            if output_types is None:
+                raise TypeError("The `output_types` argument can not be None when `output_signature` is None.")
+            shapes = output_shapes if output_shapes is not None else \
+                nest.map_structure(lambda _: None, output_types)
+            spec = nest.map_structure(lambda t, s: TensorSpec(TensorShape(s), _dt.as_dtype(t)),
+                                      output_types, shapes)
+        flat_specs = nest.flatten(spec)
+
+        def arrays():
+            for element in generator(*(args or ())):
+                values = nest.flatten(element) if nest.is_nested(spec) else [element]
+                if len(values) != len(flat_specs):
+                    raise TypeError(f"`generator` yielded an element of the wrong structure: {element!r}")
+                out = []
+                for v, s in zip(values, flat_specs):
+                    a = np.asarray(_convert.to_array(v, s.dtype))
+                    if not s.shape.is_compatible_with(a.shape):
+                        raise TypeError(f"`generator` yielded an element of shape {a.shape} where an element of "
+                                        f"shape {s.shape} was expected.")
+                    out.append(a)
+                yield out
+
+        return Dataset(spec, arrays, "_FlatMapDataset")
+
+    @staticmethod
+    def zip(*datasets, name=None):
+        datasets = datasets[0] if len(datasets) == 1 and isinstance(datasets[0], (tuple, list)) else datasets
+        spec = tuple(d.element_spec for d in datasets)
+        return Dataset(spec, lambda: ([a for part in parts for a in part]
+                                      for parts in zip(*(d._arrays() for d in datasets))), "_ZipDataset")
+
+    # -- transformations ---------------------------------------------------------------------------
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """Applies `map_func` to each element; it is traced once (as TensorFlow does), then run per element."""
+        specs = self._element_spec
+        structured = isinstance(specs, tuple)
+        fn = Function(map_func if not structured else (lambda *xs: map_func(*xs)), name="map_fn")
+        concrete = fn.get_concrete_function(*specs) if structured else fn.get_concrete_function(specs)
+        out_spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), concrete.structured_outputs)
+        source = self
+
+        def arrays():
+            for flat in source._arrays():
+                args = [EagerTensor(a) for a in flat]
+                result = concrete(*args) if structured else concrete(nest.pack_sequence_as(specs, args))
+                yield [np.asarray(t) for t in nest.flatten(result)]
+
+        return Dataset(out_spec, arrays, "_MapDataset")
+
+    def filter(self, predicate, name=None):
+        source, specs = self, self._element_spec
+
+        def arrays():
+            for flat in source._arrays():
+                element = nest.pack_sequence_as(specs, [EagerTensor(a) for a in flat])
+                keep = predicate(*element) if isinstance(element, tuple) else predicate(element)
+                if bool(keep):
+                    yield flat
+
+        return Dataset(specs, arrays, "_FilterDataset")
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
+        source = self
+        n = int(batch_size)
+        spec = nest.map_structure(lambda s: TensorSpec(TensorShape([n if drop_remainder else None]).concatenate(
+            s.shape), s.dtype), self._element_spec)
+
+        def arrays():
+            it = source._arrays()
+            while True:
+                chunk = list(itertools.islice(it, n))
+                if not chunk or (drop_remainder and len(chunk) < n):
+                    return
+                yield [np.stack(parts) for parts in zip(*chunk)]
+
+        return Dataset(spec, arrays, "_BatchDataset")
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        source = self
+        rng = np.random.default_rng(seed)
+
+        def arrays():
+            buffer = []
+            for flat in source._arrays():
+                buffer.append(flat)
+                if len(buffer) >= buffer_size:
+                    yield buffer.pop(rng.integers(len(buffer)))
+            while buffer:
+                yield buffer.pop(rng.integers(len(buffer)))
+
+        return Dataset(self._element_spec, arrays, "_ShuffleDataset")
+
+    def repeat(self, count=None, name=None):
+        source = self
+
+        def arrays():
+            for _ in (itertools.count() if count is None or count < 0 else range(count)):
+                yield from source._arrays()
+
+        return Dataset(self._element_spec, arrays, "_RepeatDataset")
+
+    def take(self, count, name=None):
+        source = self
+        return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), int(count)), "_TakeDataset")
+
+    def skip(self, count, name=None):
+        source = self
+        return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), int(count), None),
+                       "_SkipDataset")
+
+    def enumerate(self, start=0, name=None):
+        return Dataset.zip(Dataset.range(start, 2 ** 62), self)
+
+    def prefetch(self, buffer_size, name=None):
+        return self
+
+    def cache(self, filename="", name=None):
+        return self
+
+    # -- consumption -------------------------------------------------------------------------------
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def _arrays(self):
+        return self._make_arrays()
+
+    def __iter__(self):
+        if _state.graph is not None:
+            raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
+                               "tf.function.")
+        return Iterator(self)
+
+    def as_numpy_iterator(self):
+        specs = self._element_spec
+        for flat in self._arrays():
+            yield nest.pack_sequence_as(specs, [a[()] if np.ndim(a) == 0 else a for a in flat])
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        state = initial_state
+        for element in self:
+            state = reduce_func(state, *element) if isinstance(element, tuple) else reduce_func(state, element)
+        return state
+
+    def cardinality(self):
+        return _convert.convert_to_tensor(-2, dtype=_dt.int64)
+
+    def __tf_tracing_type__(self, context):
+        return DatasetSpec(self._element_spec)
+
+    def _variant_tensor(self):
+        """The dataset as a variant tensor: a graph input when traced as an argument, else a constant."""
+        return self._graph_tensor if self._graph_tensor is not None else VariantTensor(self)
+
+    def _ag_for_stmt(self, extra_test, body, get_state, set_state, names):
+        """`for x in dataset` inside a tf.function: one While loop pulling elements at run time."""
+        if _state.graph is None:
+            for element in self:
+                if extra_test is not None and not extra_test():
+                    break
+                body(element)
+            return
+        specs = nest.flatten(self._element_spec)
+        iterator = apply(MAKE_ITERATOR, (self._variant_tensor(),), None, "AnonymousIteratorV3")
+        first = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
+        box = {"has": first[0], "values": list(first[1:])}
+
+        def get_full():
+            return tuple(get_state()) + (box["has"],) + tuple(box["values"])
+
+        def set_full(values):
+            n = len(values) - 1 - len(specs)
+            set_state(tuple(values[:n]))
+            box["has"], box["values"] = values[n], list(values[n + 1:])
+
+        def test():
+            return box["has"]
+
+        def step():
+            body(nest.pack_sequence_as(self._element_spec, box["values"]))
+            nxt = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
+            box["has"], box["values"] = nxt[0], list(nxt[1:])
+
+        state_names = tuple(names) + ("has_next",) + tuple(f"element_{i}" for i in range(len(specs)))
+        operators._tf_while(test, step, get_full, set_full, state_names, extra_test, relax_shapes=True)
+
+    def __repr__(self):
+        return f"<{self._kind} element_spec={self._element_spec}>"
+
+
+class DatasetSpec(TraceType):
+    """The TraceType of a dataset argument: its element spec (a new dataset of the same spec reuses the
+    trace; the dataset itself is passed at each call as a variant tensor)."""
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+        self._key = tuple(nest.flatten(element_spec))
+
+    def is_subtype_of(self, other):
+        return self == other
+
+    def most_specific_common_supertype(self, others):
+        return self if all(self == o for o in others) else None
+
+    def placeholder_value(self, placeholder_context=None):
+        graph = _state.graph
+        name = getattr(placeholder_context, "name", None) or "dataset"
+        stand_in = Dataset(self.element_spec, _no_eager_arrays, "_VariantDataset")
+        stand_in._graph_tensor = graph.placeholder(_dt.variant, TensorShape([]), name)
+        return stand_in
+
+    def to_tensors(self, value):
+        return [VariantTensor(value)]
+
+    def __eq__(self, other):
+        return type(other) is DatasetSpec and other._key == self._key and \
+            nest.map_structure(lambda _: 0, other.element_spec) == nest.map_structure(lambda _: 0, self.element_spec)
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec}, TensorShape([]))"
+
+
+def _no_eager_arrays():
+    raise RuntimeError("A dataset received by a tf.function can only be iterated inside that function.")
+
+
+class Iterator:
+    """`tf.data.Iterator`: `next()` gives the next element; inside a tf.function it is a stateful op."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._it = dataset._arrays()
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def _next_arrays(self):
+        return next(self._it)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        specs = self._dataset.element_spec
+        if _state.graph is not None:
+            values = apply(NEXT, (), {"iterator": self, "specs": tuple(nest.flatten(specs))}, "IteratorGetNext")
+            return nest.pack_sequence_as(specs, list(values))
+        try:
+            flat = self._next_arrays()
+        except StopIteration:
+            raise StopIteration from None
+        return nest.pack_sequence_as(specs, [EagerTensor(a) for a in flat])
+
+    def get_next(self):
+        return next(self)
+
+    def __tf_tracing_type__(self, context):
+        return Weakref(self)
