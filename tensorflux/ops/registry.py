@@ -54,7 +54,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "allowed", "same_dtype", "input_names",
-                 "multi", "allowed_np", "none_grads", "__weakref__")
+                 "multi", "allowed_np", "none_grads", "inplace", "__weakref__")
 
     def __init__(self, name, infer, kernel, grad=None, stateful=False, allowed=None, same_dtype=False,
                  input_names=("x", "y", "z"), multi=False):
@@ -69,6 +69,9 @@ class OpDef:
         self.input_names = input_names
         self.multi = multi
         self.none_grads = False  # True: grad receives None for outputs no gradient reached
+        # A NumPy ufunc computing this op that may write into a dead input buffer (`out=`) in generated
+        # code; set only where `ufunc(*arrays, out=a)` equals the kernel exactly.
+        self.inplace = None
         if name in OPS and OPS[name] is not self:
             raise ValueError(f"Op {name!r} is defined twice")
         OPS[name] = self

@@ -21,6 +21,8 @@ from . import passes
 __all__ = ["compile_graph", "Compiled"]
 
 _COUNTER = [0]
+_FREE_EARLY_ELEMENTS = 4096      # intermediates larger than this are freed right after their last use
+_INPLACE_MIN_ELEMENTS = 1024     # below this, a fresh allocation is as cheap as reuse
 _LITERAL_TYPES = (int, float, bool, str, bytes, type(None))
 
 
@@ -97,6 +99,8 @@ class _Emitter:
         self.keep_stateful = keep_stateful
         self.prepared = None
         self.last_comment = None
+        self.position = 0
+        self.last_use, self.owned, self.dead_after, self.shared = {}, set(), {}, set()
         self.names = _Names(reserved={"np"})
         self.namespace = {"np": np}
         self.lines = []
@@ -113,7 +117,10 @@ class _Emitter:
             ops, self.prepared = self.prepared, None
         else:
             ops, outputs = passes.run_all(graph, outputs, self.keep_stateful)
-        for op in ops:
+        saved = (self.last_use, self.owned, self.dead_after, self.position, self.shared)
+        self.plan_buffers(ops, outputs)
+        for position, op in enumerate(ops):
+            self.position = position
             if op.type == "Placeholder":
                 if id(op.outputs[0]) not in value_names:
                     raise ValueError(f"Placeholder {op.name} is not an input of the function being compiled")
@@ -128,6 +135,7 @@ class _Emitter:
                 emit(self, op, value_names, indent)
             else:
                 self.emit_kernel_call(op, value_names, indent)
+        self.last_use, self.owned, self.dead_after, self.position, self.shared = saved
         return [value_names[id(t)] for t in outputs]
 
     def output_names(self, op, value_names):
@@ -150,8 +158,15 @@ class _Emitter:
                 aname = self.names.make(f"a_{op.name}_{key}")
                 self.namespace[aname] = value
                 args.append(f"{key}={aname}")
+        reuse = self.reusable_input(op)
+        if reuse is not None:
+            kname = "u_" + op.opdef.inplace.__name__
+            self.namespace[kname] = op.opdef.inplace
+            args = [value_names[id(t)] for t in op.inputs] + [f"out={value_names[id(reuse)]}"]
         call = f"{kname}({', '.join(args)})"
         outs = self.output_names(op, value_names)
+        if op.opdef.inplace is not None and op.outputs:
+            self.owned.add(id(op.outputs[0]))
         if not op.outputs:
             text = call
         elif op.opdef.multi:
@@ -159,6 +174,52 @@ class _Emitter:
         else:
             text = f"{outs[0]} = {call}"
         self.line(indent, text + self.comment(op), op)
+        dead = self.dead_after.get(self.position)
+        if dead:
+            self.line(indent, f"del {', '.join(value_names[i] for i in dead if i in value_names)}")
+
+    # -- buffers ---------------------------------------------------------------------------------
+    def plan_buffers(self, ops, outputs):
+        """Last uses of this op list's values: which buffers an op may overwrite, which to free early."""
+        last_use = {}
+        shared = set()  # values some op may keep a reference to (not a ufunc): never overwritten
+        for i, op in enumerate(ops):
+            for t in op.inputs:
+                last_use[id(t)] = i
+                if op.opdef is None or op.opdef.inplace is None:
+                    shared.add(id(t))
+        self.shared = shared
+        for t in outputs:
+            last_use[id(t)] = len(ops)  # returned: never overwritten or freed
+        self.last_use = last_use
+        self.owned = set()
+        self.dead_after = {}
+        produced = {}
+        for op in ops:
+            if op.type not in ("Placeholder", "Const"):
+                for t in op.outputs:
+                    produced[id(t)] = t
+        for tid, i in last_use.items():
+            t = produced.get(tid)
+            if t is None or i >= len(ops) or ops[i].type in _SPECIAL:
+                continue
+            n = t.shape.num_elements()
+            if n is None or n > _FREE_EARLY_ELEMENTS:  # only big buffers are worth a `del`
+                self.dead_after.setdefault(i, []).append(tid)
+
+    def reusable_input(self, op):
+        """An input buffer this op may write its result into: dead after it, produced here by a ufunc op,
+        and of the output's exact dtype and static shape."""
+        if op.opdef.inplace is None or len(op.outputs) != 1:
+            return None
+        out = op.outputs[0]
+        if not out.shape.is_fully_defined() or out.shape.num_elements() < _INPLACE_MIN_ELEMENTS:
+            return None
+        for t in op.inputs:
+            if id(t) in self.owned and id(t) not in self.shared and self.last_use.get(id(t)) == self.position \
+                    and t.dtype is out.dtype and t.shape == out.shape:
+                return t
+        return None
 
     def comment(self, op):
         """The source comment for a line: only when the user line differs from the previous op's."""
