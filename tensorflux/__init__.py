@@ -9,7 +9,7 @@ from .types.dtypes import (DType, as_dtype, float16, half, float32, float64, dou
 from .types.shape import TensorShape, Dimension
 from .types.spec import TensorSpec
 from .framework.tensor import Tensor, is_tensor
-from .framework.context import executing_eagerly, init_scope, name_scope
+from .framework.context import executing_eagerly, init_scope, name_scope, control_dependencies
 from .framework import errors
 from . import _namespaces
 

@@ -6,7 +6,7 @@ hot path of `ops.registry.apply()` looks at; everything else here is off the hot
 import contextlib
 
 __all__ = ["state", "executing_eagerly", "run_functions_eagerly", "functions_run_eagerly", "init_scope",
-           "name_scope", "graph_mode"]
+           "name_scope", "graph_mode", "control_dependencies"]
 
 
 class _State:
@@ -90,3 +90,11 @@ class name_scope:
     def __exit__(self, *exc):
         self._exit(*exc)
         return False
+
+
+def control_dependencies(control_inputs):
+    """`tf.control_dependencies`: in a graph, ops created inside run after `control_inputs`; eagerly,
+    ops already run in program order, so it does nothing."""
+    if state.graph is None:
+        return contextlib.nullcontext()
+    return state.graph.control_dependencies(control_inputs)

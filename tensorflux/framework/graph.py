@@ -237,7 +237,17 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
-        ops = [c.op if isinstance(c, SymbolicTensor) else c for c in (control_inputs or [])]
+        """Ops created inside run after `control_inputs` (tensors, ops, or variables just assigned)."""
+        ops = []
+        for c in control_inputs or []:
+            if isinstance(c, SymbolicTensor):
+                ops.append(c.op)
+            elif isinstance(c, Operation):
+                ops.append(c)
+            elif getattr(c, "_is_variable", False) and self._last_stateful is not None:
+                ops.append(self._last_stateful)  # `v.assign(...)`: the update just recorded
+            elif c is not None and not isinstance(c, Tensor):
+                raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
         self._control_dependencies.append(ops)
         try:
             yield

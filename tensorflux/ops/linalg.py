@@ -324,12 +324,9 @@ def _dim_of(x, position, shape_tensor):
 
 
 def _shape_from(pieces):
-    """A shape from ints and 1-vectors: an int32 array when every piece is static, else an int32 tensor.
-
-    (An array rather than a list: inside graphs an empty list would convert to a float32 tensor.)
-    """
+    """A shape from ints and 1-vectors: a list when every piece is static, else an int32 tensor."""
     if all(isinstance(p, int) for p in pieces):
-        return np.asarray(pieces, dtype=np.int32)
+        return pieces
     return _array.concat([convert_to_tensor([p], dtype=_dt.int32) if isinstance(p, int) else p
                           for p in pieces], 0)
 
@@ -347,7 +344,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
         if label in labels:
             twin = next(fresh)
             n = _dim_of(x, position, shape_x)
-            size = n if isinstance(n, int) else _array.reshape(n, np.zeros(0, np.int32))
+            size = n if isinstance(n, int) else _array.reshape(n, [])
             diagonals.append((label + twin, _creation.eye(size, dtype=grad.dtype)))
             label = twin
         labels.append(label)
@@ -372,9 +369,9 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
     if dots_elsewhere:  # sum the broadcast ellipsis (and dims x had as 1) down to x's own
         own = (ellipsis_dims if has_dots else []) + [_dim_of(x, positions[k], shape_x) for k in kept]
         target = _shape_from(own)
-        static = isinstance(target, np.ndarray)
-        if not (static and g.shape.is_fully_defined() and g.shape.as_list() == target.tolist()):
-            target = convert_to_tensor(target) if static else target
+        static = isinstance(target, list)
+        if not (static and g.shape.is_fully_defined() and g.shape.as_list() == target):
+            target = _array.index_input(target, "Tshape", "SumToShape") if static else target
             g = apply(_grad_util.SUM_TO_SHAPE, (g, target), None, "SumToShape")
         kept_before = "".join(labels[k] for k in kept if k < len(before))
         if has_dots and kept_before:  # move the ellipsis back between its labels
@@ -388,7 +385,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
         pieces += [(_dim_of(x, positions[k], shape_x) if k in kept_set else 1)
                    for k in range(len(before), len(labels))]
         g = _array.reshape(g, _shape_from(pieces))
-        full = np.asarray(x.shape.as_list(), np.int32) if x.shape.is_fully_defined() else shape_x
+        full = x.shape.as_list() if x.shape.is_fully_defined() else shape_x
         g = _array.broadcast_to(g, full)
     return g
 

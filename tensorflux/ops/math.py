@@ -1001,3 +1001,9 @@ API = {
     "bitwise": ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"],
     "dtypes": ["cast", "saturate_cast"],
 }
+
+
+# Ops whose kernel is exactly a NumPy ufunc: generated code may have them write into a dead input buffer.
+for _op, _ufunc in ((ADD, np.add), (SUB, np.subtract), (MUL, np.multiply), (MAXIMUM, np.maximum),
+                    (MINIMUM, np.minimum), (NEG, np.negative), (ABS, np.abs), (SQUARE, np.square)):
+    _op.inplace = _ufunc

@@ -102,19 +102,14 @@ def _logical_reduce_kernel(op_name, fn):
 # "kept" shape (reduced axes as size 1) and broadcast to the input's shape. Shapes are decided while
 # building the gradient when they are static, and computed by shape ops otherwise.
 
-def _static_dims(dims):
-    # An int32 array rather than a list: inside graphs an empty list would convert to a float32 tensor.
-    return np.asarray(dims, dtype=np.int32)
-
-
 def _kept_shape(x, axis):
-    """x's shape with the reduced axes set to 1: static when x's shape is, else an int32 tensor."""
+    """x's shape with the reduced axes set to 1: a list when static, else an int32 tensor."""
     dims = x.shape._dims
     if dims is not None:
         rank = len(dims)
         reduced = set(range(rank)) if axis is None else {a % rank for a in axis}
         if x.shape.is_fully_defined():
-            return _static_dims([1 if i in reduced else int(d) for i, d in enumerate(dims)])
+            return [1 if i in reduced else int(d) for i, d in enumerate(dims)]
         reduced_mask = convert_to_tensor([int(i in reduced) for i in range(rank)], dtype=_dt.int32)
     elif axis is None:
         return _creation.ones_like(_array.shape(x))
@@ -129,7 +124,7 @@ def _kept_shape(x, axis):
 
 
 def _static_shape_or_tensor(x):
-    return _static_dims(x.shape.as_list()) if x.shape.is_fully_defined() else _array.shape(x)
+    return x.shape.as_list() if x.shape.is_fully_defined() else _array.shape(x)
 
 
 def _kept(op, t):

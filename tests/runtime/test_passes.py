@@ -463,6 +463,17 @@ def test_branches_and_loop_bodies_are_simplified():
     assert_same_as_eager(f, tf.constant([-1.0, -2.0]))
 
 
+def test_passes_repeat_while_one_enables_another():
+    def f(x, y):
+        return x * (tf.constant(3.0) - 2.0) + y, x + y
+
+    cf = concrete(f, tf.TensorSpec([2], F32), tf.TensorSpec([2], F32))
+    assert types(final_ops(cf)) == ["AddV2"]  # fold makes the 1, simplify drops x*1, cse merges the adds
+    text = passes.explain(cf)
+    assert "simplify (round 2): 1 rewrite (x*1)" in text and "cse (round 2): 1 rewrite (op)" in text
+    assert_same_as_eager(f, f32(2), f32(2))
+
+
 def test_nested_function_calls_are_optimised_after_inlining():
     @tf.function
     def inner(a):
@@ -549,3 +560,19 @@ def test_dump_environment_variable_prints_the_passes(monkeypatch, capsys):
     monkeypatch.delenv("TENSORFLUX_DUMP_PASSES")
     concrete(lambda x: x + 1.0, tf.TensorSpec([], F32)).generated_source()
     assert capsys.readouterr().err == ""
+
+
+def test_a_dropped_pure_op_leaves_the_control_inputs_it_was_named_in():
+    @tf.function
+    def f(x):
+        pure = tf.identity(x * 1.0)
+        with state.graph.control_dependencies([pure.op]):
+            y = x + 1.0
+        return y
+
+    cf = f.get_concrete_function(tf.TensorSpec([], F32))
+    ops, _ = passes.run_all(cf.graph, cf.outputs)
+    assert types(ops) == ["Const", "AddV2"] and all(op.control_inputs == [] for op in ops)
+    traced_add = next(op for op in cf.graph.get_operations() if op.type == "AddV2")
+    assert [c.type for c in traced_add.control_inputs] == ["Identity"]  # the traced graph keeps it
+    assert f(tf.constant(2.0)).numpy() == 3.0

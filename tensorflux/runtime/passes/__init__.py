@@ -1,7 +1,8 @@
 """Graph → op-list passes run before codegen.
 
-Order: inline nested function calls, then simplify → fold → cse repeated until a round changes
-nothing (at most MAX_ROUNDS rounds), then prune:
+Order: inline nested function calls; then simplify → fold → cse, cycled while they still change
+something (one pass's rewrite can enable another's: `x * (tf.constant(3.0) - 2.0)` becomes `x` once
+folding has made the 1; at most MAX_ROUNDS rounds); then prune:
 
 - `inline.py`   — calls of nested tf.functions become copies of the callee's ops.
 - `simplify.py` — `x * 1`, `x + 0`, `x - 0`, `x / 1`, inverse transposes, Identity chains, same-dtype
@@ -61,19 +62,25 @@ def run_all(graph, outputs, keep_stateful=True, log=None):
     if log is not None:
         calls = sum(1 for op in traced if op.type in CALL_TYPES and "graph" in op.attrs)
         log.append(_Step("inline", collections.Counter({"call": calls} if calls else {}), ops, outputs, calls > 0))
-    for round_number in range(1, MAX_ROUNDS + 1):
-        changed = False
-        for name, rewrite in _REWRITES:
-            result = rewrite(ops)
-            if result.counts:
-                changed = True
-                ops = result.ops
-                outputs = [result.remap.get(id(t), t) for t in outputs]
-            if log is not None and (round_number == 1 or result.counts):  # later rounds: only changes
-                label = name if round_number == 1 else f"{name} (round {round_number})"
-                log.append(_Step(label, result.counts, ops, outputs, bool(result.counts)))
-        if not changed:
+    # One forward walk brings a pass to its own fixed point (its rewrites feed the later ops of the same
+    # walk), so a pass runs again only when another changed the list since: the cycle stops after
+    # len(_REWRITES) runs in a row without a change.
+    unchanged = 0
+    for step in range(MAX_ROUNDS * len(_REWRITES)):
+        if unchanged == len(_REWRITES):
             break
+        name, rewrite = _REWRITES[step % len(_REWRITES)]
+        result = rewrite(ops)
+        if result.counts:
+            unchanged = 1
+            ops = result.ops
+            outputs = [result.remap.get(id(t), t) for t in outputs]
+        else:
+            unchanged += 1
+        round_number = 1 + step // len(_REWRITES)
+        if log is not None and (round_number == 1 or result.counts):  # later rounds: only changes
+            label = name if round_number == 1 else f"{name} (round {round_number})"
+            log.append(_Step(label, result.counts, ops, outputs, bool(result.counts)))
     kept = prune(ops, outputs, keep_stateful)
     if log is not None:
         dropped = len(ops) - len(kept)
@@ -100,7 +107,7 @@ def _explain_graph(graph, outputs, title):
     texts = [_format(title, steps)]
     for op in ops:
         for attr, value in op.attrs.items():
-            if getattr(value, "is_func_graph", False) and attr != "graph":
+            if getattr(value, "is_func_graph", False):
                 texts.extend(_explain_graph(value, list(value.outputs), f"{attr} of {op.type} `{op.name}`"))
     return texts
 

@@ -20,7 +20,7 @@ CSE_CONST_MAX_ELEMENTS = 1000
 
 def eliminate_common_subexpressions(ops):
     """One forward walk over `ops`; returns a PassResult (ops, remap, counts: "op" and "const")."""
-    rw = Rewrite(ops)
+    rw = Rewrite()
     seen = {}  # key -> output tensors of the first op with that key
     for op in ops:
         inputs = rw.inputs_of(op)

@@ -22,7 +22,7 @@ FOLD_MAX_ELEMENTS = 1000
 
 def fold_constants(ops):
     """One forward walk over `ops`; returns a PassResult (ops, remap, counts by folded op type)."""
-    rw = Rewrite(ops)
+    rw = Rewrite()
     for op in ops:
         inputs = rw.inputs_of(op)
         if op.type != "Const" and rw.replaceable(op) and _foldable(op, inputs):

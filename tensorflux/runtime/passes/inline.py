@@ -11,14 +11,17 @@ __all__ = ["inline_calls", "CALL_TYPES"]
 CALL_TYPES = ("PartitionedCall", "StatefulPartitionedCall")
 
 
-def _copy(op, inputs):
+def _copy(op, inputs, copies):
     new = Operation(op.graph, op.name, op.opdef, op.type, inputs, op.attrs, op.source)
     new.outputs = [SymbolicTensor(new, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
+    new.control_inputs = [copies.get(id(c), c) for c in op.control_inputs]
+    copies[id(op)] = new
     return new
 
 
-def inline_calls(ops, remap, copy_all=False):
+def inline_calls(ops, remap, copy_all=False, copies=None):
     """The flat op list with every call op expanded (recursively)."""
+    copies = {} if copies is None else copies   # id(original op) -> its copy (for control inputs)
     out = []
     for op in ops:
         if op.type in CALL_TYPES and "graph" in op.attrs:
@@ -27,12 +30,12 @@ def inline_calls(ops, remap, copy_all=False):
             for placeholder, t in zip(callee.inputs, op.inputs):
                 inner[id(placeholder)] = remap.get(id(t), t)
             body = [o for o in callee.get_operations() if o.type != "Placeholder"]
-            out.extend(inline_calls(body, inner, copy_all=True))
+            out.extend(inline_calls(body, inner, copy_all=True, copies=copies))
             for t, callee_out in zip(op.outputs, op.attrs["outputs"]):
                 remap[id(t)] = inner.get(id(callee_out), callee_out)
             continue
-        if copy_all or any(id(t) in remap for t in op.inputs):
-            new = _copy(op, [remap.get(id(t), t) for t in op.inputs])
+        if copy_all or any(id(t) in remap for t in op.inputs) or any(id(c) in copies for c in op.control_inputs):
+            new = _copy(op, [remap.get(id(t), t) for t in op.inputs], copies)
             for old_t, new_t in zip(op.outputs, new.outputs):
                 remap[id(old_t)] = new_t
             out.append(new)

@@ -7,6 +7,7 @@ __all__ = ["prune"]
 
 
 def prune(ops, outputs, keep_stateful=True):
+    members = {id(op) for op in ops}
     producers = {}
     for op in ops:
         for t in op.outputs:
@@ -25,6 +26,6 @@ def prune(ops, outputs, keep_stateful=True):
             if p is not None and id(p) not in live:
                 stack.append(p)
         for c in op.control_inputs:
-            if id(c) not in live:
+            if id(c) not in live and id(c) in members:
                 stack.append(c)
     return [op for op in ops if id(op) in live or op.type == "Placeholder"]

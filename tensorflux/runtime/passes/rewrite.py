@@ -6,7 +6,7 @@ inputs: the Operations of a FuncGraph are user-visible (`cf.graph.get_operations
 mutates one. The result is the new op list, `remap` (id of a replaced tensor → its replacement, for the
 function outputs) and the rewrite counts by kind.
 
-    rw = Rewrite(ops)
+    rw = Rewrite()
     for op in ops:
         inputs = rw.inputs_of(op)
         if rw.replaceable(op) and <op computes inputs[0]>:
@@ -31,22 +31,27 @@ PassResult = collections.namedtuple("PassResult", ["ops", "remap", "counts"])
 class Rewrite:
     """One pass over an op list: input remapping, copy-on-rewrite and rewrite counting."""
 
-    def __init__(self, ops):
+    def __init__(self):
         self.out = []
         self.remap = {}        # id(old tensor) -> new tensor (the old ops stay alive in `ops`)
         self._copies = {}      # id(old op) -> its copy, so control inputs follow copies
+        self._dropped = set()  # ids of replaced ops
         self.counts = collections.Counter()
 
     def inputs_of(self, op):
+        """`op`'s inputs after the rewrites so far: `op.inputs` itself when none of them changed."""
         remap = self.remap
-        return [remap.get(id(t), t) for t in op.inputs] if remap else op.inputs
+        if not remap or not any(id(t) in remap for t in op.inputs):
+            return op.inputs
+        return [remap.get(id(t), t) for t in op.inputs]
 
     def replaceable(self, op):
         """Whether `op` may be dropped: its value is all it contributes.
 
-        Not placeholders, stateful ops, ops without outputs, nor ops with control inputs (dropping one would
-        drop its ordering after, and with `keep_stateful=False` its need of, those ops). A pure op that is
-        itself a control input may go: ordering after a computation without effects changes nothing.
+        Not placeholders, stateful ops, ops without outputs, nor ops with control inputs: those order the op
+        after other ops and, when pruning with `keep_stateful=False`, keep them alive. A pure op that is
+        itself a control input may go (being ordered after a computation without effects means nothing);
+        later ops then lose that control input.
         """
         if op.type == "Placeholder" or not op.outputs or op.control_inputs:
             return False
@@ -54,8 +59,12 @@ class Rewrite:
 
     def keep(self, op, inputs):
         """Appends `op` (a copy of it when its inputs or control inputs changed); returns what was appended."""
-        controls = [self._copies.get(id(c), c) for c in op.control_inputs]
-        if all(a is b for a, b in zip(inputs, op.inputs)) and all(a is b for a, b in zip(controls, op.control_inputs)):
+        controls = op.control_inputs
+        if controls:
+            controls = [self._copies.get(id(c), c) for c in controls if id(c) not in self._dropped]
+            if len(controls) == len(op.control_inputs) and all(a is b for a, b in zip(controls, op.control_inputs)):
+                controls = op.control_inputs
+        if inputs is op.inputs and controls is op.control_inputs:
             self.out.append(op)
             return op
         new = copy_op(op, inputs, controls)
@@ -69,6 +78,7 @@ class Rewrite:
         """Drops `op`: its outputs become `tensors` for every later op and for the function outputs."""
         for old_t, new_t in zip(op.outputs, tensors):
             self.remap[id(old_t)] = new_t
+        self._dropped.add(id(op))
         self.counts[kind] += 1
 
     def add(self, op):
@@ -81,7 +91,7 @@ class Rewrite:
 
 def copy_op(op, inputs, control_inputs):
     """A copy of `op` reading `inputs`, with fresh output tensors of the same dtypes and static shapes."""
-    new = Operation(op.graph, op.name, op.opdef, op.type, inputs, op.attrs, op.source)
+    new = Operation(op.graph, op.name, op.opdef, op.type, list(inputs), op.attrs, op.source)
     new.outputs = [SymbolicTensor(new, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
     new.control_inputs = list(control_inputs)
     return new
@@ -131,5 +141,11 @@ def plain_key(value):
 _RANDOM_WORDS = ("Random", "Multinomial", "TruncatedNormal", "Categorical", "Dropout", "Shuffle")
 
 
+_RANDOM_TYPES = {}
+
+
 def is_random(op_type):
-    return any(word in op_type for word in _RANDOM_WORDS)
+    found = _RANDOM_TYPES.get(op_type)
+    if found is None:
+        found = _RANDOM_TYPES[op_type] = any(word in op_type for word in _RANDOM_WORDS)
+    return found

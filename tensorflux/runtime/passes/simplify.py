@@ -31,7 +31,7 @@ _NEUTRAL = {
 
 def simplify_arithmetic(ops):
     """One forward walk over `ops`; returns a PassResult (ops, remap, counts by rule)."""
-    rw = Rewrite(ops)
+    rw = Rewrite()
     for op in ops:
         inputs = rw.inputs_of(op)
         if op.opdef is not None and OPS.get(op.type) is op.opdef and rw.replaceable(op):
@@ -73,6 +73,8 @@ def _all_equal(value, neutral):
     if value.dtype.kind in "OSUb":  # strings concatenate, bools are no ring here
         return False
     try:
+        if value.ndim == 0:
+            return bool(value == neutral)
         with np.errstate(all="ignore"):
             return bool(np.all(value == neutral))
     except (TypeError, ValueError):  # quantized record dtypes do not compare with numbers
