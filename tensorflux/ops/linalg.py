@@ -336,7 +336,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
     before, has_dots, after = _split_labels(terms[i])
     used = set("".join(terms) + out)
     fresh = iter(c for c in _string.ascii_letters if c not in used)
-    shape_x = _array.shape(x)
+    shape_x = None if x.shape.is_fully_defined() else _array.shape(x)  # only for dims unknown statically
     positions = list(range(len(before))) + [k - len(after) for k in range(len(after))]
     labels = []        # term i's labels, with repeats renamed
     diagonals = []     # (subscripts, identity) operands that rebuild repeated labels

@@ -30,15 +30,6 @@ _OBJECT = np.dtype(object)  # strings
 _QUIET = dict(all="ignore")  # TensorFlow computes inf/nan silently where NumPy would warn
 
 
-def _quiet(fn):
-    """`fn` with NumPy floating-point warnings silenced (TensorFlow returns inf/nan without warning)."""
-    def kernel(*arrays):
-        with np.errstate(**_QUIET):
-            return fn(*arrays)
-    kernel.__name__ = getattr(fn, "__name__", "kernel")
-    return kernel
-
-
 # -- conversion of operands ----------------------------------------------------------------------
 
 def _scalar_like(value, other):
@@ -128,8 +119,7 @@ def _check_int_divisor(y):
 def _realdiv_kernel(x, y):
     if x.dtype.kind in "iu":
         raise _not_found("RealDiv", x.dtype)
-    with np.errstate(**_QUIET):
-        return np.true_divide(x, y)
+    return np.true_divide(x, y)
 
 
 def _floordiv_kernel(x, y):
@@ -296,7 +286,7 @@ MUL_NO_NAN = OpDef("MulNoNan", infer_broadcast, _mul_no_nan_kernel, same_dtype=T
                    grad=_mul_no_nan_grad)
 SQUARED_DIFFERENCE = OpDef("SquaredDifference", infer_broadcast, _squared_difference_kernel, same_dtype=True,
                            allowed=FLOAT + (_dt.int32, _dt.int64) + COMPLEX, grad=_squared_difference_grad)
-ATAN2 = OpDef("Atan2", infer_broadcast, _quiet(np.arctan2), same_dtype=True, allowed=FLOAT, grad=_atan2_grad)
+ATAN2 = OpDef("Atan2", infer_broadcast, np.arctan2, same_dtype=True, allowed=FLOAT, grad=_atan2_grad)
 
 _add_number = _binary(ADD, "Add")
 _add_string = _binary(ADD_STRING, "Add")
@@ -498,33 +488,33 @@ ABS = OpDef("Abs", infer_unary, np.abs, allowed=FLOAT + _SIGNED, grad=_chain(lam
 COMPLEX_ABS = OpDef("ComplexAbs", _infer_complex_abs, _complex_abs_kernel, allowed=COMPLEX, grad=_complex_abs_grad)
 SIGN = OpDef("Sign", infer_unary, np.sign, allowed=_SIGNED_NUMBER, grad=_sign_grad)
 SQUARE = OpDef("Square", infer_unary, np.square, allowed=NUMBER, grad=_chain(lambda x, y: multiply(x, 2)))
-SQRT = OpDef("Sqrt", infer_unary, _quiet(np.sqrt), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: realdiv(0.5, y)))
+SQRT = OpDef("Sqrt", infer_unary, np.sqrt, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: realdiv(0.5, y)))
 RSQRT = OpDef("Rsqrt", infer_unary, _rsqrt_kernel, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: multiply(multiply(square(y), y), -0.5)))
-EXP = OpDef("Exp", infer_unary, _quiet(np.exp), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: y))
-EXPM1 = OpDef("Expm1", infer_unary, _quiet(np.expm1), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: exp(x)))
-LOG = OpDef("Log", infer_unary, _quiet(np.log), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: reciprocal(x)))
-LOG1P = OpDef("Log1p", infer_unary, _quiet(np.log1p), allowed=_FLOAT_COMPLEX,
+EXP = OpDef("Exp", infer_unary, np.exp, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: y))
+EXPM1 = OpDef("Expm1", infer_unary, np.expm1, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: exp(x)))
+LOG = OpDef("Log", infer_unary, np.log, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: reciprocal(x)))
+LOG1P = OpDef("Log1p", infer_unary, np.log1p, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: reciprocal(add(x, 1))))
-SIN = OpDef("Sin", infer_unary, _quiet(np.sin), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cos(x)))
-COS = OpDef("Cos", infer_unary, _quiet(np.cos), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: negative(sin(x))))
-TAN = OpDef("Tan", infer_unary, _quiet(np.tan), allowed=_FLOAT_COMPLEX,
+SIN = OpDef("Sin", infer_unary, np.sin, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cos(x)))
+COS = OpDef("Cos", infer_unary, np.cos, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: negative(sin(x))))
+TAN = OpDef("Tan", infer_unary, np.tan, allowed=_FLOAT_COMPLEX,
             grad=_chain(lambda x, y: square(reciprocal(cos(x)))))
-ASIN = OpDef("Asin", infer_unary, _quiet(np.arcsin), allowed=_FLOAT_COMPLEX,
+ASIN = OpDef("Asin", infer_unary, np.arcsin, allowed=_FLOAT_COMPLEX,
              grad=_chain(lambda x, y: reciprocal(sqrt(_one_minus_square(x)))))
-ACOS = OpDef("Acos", infer_unary, _quiet(np.arccos), allowed=_FLOAT_COMPLEX,
+ACOS = OpDef("Acos", infer_unary, np.arccos, allowed=_FLOAT_COMPLEX,
              grad=_chain(lambda x, y: negative(reciprocal(sqrt(_one_minus_square(x))))))
-ATAN = OpDef("Atan", infer_unary, _quiet(np.arctan), allowed=_FLOAT_COMPLEX,
+ATAN = OpDef("Atan", infer_unary, np.arctan, allowed=_FLOAT_COMPLEX,
              grad=_chain(lambda x, y: reciprocal(add(square(x), 1))))
-SINH = OpDef("Sinh", infer_unary, _quiet(np.sinh), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cosh(x)))
-COSH = OpDef("Cosh", infer_unary, _quiet(np.cosh), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: sinh(x)))
-TANH = OpDef("Tanh", infer_unary, _quiet(np.tanh), allowed=_FLOAT_COMPLEX,
+SINH = OpDef("Sinh", infer_unary, np.sinh, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cosh(x)))
+COSH = OpDef("Cosh", infer_unary, np.cosh, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: sinh(x)))
+TANH = OpDef("Tanh", infer_unary, np.tanh, allowed=_FLOAT_COMPLEX,
              grad=_chain(lambda x, y: _one_minus_square(y)))
-ASINH = OpDef("Asinh", infer_unary, _quiet(np.arcsinh), allowed=_FLOAT_COMPLEX,
+ASINH = OpDef("Asinh", infer_unary, np.arcsinh, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: reciprocal(cosh(y))))
-ACOSH = OpDef("Acosh", infer_unary, _quiet(np.arccosh), allowed=_FLOAT_COMPLEX,
+ACOSH = OpDef("Acosh", infer_unary, np.arccosh, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: reciprocal(sinh(y))))
-ATANH = OpDef("Atanh", infer_unary, _quiet(np.arctanh), allowed=_FLOAT_COMPLEX,
+ATANH = OpDef("Atanh", infer_unary, np.arctanh, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: reciprocal(_one_minus_square(x))))
 SIGMOID = OpDef("Sigmoid", infer_unary, _sigmoid_kernel, allowed=_FLOAT_COMPLEX,
                 grad=_chain(lambda x, y: multiply(y, subtract(1, y))))
@@ -1004,6 +994,9 @@ API = {
 
 
 # Ops whose kernel is exactly a NumPy ufunc: generated code may have them write into a dead input buffer.
+# (Floating-point warnings these raise are silenced for tensorflux code by the registry's warnings filter.)
 for _op, _ufunc in ((ADD, np.add), (SUB, np.subtract), (MUL, np.multiply), (MAXIMUM, np.maximum),
-                    (MINIMUM, np.minimum), (NEG, np.negative), (ABS, np.abs), (SQUARE, np.square)):
+                    (MINIMUM, np.minimum), (NEG, np.negative), (ABS, np.abs), (SQUARE, np.square),
+                    (REALDIV, np.true_divide), (SQRT, np.sqrt), (EXP, np.exp), (LOG, np.log), (SIN, np.sin),
+                    (COS, np.cos), (TANH, np.tanh)):
     _op.inplace = _ufunc

@@ -13,6 +13,7 @@ for multi-output ops; they never see Tensors. `infer(inputs, attrs)` sees object
 and `.shape` (TensorShape) and returns `[(dtype, shape), ...]`.
 """
 import os
+import warnings
 
 import numpy as np
 
@@ -89,6 +90,11 @@ def register_tape_hook(fn):
 
 
 _CHECK_KERNELS = os.environ.get("TENSORFLUX_CHECK_KERNELS") == "1"
+
+# TensorFlow computes inf/nan silently where NumPy warns ("divide by zero encountered in log"). Kernels
+# run from tensorflux's own frames (this module, op modules, generated code), so one filter scoped to
+# those modules silences them without a per-call `np.errstate` and without touching the user's NumPy.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tensorflux(\.|$)")
 
 
 def apply(op, inputs, attrs=None, name=None):

@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from . import passes
+from . import fusion, passes
 
 __all__ = ["compile_graph", "Compiled"]
 
@@ -98,11 +98,12 @@ class _Emitter:
     def __init__(self, keep_stateful=True):
         self.keep_stateful = keep_stateful
         self.prepared = None
+        self.fused_sources = []
         self.last_comment = None
         self.position = 0
         self.last_use, self.owned, self.dead_after, self.shared = {}, set(), {}, set()
         self.names = _Names(reserved={"np"})
-        self.namespace = {"np": np}
+        self.namespace = {"np": np, "__name__": "tensorflux.runtime.generated"}
         self.lines = []
         self.line_ops = {}
 
@@ -119,8 +120,14 @@ class _Emitter:
             ops, outputs = passes.run_all(graph, outputs, self.keep_stateful)
         saved = (self.last_use, self.owned, self.dead_after, self.position, self.shared)
         self.plan_buffers(ops, outputs)
+        fused_at, fused_members = self.plan_fusion(ops, outputs)
         for position, op in enumerate(ops):
             self.position = position
+            if id(op) in fused_members:
+                region = fused_at.get(position)
+                if region is not None:
+                    self.emit_fused(region, value_names, indent)
+                continue
             if op.type == "Placeholder":
                 if id(op.outputs[0]) not in value_names:
                     raise ValueError(f"Placeholder {op.name} is not an input of the function being compiled")
@@ -177,6 +184,33 @@ class _Emitter:
         dead = self.dead_after.get(self.position)
         if dead:
             self.line(indent, f"del {', '.join(value_names[i] for i in dead if i in value_names)}")
+
+    # -- fusion ----------------------------------------------------------------------------------
+    def plan_fusion(self, ops, outputs):
+        """Fused regions keyed by the position of their last op, and the ids of all member ops."""
+        fused_at, members = {}, set()
+        for region in fusion.find_regions(ops, outputs):
+            inputs, outs = fusion.region_interface(region, ops, outputs)
+            fused_at[max(i for i, op in enumerate(ops) if op is region[-1])] = (region, inputs, outs)
+            members.update(id(m) for m in region)
+        return fused_at, members
+
+    def emit_fused(self, region, value_names, indent):
+        members, inputs, outs = region
+        fname = self.names.make("fused")
+        fn, source = fusion.make_fused(members, inputs, outs, fname)
+        self.namespace[fname] = fn
+        self.fused_sources.append(source)
+        names = []
+        for t in outs:
+            n = self.names.make(t.op.name)
+            value_names[id(t)] = n
+            names.append(n)
+            self.owned.add(id(t))
+        ops_text = ", ".join(m.type for m in members)
+        self.line(indent, f"{', '.join(names)}{',' if len(names) == 1 else ''} = "
+                          f"{fname}({', '.join(value_names[id(t)] for t in inputs)})  # fused: {ops_text}",
+                  members[-1])
 
     # -- buffers ---------------------------------------------------------------------------------
     def plan_buffers(self, ops, outputs):

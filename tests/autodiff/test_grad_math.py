@@ -197,6 +197,10 @@ def test_complex_gradients_use_conjugate_convention():
     np.testing.assert_allclose(tape.gradient(root, x).numpy(),
                                [0.28443224 + 0.17578879j, 0.40224793 - 0.24860289j], rtol=1e-7)
     np.testing.assert_allclose(tape.gradient(product, x).numpy(), [0.5 + 1j, 1 - 2j])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.math.conj(x) * x * (2 + 1j)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [4 + 8j, 2 - 4j])
 
 
 # -- binary ops ------------------------------------------------------------------------------------

@@ -1,0 +1,189 @@
+"""`keras.initializers`: callables `(shape, dtype) -> tensor` giving variables their first values.
+
+Random initializers draw from `tf.random` (so `tf.random.set_seed` / `keras.utils.set_random_seed` make them
+reproducible). Given an integer `seed`, they are stateless: every call returns the same values, as
+Keras documents for seeded initializers.
+"""
+import math
+
+import tensorflux as tf
+
+
+def _dtype(dtype):
+    return tf.as_dtype(dtype or "float32")
+
+
+def compute_fans(shape):
+    """(fan_in, fan_out) of a weight shape: dense kernels are (in, out), conv kernels (*window, in, out)."""
+    shape = tuple(shape)
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive_field = math.prod(shape[:-2])
+    return shape[-2] * receptive_field, shape[-1] * receptive_field
+
+
+class Initializer:
+    """Base class: subclasses implement `__call__(shape, dtype=None)`."""
+
+    def __call__(self, shape, dtype=None):
+        raise NotImplementedError(f"{type(self).__name__} must implement `__call__(shape, dtype=None)`.")
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class Zeros(Initializer):
+    def __call__(self, shape, dtype=None):
+        return tf.zeros(shape, _dtype(dtype))
+
+
+class Ones(Initializer):
+    def __call__(self, shape, dtype=None):
+        return tf.ones(shape, _dtype(dtype))
+
+
+class Constant(Initializer):
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None):
+        return tf.fill(shape, tf.cast(self.value, _dtype(dtype)))
+
+    def get_config(self):
+        return {"value": self.value}
+
+
+class _Random(Initializer):
+    def __init__(self, seed=None):
+        if seed is not None and not isinstance(seed, int):
+            raise ValueError(f"`seed` argument should be an instance of `keras.random.SeedGenerator()` or an "
+                             f"integer. Received: seed={seed}")
+        self.seed = seed
+
+
+class RandomUniform(_Random):
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        super().__init__(seed)
+        self.minval, self.maxval = minval, maxval
+
+    def __call__(self, shape, dtype=None):
+        return _uniform(shape, self.minval, self.maxval, _dtype(dtype), self.seed)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+class RandomNormal(_Random):
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape, dtype=None):
+        return _normal(shape, self.mean, self.stddev, _dtype(dtype), self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class TruncatedNormal(RandomNormal):
+    def __call__(self, shape, dtype=None):
+        return tf.random.truncated_normal(shape, self.mean, self.stddev, _dtype(dtype), seed=self.seed)
+
+
+class VarianceScaling(_Random):
+    """Random values whose variance is `scale / fan` (fan_in, fan_out or their mean)."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        super().__init__(seed)
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: expected one of {{'fan_in', 'fan_out', 'fan_avg'}}. "
+                             f"Received: mode={mode}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"Invalid `distribution` argument: expected one of {{'uniform', 'truncated_normal', "
+                             f"'untruncated_normal'}}. Received: distribution={distribution}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def __call__(self, shape, dtype=None):
+        fan_in, fan_out = compute_fans(shape)
+        fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        variance = self.scale / max(1.0, fan)
+        dtype = _dtype(dtype)
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * variance)
+            return _uniform(shape, -limit, limit, dtype, self.seed)
+        if self.distribution == "truncated_normal":
+            # 0.8796... is the stddev of a unit normal truncated to [-2, 2]: undo the truncation's shrinkage.
+            stddev = math.sqrt(variance) / 0.87962566103423978
+            return tf.random.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        return _normal(shape, 0.0, math.sqrt(variance), dtype, self.seed)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+
+
+def _variance_scaling(class_name, scale, mode, distribution):
+    def __init__(self, seed=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+    return type(class_name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config})
+
+
+GlorotUniform = _variance_scaling("GlorotUniform", 1.0, "fan_avg", "uniform")
+GlorotNormal = _variance_scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal")
+HeUniform = _variance_scaling("HeUniform", 2.0, "fan_in", "uniform")
+HeNormal = _variance_scaling("HeNormal", 2.0, "fan_in", "truncated_normal")
+LecunUniform = _variance_scaling("LecunUniform", 1.0, "fan_in", "uniform")
+LecunNormal = _variance_scaling("LecunNormal", 1.0, "fan_in", "truncated_normal")
+
+
+def _uniform(shape, minval, maxval, dtype, seed):
+    if seed is None:
+        return tf.random.uniform(shape, minval, maxval, dtype)
+    return tf.random.stateless_uniform(shape, [seed, 0], minval, maxval, dtype)
+
+
+def _normal(shape, mean, stddev, dtype, seed):
+    if seed is None:
+        return tf.random.normal(shape, mean, stddev, dtype)
+    return tf.random.stateless_normal(shape, [seed, 0], mean, stddev, dtype)
+
+
+_CLASSES = (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling,
+            GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal)
+_BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_uniform": RandomUniform,
+            "random_normal": RandomNormal, "truncated_normal": TruncatedNormal,
+            "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
+            "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
+            "lecun_normal": LecunNormal}
+_BY_NAME.update({cls.__name__: cls for cls in _CLASSES})
+
+
+def get(identifier):
+    """An initializer from a name ("glorot_uniform", "Zeros"…), an instance, or any callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier)
+        if cls is not None:
+            return cls()
+    elif isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    elif callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+
+
+API = {"keras.initializers": [cls.__name__ for cls in _CLASSES] + ["Initializer", "get"]}

@@ -1,0 +1,242 @@
+"""`keras.layers`: the built-in layers (Dense, Conv2D, pooling, Flatten, Reshape, Dropout, Activation)."""
+import math
+
+import tensorflux as tf
+
+from . import activations as _activations
+from . import initializers as _initializers
+from .layer import Layer
+
+
+def _pair(value, arg):
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)
+    if len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"The `{arg}` argument must be a tuple of 2 integers. Received {arg}={value}")
+    return value
+
+
+def _padding(value):
+    padding = str(value).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"The `padding` argument must be a string with one of the following values: "
+                         f"valid, same. Received: padding={value}")
+    return padding
+
+
+def _channels_last(data_format):
+    if data_format not in (None, "channels_last"):
+        raise ValueError(f"tensorflux's Keras layers support data_format='channels_last' only. "
+                         f"Received: data_format={data_format}")
+    return "channels_last"
+
+
+def _window_output(size, window, stride, padding, dilation=1):
+    if size is None:
+        return None
+    if padding == "same":
+        return -(-size // stride)
+    effective = (window - 1) * dilation + 1
+    return (size - effective) // stride + 1
+
+
+class Dense(Layer):
+    """`activation(inputs @ kernel + bias)` over the last axis."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(units, int) or units <= 0:
+            raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
+                             f"Received: units={units}")
+        self.units = units
+        self.activation = _activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
+                             f"Full input shape received: {input_shape}")
+        self.kernel = self.add_weight(shape=(input_dim, self.units), initializer=self.kernel_initializer,
+                                      name="kernel")
+        self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer, name="bias") \
+            if self.use_bias else None
+
+    def call(self, inputs):
+        if inputs.shape.rank == 2:
+            x = tf.matmul(inputs, self.kernel)
+        else:
+            x = tf.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+        if self.bias is not None:
+            x = x + self.bias
+        return self.activation(x)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)[:-1] + (self.units,)
+
+
+class Flatten(Layer):
+    """Reshapes `(batch, d1, d2, ...)` to `(batch, d1 * d2 * ...)`."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _channels_last(data_format)
+
+    def call(self, inputs):
+        dims = inputs.shape.as_list()[1:] if inputs.shape.rank is not None else [None]
+        if inputs.shape.rank == 1:
+            return tf.expand_dims(inputs, 1)
+        if None in dims:
+            return tf.reshape(inputs, tf.stack([tf.shape(inputs)[0], -1]))
+        return tf.reshape(inputs, [-1, math.prod(dims)])
+
+    def compute_output_shape(self, input_shape):
+        rest = tuple(input_shape)[1:]
+        return (input_shape[0], None if None in rest else math.prod(rest))
+
+
+class Reshape(Layer):
+    """Reshapes the non-batch dimensions to `target_shape` (one entry may be -1)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+
+    def call(self, inputs):
+        return tf.reshape(inputs, (-1,) + self.target_shape)
+
+    def compute_output_shape(self, input_shape):
+        target = list(self.target_shape)
+        if -1 in target:
+            rest = tuple(input_shape)[1:]
+            known = math.prod(d for d in target if d != -1)
+            target[target.index(-1)] = None if None in rest else math.prod(rest) // known
+        return (input_shape[0],) + tuple(target)
+
+
+class Dropout(Layer):
+    """Zeroes a fraction `rate` of the inputs while training (scaling the rest by 1 / (1 - rate))."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and "
+                             f"1. Received: rate={rate}")
+        self.rate = rate
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def call(self, inputs, training=False):
+        if not training or self.rate == 0:
+            return inputs
+        if self.rate == 1:
+            return tf.zeros_like(inputs)
+        return tf.nn.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+
+class Activation(Layer):
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = _activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+
+class Conv2D(Layer):
+    """2-D convolution over `(batch, height, width, channels)` inputs, plus bias and activation."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(filters, int) or filters <= 0:
+            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. "
+                             f"Received filters={filters}.")
+        if groups != 1:
+            raise ValueError(f"tensorflux's Conv2D supports groups=1 only. Received: groups={groups}")
+        self.filters = filters
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        if self.strides != (1, 1) and self.dilation_rate != (1, 1):
+            raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+        self.padding = _padding(padding)
+        self.data_format = _channels_last(data_format)
+        self.activation = _activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(f"The channel dimension of the inputs should be defined. The input_shape received "
+                             f"is {input_shape}, where axis -1 (0-based) is the channel dimension, which found "
+                             f"to be `None`.")
+        self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \
+            if self.use_bias else None
+
+    def call(self, inputs):
+        x = tf.nn.conv2d(inputs, self.kernel, self.strides, self.padding.upper(), dilations=self.dilation_rate)
+        if self.bias is not None:
+            x = tf.nn.bias_add(x, self.bias)
+        return self.activation(x)
+
+    def compute_output_shape(self, input_shape):
+        batch, height, width, _ = input_shape
+        return (batch,
+                _window_output(height, self.kernel_size[0], self.strides[0], self.padding, self.dilation_rate[0]),
+                _window_output(width, self.kernel_size[1], self.strides[1], self.padding, self.dilation_rate[1]),
+                self.filters)
+
+
+class _Pooling2D(Layer):
+    _pool = None
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = _pair(pool_size, "pool_size")
+        self.strides = self.pool_size if strides is None else _pair(strides, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _channels_last(data_format)
+
+    def call(self, inputs):
+        return type(self)._pool(inputs, self.pool_size, self.strides, self.padding.upper())
+
+    def compute_output_shape(self, input_shape):
+        batch, height, width, channels = input_shape
+        return (batch, _window_output(height, self.pool_size[0], self.strides[0], self.padding),
+                _window_output(width, self.pool_size[1], self.strides[1], self.padding), channels)
+
+
+class MaxPooling2D(_Pooling2D):
+    @staticmethod
+    def _pool(*args):
+        return tf.nn.max_pool2d(*args)
+
+
+class AveragePooling2D(_Pooling2D):
+    @staticmethod
+    def _pool(*args):
+        return tf.nn.avg_pool2d(*args)
+
+
+MaxPool2D = MaxPooling2D
+AvgPool2D = AveragePooling2D
+
+API = {"keras.layers": ["Layer", "Dense", "Flatten", "Reshape", "Dropout", "Activation", "Conv2D",
+                        "MaxPooling2D", "AveragePooling2D", "MaxPool2D", "AvgPool2D"]}
