@@ -17,8 +17,9 @@ from .ops import functional, control_flow, tensor_array
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
+from . import keras as _keras
 
-SOURCES = (convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data)
+SOURCES = (convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data, _keras)
 
 
 def namespace(name, doc="", **members):

@@ -176,7 +176,7 @@ def _clip_by_norm(g, clip):
 class SGD(Optimizer):
     """`v -= lr * g`; with momentum `m = momentum * m - lr * g; v += m` (Nesterov: `v += momentum * m - lr * g`)."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name=None, **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         if not isinstance(momentum, float) and not isinstance(momentum, int) or not 0 <= momentum <= 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
@@ -204,7 +204,7 @@ class SGD(Optimizer):
 class Adam(Optimizer):
     """Adam with bias correction folded into the step size, as Keras computes it."""
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="adam",
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name=None,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
@@ -236,7 +236,7 @@ class Adam(Optimizer):
 class Nadam(Optimizer):
     """Adam with Nesterov momentum and Dozat's momentum schedule (`u_t = beta_1 (1 - 0.5 * 0.96^t)`)."""
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="nadam", **kwargs):
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name=None, **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
 
@@ -265,11 +265,13 @@ class Nadam(Optimizer):
         u_t_1 = beta_1 * (1.0 - 0.5 * tf.pow(decay, next_step))
         u_product_t = tf.cast(self._u_product, dtype)
         u_product_t_1 = u_product_t * u_t_1
-        beta_2_power = tf.pow(tf.cast(self.beta_2, dtype), local_step)
+        beta_2 = tf.cast(self.beta_2, dtype)
+        beta_2_power = tf.pow(beta_2, local_step)
         i = self._index(variable)
         m, v = self._momentums[i], self._velocities[i]
-        m.assign_add((gradient - m) * (1 - self.beta_1))
-        v.assign_add((tf.square(gradient) - v) * (1 - self.beta_2))
+        # Unlike Adam, Keras's Nadam forms `1 - beta` from the betas cast to the variable's dtype.
+        m.assign_add((gradient - m) * (1 - beta_1))
+        v.assign_add((tf.square(gradient) - v) * (1 - beta_2))
         m_hat = u_t_1 * m / (1 - u_product_t_1) + (1 - u_t) * gradient / (1 - u_product_t)
         v_hat = v / (1 - beta_2_power)
         variable.assign_sub(m_hat * lr / (tf.sqrt(v_hat) + self.epsilon))
@@ -279,7 +281,7 @@ class RMSprop(Optimizer):
     """Divides the gradient by a running root mean square of recent gradients."""
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
-                 name="rmsprop", **kwargs):
+                 name=None, **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
 
@@ -314,7 +316,7 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     """Scales each coordinate's step by the root of its accumulated squared gradients."""
 
-    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="adagrad",
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name=None,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.initial_accumulator_value, self.epsilon = initial_accumulator_value, epsilon

@@ -22,6 +22,9 @@ _BOOL = np.dtype(np.bool_)
 _NARROW_FLOATS = (np.dtype(np.float16), _dt.bfloat16._np)
 
 
+_add_reduce = np.add.reduce
+
+
 def _accumulator(dtype):
     return np.float32 if dtype in _NARROW_FLOATS else dtype
 
@@ -45,8 +48,10 @@ def _reduction_axes(x, axis):
 
 
 def _sum_kernel(x, axis=None, keepdims=False):
-    axes = _reduction_axes(x, axis)
-    return np.sum(x, axis=axes, keepdims=keepdims, dtype=_accumulator(x.dtype)).astype(x.dtype, copy=False)
+    if x.dtype in _NARROW_FLOATS:  # half precision accumulates in float32, as TensorFlow's kernels do
+        return np.sum(x, axis=_reduction_axes(x, axis), keepdims=keepdims, dtype=np.float32).astype(x.dtype)
+    # np.add.reduce is np.sum without its Python-level dispatch (this kernel runs in every loop iteration)
+    return _add_reduce(x, _reduction_axes(x, axis), x.dtype, None, keepdims)
 
 
 def _prod_kernel(x, axis=None, keepdims=False):

@@ -110,7 +110,77 @@ def region_interface(members, ops, outputs):
     return inputs, outs
 
 
+_NUMBA = []   # [module or None], resolved on first use
+
+
+def _numba():
+    """numba when installed (`pip install tensorflux[jit]`) and not disabled by TENSORFLUX_FUSION=numpy."""
+    if not _NUMBA:
+        module = None
+        if os.environ.get("TENSORFLUX_FUSION", "auto") != "numpy":
+            try:
+                import numba as module  # optional extra: compiled, single-pass fused loops
+            except ImportError:
+                module = None
+        _NUMBA.append(module)
+    return _NUMBA[0]
+
+
+_COMPILED = {}   # generated loop source + argument types -> compiled numba kernel (shared by traces)
+
+
 def make_fused(members, inputs, outputs, name="fused"):
+    """(callable, source) computing the region's outputs from its inputs in one pass over the data:
+    a numba-compiled parallel loop when numba is installed, else blocked NumPy on two threads."""
+    if _numba() is not None:
+        return _make_numba(members, inputs, outputs, name)
+    return _make_blocked(members, inputs, outputs, name)
+
+
+def _make_numba(members, inputs, outputs, name):
+    """One parallel loop over the elements; each op is its NumPy ufunc applied to scalars, so results
+    (NaN propagation, division by zero, float32 rounding) are NumPy's."""
+    numba = _numba()
+    scalar = {id(t) for t in inputs if t.shape.num_elements() == 1}
+    lines, expr = [], {}
+    for k, t in enumerate(inputs):
+        expr[id(t)] = f"i{k}" if id(t) in scalar else f"v{k}"
+        if id(t) not in scalar:
+            lines.append(f"        v{k} = i{k}[j]")
+    out_slot = {id(t): k for k, t in enumerate(outputs)}
+    for n, m in enumerate(members):
+        args = ", ".join(expr[id(t)] for t in m.inputs)
+        lines.append(f"        t{n} = np.{m.opdef.inplace.__name__}({args})")
+        expr[id(m.outputs[0])] = f"t{n}"
+        if id(m.outputs[0]) in out_slot:
+            lines.append(f"        o{out_slot[id(m.outputs[0])]}[j] = t{n}")
+    params = [f"i{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
+    source = (f"def {name}_loop({', '.join(params)}):\n"
+              f"    for j in numba.prange(o0.shape[0]):\n" + "\n".join(lines) + "\n")
+    shape = tuple(outputs[0].shape.as_list())
+    dtype = outputs[0].dtype.as_numpy_dtype
+    key = (source.replace(name, "fused"), tuple((t.dtype.name, id(t) in scalar) for t in inputs), dtype)
+    loop = _COMPILED.get(key)
+    if loop is None:
+        namespace = {"numba": numba, "np": np, "__name__": "tensorflux.runtime.fused"}
+        exec(compile(source, f"<tensorflux fused {name}>", "exec"), namespace)
+        loop = numba.njit(parallel=True, error_model="numpy", cache=False)(namespace[f"{name}_loop"])
+        _COMPILED[key] = loop
+    n_out = len(outputs)
+    scalar_positions = [k for k, t in enumerate(inputs) if id(t) in scalar]
+
+    def fused(*args):
+        # Scalars go in as NumPy scalars of their dtype, so float32 arithmetic stays float32.
+        flat = [np.asarray(a).reshape(())[()] if k in scalar_positions else a.reshape(-1)
+                for k, a in enumerate(args)]
+        results = [np.empty(shape, dtype) for _ in range(n_out)]
+        loop(*flat, *[r.reshape(-1) for r in results])
+        return tuple(results)
+
+    return fused, source
+
+
+def _make_blocked(members, inputs, outputs, name="fused"):
     """(callable, source): the region as generated Python computing its outputs blockwise on 2 threads.
 
     Block buffers are reused once their value is dead, so a chain needs one or two buffers whatever its

@@ -1,0 +1,41 @@
+"""A core of Keras 3 (`tf.keras`) built on tensorflux's public API: layers, subclassed and Sequential
+models with compile/fit/evaluate/predict, optimizers, losses, metrics, initializers and activations.
+
+Each module lists its names in its own `API` table; this package re-exports them under aliases so that
+`_namespaces.py` can build `tf.keras`, `tf.keras.layers`, … from this one source.
+"""
+from . import activations, initializers, layers, losses, metrics, models, optimizers, utils
+from .layer import clear_session
+
+_SOURCES = (activations, initializers, layers, losses, metrics, models, optimizers, utils)
+
+_TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": models.Input,
+              "InputLayer": models.InputLayer}
+_EXTRA = {"keras.layers": {"Input": models.Input, "InputLayer": models.InputLayer},
+          "keras.models": {"Model": models.Model, "Sequential": models.Sequential},
+          "keras.backend": {"clear_session": clear_session},
+          "keras.utils": {"clear_session": clear_session}}
+
+
+def _api():
+    """`{namespace: ["public=alias"]}`, with every object bound here under a unique alias."""
+    table = {}
+
+    def export(namespace, name, obj):
+        alias = "_" + namespace.replace(".", "_") + "__" + name
+        globals()[alias] = obj
+        table.setdefault(namespace, []).append(f"{name}={alias}")
+
+    for source in _SOURCES:
+        for namespace, names in source.API.items():
+            for name in names:
+                export(namespace, name, getattr(source, name))
+    for name, obj in _TOP_LEVEL.items():
+        export("keras", name, obj)
+    for namespace, members in _EXTRA.items():
+        for name, obj in members.items():
+            export(namespace, name, obj)
+    return table
+
+
+API = _api()

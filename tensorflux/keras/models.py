@@ -1,0 +1,395 @@
+"""`keras.Model` and `keras.Sequential`: layers that can be compiled, trained, evaluated and used to predict.
+
+`fit` runs `train_step` once per batch inside one `tf.function` (unless `run_eagerly=True`): the forward
+pass under a GradientTape, the compiled loss plus layer losses, the optimizer update, and the metric
+updates. Metric state lives in variables, so the step returns the running results and `fit` reads them
+once per epoch. The first traced step builds the model and the optimizer's slots (creating variables on
+the first call, as tf.function allows); a smaller last batch retraces once with a generalised batch size.
+"""
+import warnings
+
+import numpy as np
+
+import tensorflux as tf
+
+from . import losses as _losses
+from . import metrics as _metrics
+from . import optimizers as _optimizers
+from . import trainer as _trainer
+from .summary import summary_text
+from .layer import Layer, _call_spec
+
+
+class Model(Layer):
+    """Subclass it: create layers in `__init__`, use them in `call`; then compile and fit."""
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            raise ValueError("tensorflux's Keras supports subclassed and Sequential models; the functional API "
+                             "(`keras.Model(inputs, outputs)`) is not implemented.")
+        return super().__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes keyword arguments only (got {len(args)} "
+                            f"positional)")
+        super().__init__(**kwargs)
+        self.optimizer = None
+        self.compiled = False
+        self.stop_training = False
+        self.history = None
+        self.run_eagerly = False
+        self.loss = None
+        self._loss_fn = None
+        self._metric_specs = []     # [(identifier, weighted)], resolved on the first batch
+        self._compiled_metrics = None
+        self._loss_tracker = None
+        self._train_function = self._test_function = self._predict_function = None
+
+    def call(self, *args, **kwargs):
+        raise NotImplementedError(f"Model {type(self).__name__} does not have a `call()` method implemented.")
+
+    @property
+    def layers(self):
+        return self._flat_layers()
+
+    def build(self, input_shape=None):
+        """Builds by calling the model once on zeros of `input_shape` (unknown dims taken as 1)."""
+        if input_shape is not None and not self.built:
+            self(tf.zeros([1 if d is None else d for d in input_shape]))
+        self.built = True
+
+    build._default_build = True  # on a first call, sublayers build themselves
+
+    # -- compiling -----------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
+        if loss_weights is not None:
+            raise ValueError("tensorflux's Keras models have one output: `loss_weights` is not supported.")
+        for arg, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+            if value is not None and not isinstance(value, (list, tuple)):
+                raise ValueError(f"Expected `{arg}` argument to be a list or tuple. Received instead: "
+                                 f"{arg}={value} of type {type(value)}")
+        self.optimizer = _optimizers.get(optimizer)
+        self.loss = loss
+        self._loss_fn = _as_loss(loss)
+        self._metric_specs = [(m, False) for m in metrics or ()] + [(m, True) for m in weighted_metrics or ()]
+        self._compiled_metrics = None
+        self._loss_tracker = _metrics.Mean(name="loss")
+        self.run_eagerly = bool(run_eagerly)
+        self._train_function = self._test_function = self._predict_function = None
+        self.compiled = True
+
+    def _assert_compiled(self):
+        if not self.compiled:
+            raise ValueError("You must call `compile()` before using the model.")
+
+    @property
+    def metrics(self):
+        out = [self._loss_tracker] if self._loss_tracker is not None else []
+        return out + [m for m, _ in self._compiled_metrics or ()]
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    # -- one step ------------------------------------------------------------------------------
+    def _forward(self, x, training):
+        return self(x, training=training) if _call_spec(type(self))[0] else self(x)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        terms = []
+        if self._loss_fn is not None:
+            terms.append(self._loss_fn(y, y_pred, sample_weight))
+        terms += self.losses
+        if not terms:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return terms[0] if len(terms) == 1 else tf.add_n(terms)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        if self._compiled_metrics is None:
+            self._compiled_metrics = [(_metrics.metric_for_compile(m, tf.convert_to_tensor(y), y_pred), weighted)
+                                      for m, weighted in self._metric_specs]
+        for metric, weighted in self._compiled_metrics:
+            metric.update_state(y, y_pred, sample_weight if weighted else None)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def _track_loss(self, x, loss):
+        self._loss_tracker.update_state(loss, sample_weight=tf.shape(tf.nest.flatten(x)[0])[0])
+
+    def train_step(self, data):
+        x, y, sample_weight = _trainer.unpack_x_y_sample_weight(data)
+        with tf.GradientTape() as tape:
+            y_pred = self._forward(x, True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        self._track_loss(x, loss)
+        variables = self.trainable_weights
+        if variables:
+            self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        else:
+            warnings.warn("The model does not have any trainable weights.")
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = _trainer.unpack_x_y_sample_weight(data)
+        y_pred = self._forward(x, False)
+        self._track_loss(x, self.compute_loss(x, y, y_pred, sample_weight, training=False))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = _trainer.unpack_x_y_sample_weight(data)
+        return self._forward(x, False)
+
+    def _step_function(self, step):
+        def one_step(x, y=None, sample_weight=None):
+            return step(_pack(x, y, sample_weight))
+        if self.run_eagerly:
+            return one_step
+        return tf.function(one_step, reduce_retracing=True)
+
+    def make_train_function(self, force=False):
+        if self._train_function is None or force:
+            self._train_function = self._step_function(self.train_step)
+        return self._train_function
+
+    def make_test_function(self, force=False):
+        if self._test_function is None or force:
+            self._test_function = self._step_function(self.test_step)
+        return self._test_function
+
+    def make_predict_function(self, force=False):
+        if self._predict_function is None or force:
+            self._predict_function = self._step_function(self.predict_step)
+        return self._predict_function
+
+    # -- loops ---------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
+            initial_epoch=0, steps_per_epoch=None, validation_steps=None, validation_batch_size=None,
+            validation_freq=1):
+        self._assert_compiled()
+        if class_weight is not None:
+            raise ValueError("tensorflux's Keras `fit` does not support `class_weight`; pass `sample_weight`.")
+        data = _trainer.batches_for(x, y, sample_weight, batch_size, shuffle)
+        held_out = None
+        if validation_data is not None:
+            vx, vy, vw = _trainer.unpack_x_y_sample_weight(validation_data)
+            held_out = _trainer.batches_for(vx, vy, vw, validation_batch_size or batch_size)
+        elif validation_split:
+            if not isinstance(data, _trainer.ArrayBatches):
+                raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found a "
+                                 "tf.data.Dataset.")
+            data, held_out = data.split(validation_split)
+        verbose = _trainer.resolve_verbose(verbose)
+        callbacks = list(callbacks or ())
+        history = _trainer.History(self, {"verbose": verbose, "epochs": epochs, "steps": data.steps})
+        train_function = self.make_train_function()
+        self.stop_training = False
+        _notify(callbacks, "set_model", self)
+        _notify(callbacks, "on_train_begin", None)
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            _notify(callbacks, "on_epoch_begin", epoch, None)
+            if verbose:
+                _trainer.emit(f"Epoch {epoch + 1}/{epochs}")
+            timer = _trainer.Timer()
+            logs, steps = self._run_epoch(train_function, data, steps_per_epoch)
+            if held_out is not None and (epoch + 1) % validation_freq == 0:
+                val_logs, _ = self._run_epoch(self.make_test_function(), held_out, validation_steps, reset=True)
+                logs.update({"val_" + k: v for k, v in val_logs.items()})
+            if verbose:
+                _trainer.emit(_trainer.progress_line(verbose, steps, timer.elapsed(), logs))
+            history.record(epoch, logs)
+            _notify(callbacks, "on_epoch_end", epoch, logs)
+            if self.stop_training:
+                break
+        _notify(callbacks, "on_train_end", None)
+        self.history = history
+        return history
+
+    def _run_epoch(self, function, data, max_steps, reset=False):
+        if reset:
+            self.reset_metrics()
+        logs, steps = None, 0
+        for batch in data:
+            logs = function(*batch)
+            steps += 1
+            if max_steps and steps >= max_steps:
+                break
+        if logs is None:
+            raise ValueError("Unexpected result of the step function (Empty logs). This could be due to issues "
+                             "in input pipeline that resulted in an empty dataset.")
+        return {k: float(logs[k]) for k in sorted(logs)}, steps
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False):
+        self._assert_compiled()
+        data = _trainer.batches_for(x, y, sample_weight, batch_size)
+        timer = _trainer.Timer()
+        logs, count = self._run_epoch(self.make_test_function(), data, steps, reset=True)
+        verbose = _trainer.resolve_verbose(verbose)
+        if verbose:
+            _trainer.emit(_trainer.progress_line(verbose, count, timer.elapsed(), logs))
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def _in_metric_order(self, logs):
+        names = [n for n in self.metrics_names if n in logs]
+        names += [n for n in logs if n not in names]
+        values = [logs[n] for n in names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        data = _trainer.batches_for(x, None, None, batch_size)
+        function = self.make_predict_function()
+        timer = _trainer.Timer()
+        outputs, count = [], 0
+        for batch in data:
+            outputs.append(function(batch[0]))
+            count += 1
+            if steps and count >= steps:
+                break
+        if not outputs:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). Please use "
+                             "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly(True)` "
+                             "for more information of where went wrong, or file a issue/bug to `keras`.")
+        if _trainer.resolve_verbose(verbose):
+            _trainer.emit(_trainer.progress_line(1, count, timer.elapsed(), {}))
+        return tf.nest.map_structure(lambda *parts: np.concatenate([np.asarray(p) for p in parts]), *outputs)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        self._assert_compiled()
+        batch = next(iter(_trainer.ArrayBatches(x, y, sample_weight, batch_size=len(tf.nest.flatten(x)[0]))))
+        logs = self.make_train_function()(*batch)
+        logs = {k: float(logs[k]) for k in sorted(logs)}
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._assert_compiled()
+        self.reset_metrics()
+        batch = next(iter(_trainer.ArrayBatches(x, y, sample_weight, batch_size=len(tf.nest.flatten(x)[0]))))
+        logs = self.make_test_function()(*batch)
+        logs = {k: float(logs[k]) for k in sorted(logs)}
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def predict_on_batch(self, x):
+        batch = next(iter(_trainer.ArrayBatches(x, batch_size=len(tf.nest.flatten(x)[0]))))
+        return tf.nest.map_structure(np.asarray, self.make_predict_function()(batch[0]))
+
+    # -- text ----------------------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        (print_fn or print)(summary_text(self))
+
+
+def _pack(x, y, sample_weight):
+    if y is None and sample_weight is None:
+        return (x,)
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def _as_loss(loss):
+    if loss is None or isinstance(loss, _losses.Loss):
+        return loss
+    if isinstance(loss, (dict, list, tuple)):
+        raise ValueError("tensorflux's Keras models have one output: pass a single loss to `compile()`.")
+    fn = _losses.get(loss)
+    if isinstance(fn, _losses.Loss):
+        return fn
+    return _losses.LossFunctionWrapper(fn, name=loss if isinstance(loss, str) else None)
+
+
+def _notify(callbacks, method, *args):
+    for callback in callbacks:
+        hook = getattr(callback, method, None)
+        if hook is not None:
+            hook(*args)
+
+
+class InputLayer(Layer):
+    """Declares the shape of a Sequential model's inputs (`keras.Input(shape=(4,))`): the model is built at once."""
+
+    def __init__(self, shape=None, batch_size=None, dtype=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.shape = (batch_size,) + tuple(shape or ())
+        self.built = True
+
+    def call(self, inputs):
+        return inputs
+
+
+def Input(shape=None, batch_size=None, dtype=None, name=None, **kwargs):
+    """`keras.Input`: here an InputLayer, meaningful as the first entry of a `keras.Sequential`."""
+    return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name, **kwargs)
+
+
+class Sequential(Model):
+    """A plain stack of layers, each fed the previous one's output."""
+
+    def __init__(self, layers=None, trainable=True, name=None):
+        super().__init__(trainable=trainable, name=name)
+        self._stack = []
+        self._input_shape = None
+        for layer in layers or ():
+            self.add(layer, rebuild=False)
+        self._build_from_input_shape()
+
+    def add(self, layer, rebuild=True):
+        if isinstance(layer, InputLayer):
+            if self._stack:
+                raise ValueError("An `Input` can only be the first entry of a Sequential model.")
+            self._input_shape = layer.shape
+        elif not isinstance(layer, Layer):
+            raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+                             f"{layer} (of type {type(layer)})")
+        else:
+            if not self._stack and layer._input_shape_arg is not None and self._input_shape is None:
+                self._input_shape = (None,) + tuple(layer._input_shape_arg)
+            self._stack.append(layer)
+        if rebuild:
+            self._build_from_input_shape()
+
+    def pop(self):
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        return self._stack.pop()
+
+    @property
+    def layers(self):
+        return list(self._stack)
+
+    def _build_from_input_shape(self):
+        """Builds every layer from the declared input shape, as far as output shapes can be inferred."""
+        shape = self._input_shape
+        if shape is None:
+            return
+        for layer in self._stack:
+            if not layer.built:
+                layer._build_with_shape(shape)
+            try:
+                shape = tuple(layer.compute_output_shape(shape))
+            except NotImplementedError:
+                return
+            layer._output_shape = tf.TensorShape(shape)
+        self.built = True
+
+    def call(self, inputs, training=None):
+        x = inputs
+        for layer in self._stack:
+            x = layer(x)
+        return x
+
+    def compute_output_shape(self, input_shape):
+        for layer in self._stack:
+            input_shape = layer.compute_output_shape(input_shape)
+        return input_shape
+
+API = {"keras.models": ["Model", "Sequential"]}

@@ -1,0 +1,171 @@
+"""What `Model.fit/evaluate/predict` loop over: batches of data, a progress line, and the History record.
+
+Arrays (NumPy, tensors, lists; possibly nested) are converted to NumPy once, floats to float32; each epoch
+shuffles them with one permutation and slices contiguous batches. A `tf.data.Dataset` is iterated as is,
+its elements being `x`, `(x, y)` or `(x, y, sample_weight)`.
+"""
+import math
+import sys
+import time
+
+import numpy as np
+
+import tensorflux as tf
+
+
+def _as_array(leaf):
+    array = np.asarray(leaf)
+    if array.dtype.kind == "f" and array.dtype != np.float32:
+        array = array.astype(np.float32)
+    return array
+
+
+class ArrayBatches:
+    """Batches of in-memory arrays `(x, y, sample_weight)` (y and sample_weight may be None)."""
+
+    def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False):
+        self._parts = (x, y, sample_weight)
+        self._arrays = [_as_array(leaf) for part in self._parts if part is not None
+                        for leaf in tf.nest.flatten(part)]
+        sizes = {len(a) if a.ndim else None for a in self._arrays}
+        if None in sizes:
+            raise ValueError("Expected all elements of `x` and `y` to be arrays with a leading batch dimension; "
+                             "received a scalar.")
+        if len(sizes) > 1:
+            lines = [f"'{name}' sizes: {', '.join(str(len(a)) for a in self._leaves_of(i))}"
+                     for i, name in enumerate(("x", "y", "sample_weight")) if self._parts[i] is not None]
+            raise ValueError("Data cardinality is ambiguous. Make sure all arrays contain the same number of "
+                             "samples." + "\n".join(lines))
+        self.size = sizes.pop() if sizes else 0
+        self.batch_size = batch_size or 32
+        self.shuffle = shuffle
+        self.steps = math.ceil(self.size / self.batch_size)
+
+    def _leaves_of(self, index):
+        start = sum(len(tf.nest.flatten(p)) for p in self._parts[:index] if p is not None)
+        return self._arrays[start:start + len(tf.nest.flatten(self._parts[index]))]
+
+    def split(self, validation_split):
+        """(training part, validation part): the last `validation_split` of the samples are held out."""
+        cut = int(self.size * (1.0 - validation_split))
+        train = ArrayBatches(*self._repack([a[:cut] for a in self._arrays]), batch_size=self.batch_size,
+                             shuffle=self.shuffle)
+        held_out = ArrayBatches(*self._repack([a[cut:] for a in self._arrays]), batch_size=self.batch_size)
+        return train, held_out
+
+    def _repack(self, leaves):
+        parts, cursor = [], 0
+        for part in self._parts:
+            if part is None:
+                parts.append(None)
+                continue
+            count = len(tf.nest.flatten(part))
+            parts.append(tf.nest.pack_sequence_as(part, leaves[cursor:cursor + count]))
+            cursor += count
+        return parts
+
+    def __iter__(self):
+        arrays = self._arrays
+        if self.shuffle:
+            order = np.random.permutation(self.size)
+            arrays = [a[order] for a in arrays]
+        for start in range(0, self.size, self.batch_size):
+            stop = start + self.batch_size
+            yield self._repack([tf.constant(a[start:stop]) for a in arrays])
+
+
+class DatasetBatches:
+    """Batches from a `tf.data.Dataset` (already batched by the user)."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self.steps = None
+
+    def __iter__(self):
+        count = 0
+        for element in self._dataset:
+            count += 1
+            yield unpack_x_y_sample_weight(element)
+        self.steps = count
+
+
+def unpack_x_y_sample_weight(data):
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return [data, None, None]
+    if len(data) == 1:
+        return [data[0], None, None]
+    if len(data) == 2:
+        return [data[0], data[1], None]
+    if len(data) == 3:
+        return list(data)
+    raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+                     f"found: {data}")
+
+
+def batches_for(x, y=None, sample_weight=None, batch_size=None, shuffle=False):
+    if isinstance(x, tf.data.Dataset):
+        if y is not None:
+            raise ValueError("When providing `x` as a tf.data.Dataset, `y` should not be passed. Instead, the "
+                             "targets should be included as part of the tf.data.Dataset.")
+        return DatasetBatches(x)
+    if x is None:
+        raise ValueError("Unrecognized data type: x=None")
+    return ArrayBatches(x, y, sample_weight, batch_size, shuffle)
+
+
+def format_logs(logs):
+    """` - loss: 0.1234 - mae: 0.0001e+00`, as Keras's progress bar shows values."""
+    parts = []
+    for name, value in logs.items():
+        parts.append(f" - {name}: {value:.4f}" if abs(value) > 1e-3 else f" - {name}: {value:.4e}")
+    return "".join(parts)
+
+
+def _time_per_step(seconds):
+    if seconds >= 1:
+        return f"{seconds:.0f}s/step"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.0f}ms/step"
+    return f"{seconds * 1e6:.0f}us/step"
+
+
+def progress_line(verbose, steps, elapsed, logs):
+    """The line printed when an epoch (or evaluate/predict) finishes."""
+    per_step = _time_per_step(elapsed / max(steps, 1))
+    if verbose == 2:
+        return f"{steps}/{steps} - {elapsed:.0f}s - {per_step}{format_logs(logs)}"
+    return f"{steps}/{steps} {'━' * 20} {elapsed:.0f}s {per_step}{format_logs(logs)}"
+
+
+def resolve_verbose(verbose):
+    return 1 if verbose == "auto" else int(verbose)
+
+
+class Timer:
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    def elapsed(self):
+        return time.perf_counter() - self.start
+
+
+def emit(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+class History:
+    """What `fit` returns: `history` maps each logged name to its value per epoch."""
+
+    def __init__(self, model=None, params=None):
+        self.model = model
+        self.params = params or {}
+        self.epoch = []
+        self.history = {}
+
+    def record(self, epoch, logs):
+        self.epoch.append(epoch)
+        for name, value in logs.items():
+            self.history.setdefault(name, []).append(value)
