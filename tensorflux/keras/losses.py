@@ -44,13 +44,17 @@ def mean_absolute_error(y_true, y_pred):
 
 
 def _check_same_shape(target, output):
-    if target.shape.rank != output.shape.rank or not target.shape.is_compatible_with(output.shape):
+    if target.shape.rank != output.shape.rank:
+        raise ValueError(f"Arguments `target` and `output` must have the same rank (ndim). Received: "
+                         f"target.shape={target.shape}, output.shape={output.shape}")
+    if not target.shape.is_compatible_with(output.shape):
         raise ValueError(f"Arguments `target` and `output` must have the same shape. Received: "
                          f"target.shape={target.shape}, output.shape={output.shape}")
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
-    y_true, y_pred = _pair(y_true, y_pred)
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     _check_same_shape(y_true, y_pred)
