@@ -9,6 +9,7 @@ one `CustomGradient` op maps `xs` to `ys` (an identity on `ys` at run time) and 
         return tf.identity(x), lambda dy: tf.clip_by_value(dy, -1.0, 1.0)
 """
 import functools
+import inspect
 
 from ..framework import nest
 from ..framework.context import state as _state
@@ -25,18 +26,25 @@ def _infer(inputs, attrs):
     return [(t.dtype, t.shape) for t in inputs[len(inputs) - n:]]
 
 
-def _kernel(*arrays, n_outputs, grad_fn, n_inputs):
+def _kernel(*arrays, n_outputs, grad_fn, n_inputs, variables):
     return tuple(arrays[len(arrays) - n_outputs:])
 
 
 def _grad(op, *dys):
-    n_inputs = op.attrs["n_inputs"]
-    result = op.attrs["grad_fn"](*dys)
+    n_inputs, variables = op.attrs["n_inputs"], op.attrs["variables"]
+    if variables:
+        result, variable_grads = op.attrs["grad_fn"](*dys, variables=list(variables))
+        variable_grads = list(variable_grads)
+        if len(variable_grads) != len(variables):
+            raise ValueError(f"custom_gradient function expected to return {len(variables)} gradients for the "
+                             f"variables it used, but returned {len(variable_grads)} instead.")
+    else:
+        result, variable_grads = op.attrs["grad_fn"](*dys), []
     grads = list(result) if isinstance(result, (list, tuple)) else [result]
     if len(grads) != n_inputs:
         raise ValueError(f"custom_gradient function expected to return {n_inputs} gradients, but returned "
                          f"{len(grads)} instead.")
-    return grads + [None] * op.attrs["n_outputs"]
+    return grads + variable_grads + [None] * op.attrs["n_outputs"]
 
 
 CUSTOM = OpDef("CustomGradient", _infer, _kernel, grad=_grad, multi=True)
@@ -53,9 +61,12 @@ def custom_gradient(f=None):
         paused = [t for t in _tape.active_tapes() if t._recording]
         for t in paused:
             t._recording = False
-        _tape._refresh_flag()
+        # A private tape notes which trainable variables `f` reads; they become inputs of the op, and
+        # `grad_fn(*dys, variables=...)` returns their gradients too (TensorFlow's protocol).
+        reads = _tape.GradientTape(persistent=True)
         try:
-            ys, grad_fn = f(*xs, **kwargs)
+            with reads:
+                ys, grad_fn = f(*xs, **kwargs)
         finally:
             for t in paused:
                 t._recording = True
@@ -63,8 +74,14 @@ def custom_gradient(f=None):
         flat_ys = [convert_to_tensor(y) for y in nest.flatten(ys)]
         if not _state.tape_active:
             return ys
-        outs = apply(CUSTOM, tuple(xs) + tuple(flat_ys),
-                     {"n_outputs": len(flat_ys), "n_inputs": len(xs), "grad_fn": grad_fn}, "CustomGradient")
+        variables = reads.watched_variables()
+        if variables and "variables" not in inspect.signature(grad_fn).parameters:
+            raise TypeError("If using @custom_gradient with a function that uses variables, then grad_fn must "
+                            "accept a keyword argument 'variables'.")
+        handles = tuple(v.handle for v in variables)
+        outs = apply(CUSTOM, tuple(xs) + handles + tuple(flat_ys),
+                     {"n_outputs": len(flat_ys), "n_inputs": len(xs), "grad_fn": grad_fn,
+                      "variables": tuple(variables)}, "CustomGradient")
         return nest.pack_sequence_as(ys, list(outs))
 
     return wrapped

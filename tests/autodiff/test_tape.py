@@ -286,3 +286,23 @@ def test_adam_training_of_a_two_layer_mlp():
     for _ in range(400):
         loss = train()
     assert loss.numpy() < 0.01 < first
+
+
+def test_custom_gradient_with_variables():
+    v = tf.Variable(3.0)
+
+    @tf.custom_gradient
+    def scaled(x):
+        y = x * v
+
+        def grad(dy, variables=None):
+            return dy * v * 10.0, [dy * x * 100.0]
+
+        return y, grad
+
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = scaled(x)
+    gx, gv = t.gradient(y, [x, v])
+    assert gx.numpy() == 30.0 and gv.numpy() == 200.0
