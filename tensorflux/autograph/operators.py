@@ -316,9 +316,8 @@ def _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names):
         # `for i in tf.range(start, limit, delta)`: count the trips arithmetically (as TensorFlow does) and
         # carry `i` itself, instead of indexing into the materialised range every iteration.
         start, limit, delta = range_op.inputs[:3]
-        span = _math.subtract(limit, start)
-        trips = _math.add(_math.floordiv(span, delta),
-                          _math.cast(_math.not_equal(_math.floormod(span, delta), 0), span.dtype))
+        span = limit - start
+        trips = span // delta + _math.cast(_math.not_equal(span % delta, 0), span.dtype)
         trips = _math.maximum(trips, 0)
         box = {"i": convert_to_tensor(0, dtype=trips.dtype), "value": start}
 

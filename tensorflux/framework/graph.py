@@ -197,6 +197,7 @@ class Graph:
         self.outer_graph = None
         self._finalized = False
         self._control_dependencies = []
+        self._implicit_consts = set()   # ids of Const ops converted from Python values, not yet consumed
 
     # -- building ------------------------------------------------------------------------------
     def as_default(self):
@@ -276,6 +277,8 @@ class Graph:
         _check_graph_dtypes(opdef, inputs)
         results = opdef.infer(inputs, attrs)
         op = self._add_op(opdef, type_name or opdef.name, inputs, attrs, name or opdef.name, results)
+        if self._implicit_consts:
+            self._scope_implicit_constants(op, opdef.input_names)
         if opdef.multi:
             return tuple(op.outputs)
         return op.outputs[0]
@@ -294,12 +297,45 @@ class Graph:
         self._by_name[op.name] = op
         return op
 
-    def add_constant(self, array, name="Const"):
-        """A Const op holding `array` (a NumPy value); codegen turns it into a module-level constant."""
+    def add_constant(self, array, name="Const", implicit=False):
+        """A Const op holding `array` (a NumPy value); codegen turns it into a module-level constant.
+
+        `implicit`: the constant converts a Python value passed to an op; like TensorFlow (which converts
+        it inside the op's name scope), it is renamed `<op>/<input name>` when that op consumes it.
+        """
         dtype = _dt.FROM_NUMPY[array.dtype]
         shape = TensorShape._from_tuple(np.shape(array))
         op = self._add_op(None, "Const", [], {"value": array, "dtype": dtype}, name, [(dtype, shape)])
+        if implicit:
+            self._implicit_consts.add(id(op))
         return op.outputs[0]
+
+    def _scope_implicit_constants(self, op, input_names):
+        """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`."""
+        trailing = set()
+        for prior in reversed(self._ops[:-1]):
+            if id(prior) not in self._implicit_consts:
+                break
+            trailing.add(id(prior))
+        for i, t in enumerate(op.inputs):
+            const = t.op
+            if id(const) in trailing and i < len(input_names):
+                self._implicit_consts.discard(id(const))
+                trailing.discard(id(const))
+                self._release_name(const.name)
+                del self._by_name[const.name]
+                const.name = self.unique_name(f"{op.name}/{input_names[i]}")
+                self._by_name[const.name] = const
+
+    def _release_name(self, name):
+        """Gives back the most recently allocated `name` so the next op may take it (as if never used)."""
+        base, _, suffix = name.rpartition("_")
+        key = name.lower()
+        if self._used_names.get(key) == 1 and not (base and suffix.isdigit()):
+            del self._used_names[key]
+        elif base and suffix.isdigit() and self._used_names.get(base.lower()) == int(suffix) + 1:
+            self._used_names[base.lower()] = int(suffix)
+            self._used_names.pop(key, None)
 
     def constant_value_of(self, tensor):
         """The NumPy value of `tensor` when it is a graph constant (through Identity), else None."""

@@ -42,7 +42,7 @@ def _call_kernel(*arrays, concrete, outputs, **_):
 # outputs, followed (when a GradientTape records the call) by every forward intermediate, which the
 # gradient (a traced backward function, see `_gradient`) consumes instead of recomputing them.
 CALL = registry.OpDef("StatefulPartitionedCall", infer=lambda inputs, attrs: attrs["output_types"],
-                      kernel=_call_kernel, stateful=True, multi=True)
+                      kernel=_call_kernel, stateful=True, multi=True, input_names=())
 
 
 class ConcreteFunction:

@@ -10,7 +10,8 @@ from .layer import clear_session
 _SOURCES = (activations, initializers, layers, losses, metrics, models, optimizers, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": models.Input,
-              "InputLayer": models.InputLayer}
+              "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,
+              "Optimizer": optimizers.Optimizer, "Initializer": initializers.Initializer}
 _EXTRA = {"keras.layers": {"Input": models.Input, "InputLayer": models.InputLayer},
           "keras.models": {"Model": models.Model, "Sequential": models.Sequential},
           "keras.backend": {"clear_session": clear_session},

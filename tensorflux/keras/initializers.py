@@ -161,6 +161,11 @@ def _normal(shape, mean, stddev, dtype, seed):
     return tf.random.stateless_normal(shape, [seed, 0], mean, stddev, dtype)
 
 
+zeros, ones, constant = Zeros, Ones, Constant
+random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
+variance_scaling, glorot_uniform, glorot_normal = VarianceScaling, GlorotUniform, GlorotNormal
+he_uniform, he_normal, lecun_uniform, lecun_normal = HeUniform, HeNormal, LecunUniform, LecunNormal
+
 _CLASSES = (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling,
             GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal)
 _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_uniform": RandomUniform,
@@ -186,4 +191,6 @@ def get(identifier):
     raise ValueError(f"Could not interpret initializer identifier: {identifier}")
 
 
-API = {"keras.initializers": [cls.__name__ for cls in _CLASSES] + ["Initializer", "get"]}
+_ALIASES = ("zeros", "ones", "constant", "random_uniform", "random_normal", "truncated_normal", "variance_scaling",
+            "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "lecun_uniform", "lecun_normal")
+API = {"keras.initializers": [cls.__name__ for cls in _CLASSES] + list(_ALIASES) + ["Initializer", "get"]}

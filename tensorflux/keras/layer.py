@@ -11,6 +11,7 @@ and finds its sublayers and weights in the order they were assigned as attribute
 `x`'s shape as a tuple, then `call`. The `training` flag is resolved once per call: passed explicitly, else
 inherited from the enclosing layer call, else the default of `call`'s own signature.
 """
+import functools
 import inspect
 import re
 
@@ -62,6 +63,9 @@ def _as_input(x):
         if x.dtype.is_floating and x.dtype != tf.float32:
             return tf.cast(x, tf.float32)
         return x
+    if isinstance(x, dict) or isinstance(x, (list, tuple)) and any(
+            isinstance(e, (tf.Tensor, tf.Variable, np.ndarray)) for e in tf.nest.flatten(x)):
+        return tf.nest.map_structure(_as_input, x)  # a structure of inputs, not one nested-list array
     if isinstance(x, (np.ndarray, np.generic, list, float, int)):
         array = np.asarray(x)
         if array.dtype.kind == "f":
@@ -96,17 +100,29 @@ class Layer:
             self._input_shape_arg = tuple(batch_input_shape)[1:]
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if activity_regularizer is not None:
+            raise ValueError("tensorflux's Keras layers do not support `activity_regularizer`.")
         if dtype is not None and tf.as_dtype(getattr(dtype, "name", dtype)) != tf.float32:
             raise ValueError(f"tensorflux's Keras layers compute in float32 only. Received: dtype={dtype}")
         self._trainable = bool(trainable)
         self.built = False
         self.autocast = autocast
-        self.activity_regularizer = activity_regularizer
         self._own_trainable = []       # weights made by add_weight, in creation order
         self._own_non_trainable = []
         self._regularized = []         # (variable, regularizer) pairs
-        self._activity_losses = []
         self._output_shape = None      # shape of the last output, for summary()
+
+    def __init_subclass__(cls, **kwargs):
+        # A layer counts as built once its own build() returns, whoever calls it (Keras wraps build alike).
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_default_build", False):
+            @functools.wraps(build)
+            def build_then_mark(self, *args, **kwargs):
+                result = build(self, *args, **kwargs)
+                self.built = True
+                return result
+            cls.build = build_then_mark
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -161,8 +177,6 @@ class Layer:
             outputs = self.call(*args, **kwargs)
         finally:
             _TRAINING.pop()
-        if self.activity_regularizer is not None:
-            self._activity_losses.append(self.activity_regularizer(outputs))
         self._output_shape = getattr(outputs, "shape", None)
         return outputs
 
@@ -257,8 +271,7 @@ class Layer:
     @property
     def losses(self):
         """Regularisation losses of this layer and its sublayers (recomputed from the current weights)."""
-        out = list(self._activity_losses)
-        out += [regularizer(v) for v, regularizer in self._regularized]
+        out = [regularizer(v) for v, regularizer in self._regularized]
         for layer in self._flat_layers():
             out += layer.losses
         return out

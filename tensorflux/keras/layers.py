@@ -107,7 +107,10 @@ class Reshape(Layer):
         self.target_shape = tuple(target_shape)
 
     def call(self, inputs):
-        return tf.reshape(inputs, (-1,) + self.target_shape)
+        batch = inputs.shape[0]
+        if batch is None:
+            return tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1], self.target_shape], 0))
+        return tf.reshape(inputs, (batch,) + self.target_shape)
 
     def compute_output_shape(self, input_shape):
         target = list(self.target_shape)

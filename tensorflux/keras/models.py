@@ -197,7 +197,7 @@ class Model(Layer):
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             _notify(callbacks, "on_epoch_begin", epoch, None)
-            if verbose:
+            if verbose and epochs > 1:
                 _trainer.emit(f"Epoch {epoch + 1}/{epochs}")
             timer = _trainer.Timer()
             logs, steps = self._run_epoch(train_function, data, steps_per_epoch)

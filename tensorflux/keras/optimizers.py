@@ -122,8 +122,7 @@ class Optimizer:
                                      f"variables, you should recreate a new optimizer instance.")
         pairs = [(g, v) for g, v in zip(grads, trainable_variables) if g is not None]
         if not pairs:
-            raise ValueError(f"No gradients provided for any variable. Variables: "
-                             f"{[v.name for v in trainable_variables]}")
+            raise ValueError("No gradients provided for any variable.")
         grads = [tf.convert_to_tensor(g) for g, _ in pairs]
         variables = [v for _, v in pairs]
         if self.loss_scale_factor is not None:

@@ -79,7 +79,8 @@ class DatasetBatches:
 
     def __init__(self, dataset):
         self._dataset = dataset
-        self.steps = None
+        cardinality = int(dataset.cardinality()) if hasattr(dataset, "cardinality") else -2
+        self.steps = cardinality if cardinality >= 0 else None  # -1 infinite, -2 unknown
 
     def __iter__(self):
         count = 0

@@ -34,10 +34,10 @@ def _no_kernel(*arrays, **attrs):
     raise NotImplementedError("control-flow ops run through the generated code, not as kernels")
 
 
-IF = OpDef("If", _infer_from_attrs, _no_kernel, stateful=True, multi=True)
-STATELESS_IF = OpDef("StatelessIf", _infer_from_attrs, _no_kernel, multi=True)
-WHILE = OpDef("While", _infer_from_attrs, _no_kernel, stateful=True, multi=True)
-STATELESS_WHILE = OpDef("StatelessWhile", _infer_from_attrs, _no_kernel, multi=True)
+IF = OpDef("If", _infer_from_attrs, _no_kernel, stateful=True, multi=True, input_names=())
+STATELESS_IF = OpDef("StatelessIf", _infer_from_attrs, _no_kernel, multi=True, input_names=())
+WHILE = OpDef("While", _infer_from_attrs, _no_kernel, stateful=True, multi=True, input_names=())
+STATELESS_WHILE = OpDef("StatelessWhile", _infer_from_attrs, _no_kernel, multi=True, input_names=())
 
 
 class CompositeFlow:

@@ -518,10 +518,10 @@ def _shape_dims(target):
         yield d
 
 
-def _wrap_constant(arr, name="Const"):
+def _wrap_constant(arr, name="Const", implicit=False):
     graph = _state.graph
     if graph is not None:
-        return graph.add_constant(arr, name)
+        return graph.add_constant(arr, name, implicit)
     return EagerTensor(arr)
 
 
@@ -532,10 +532,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
     """`tf.convert_to_tensor`: tensors pass through (dtype checked); other values become constants."""
     if type(value) in _PYTHON_SCALARS and dtype_hint is None:  # the hot path of `x + 1`
         if dtype is None:
-            return _wrap_constant(_python_scalar_fast(value), name or "Const")
+            return _wrap_constant(_python_scalar_fast(value), name or "Const", name is None)
         dtype = _dt.as_dtype(dtype)
         arr = _python_scalar_as(value, dtype)
-        return _wrap_constant(arr if arr is not None else to_array(value, dtype), name or "Const")
+        return _wrap_constant(arr if arr is not None else to_array(value, dtype), name or "Const", name is None)
     if isinstance(value, Tensor):
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
@@ -564,7 +564,7 @@ def _convert_value(value, dtype, name):
         return _wrap_constant(_shape_to_array(value, dtype), name or "Const")
     if isinstance(value, Dimension):
         return _wrap_constant(_dimension_to_array(value, dtype), name or "Const")
-    return _wrap_constant(to_array(value, dtype), name or "Const")
+    return _wrap_constant(to_array(value, dtype), name or "Const", name is None)
 
 
 def _shape_to_array(shape, dtype):
