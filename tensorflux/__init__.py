@@ -17,3 +17,12 @@ globals().update(_namespaces.TOP_LEVEL)
 globals().update({k: v for k, v in _namespaces.NAMESPACES.items() if '.' not in k})
 newaxis = None
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """Loads `tf.keras` (and other rooms built on this package's public API) on first access."""
+    if name in _namespaces.LAZY:
+        module = _namespaces.load_lazy(name)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tensorflux' has no attribute {name!r}")

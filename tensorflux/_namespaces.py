@@ -17,9 +17,8 @@ from .ops import functional, control_flow, tensor_array
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
-from . import keras as _keras
 
-SOURCES = (convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data, _keras)
+SOURCES = (convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data)
 
 
 def namespace(name, doc="", **members):
@@ -34,10 +33,10 @@ def namespace(name, doc="", **members):
     return ns
 
 
-def collect():
-    """`{namespace: {name: object}}` from every source module's API table."""
+def collect(sources):
+    """`{namespace: {name: object}}` from the API tables of `sources`."""
     table = {}
-    for source in SOURCES:
+    for source in sources:
         for ns, names in getattr(source, "API", {}).items():
             bucket = table.setdefault(ns, {})
             for n in names:
@@ -46,18 +45,34 @@ def collect():
     return table
 
 
-TABLE = collect()
-TOP_LEVEL = TABLE.pop("", {})
+def install(sources, namespaces):
+    """Creates the namespaces listed by `sources` (adding to `namespaces`); returns the top-level names."""
+    table = collect(sources)
+    top_level = table.pop("", {})
+    for name, members in table.items():
+        namespaces[name] = namespace(name, **members)
+    for name in list(namespaces):
+        parent, _, child = name.rpartition(".")
+        if parent:
+            namespaces.setdefault(parent, namespace(parent))
+            setattr(namespaces[parent], child, namespaces[name])
+    return top_level
+
+
 NAMESPACES = {}
-for _name, _members in TABLE.items():
-    NAMESPACES[_name] = namespace(_name, **_members)
-for _name in list(NAMESPACES):
-    _parent, _, _child = _name.rpartition(".")
-    if _parent:
-        NAMESPACES.setdefault(_parent, namespace(_parent))
-        setattr(NAMESPACES[_parent], _child, NAMESPACES[_name])
+TOP_LEVEL = install(SOURCES, NAMESPACES)
 NAMESPACES["dtypes"] = namespace("dtypes", "TensorFlow's dtypes.",
                                  **{k: getattr(_dtypes_mod, k) for k in _dtypes_mod.__all__})
 NAMESPACES["nest"] = namespace("nest", "Nested structures.",
                                **{k: getattr(_nest_mod, k) for k in _nest_mod.__all__})
 NAMESPACES["errors"] = _errors_mod
+
+
+# Rooms loaded on first use (`tf.keras`): they are built on the public `tensorflux` API, so they import
+# the finished package instead of being part of its import.
+LAZY = {"keras": "tensorflux.keras"}
+
+
+def load_lazy(name):
+    import importlib
+    return importlib.import_module(LAZY[name])

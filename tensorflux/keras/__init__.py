@@ -4,6 +4,9 @@ models with compile/fit/evaluate/predict, optimizers, losses, metrics, initializ
 Each module lists its names in its own `API` table; this package re-exports them under aliases so that
 `_namespaces.py` can build `tf.keras`, `tf.keras.layers`, … from this one source.
 """
+import sys
+
+from .. import _namespaces  # tensorflux is fully imported before this room loads (_namespaces.LAZY)
 from . import activations, initializers, layers, losses, metrics, models, optimizers, utils
 from .layer import clear_session
 
@@ -40,3 +43,11 @@ def _api():
 
 
 API = _api()
+
+
+def _install_namespaces():
+    """Builds `tf.keras`, `tf.keras.layers`, … from this package's API table (on first import)."""
+    _namespaces.install([sys.modules[__name__]], _namespaces.NAMESPACES)
+
+
+_install_namespaces()

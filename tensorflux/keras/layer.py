@@ -197,6 +197,9 @@ class Layer:
                    regularizer=None, constraint=None, aggregation="none", overwrite_with_gradient=False,
                    name=None):
         """Creates a variable owned by this layer (initialised by `initializer`, glorot_uniform for floats)."""
+        if constraint is not None or overwrite_with_gradient:
+            raise ValueError("tensorflux's Keras layers support neither weight `constraint`s nor "
+                             "`overwrite_with_gradient`.")
         shape = () if shape is None else tuple(shape)
         dtype = tf.as_dtype(getattr(dtype, "name", dtype) or "float32")
         if initializer is None:
@@ -206,6 +209,9 @@ class Layer:
                                name=f"{self._name}/{name or 'variable'}")
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         if regularizer is not None:
+            if not callable(regularizer):
+                raise ValueError(f"`regularizer` must be a callable `weight -> scalar loss`. Received: "
+                                 f"regularizer={regularizer!r}")
             self._regularized.append((variable, regularizer))
         return variable
 

@@ -36,6 +36,9 @@ class ArrayBatches:
                      for i, name in enumerate(("x", "y", "sample_weight")) if self._parts[i] is not None]
             raise ValueError("Data cardinality is ambiguous. Make sure all arrays contain the same number of "
                              "samples." + "\n".join(lines))
+        # The common case (single arrays, no sample_weight or all three) is repacked without walking nests.
+        self._plain = not any(tf.nest.is_nested(p) for p in self._parts) and \
+            [p is not None for p in self._parts] in ([True, False, False], [True, True, False], [True, True, True])
         self.size = sizes.pop() if sizes else 0
         self.batch_size = batch_size or 32
         self.shuffle = shuffle
@@ -54,6 +57,8 @@ class ArrayBatches:
         return train, held_out
 
     def _repack(self, leaves):
+        if self._plain:
+            return leaves + [None] * (3 - len(leaves))  # x, y, sample_weight are single arrays, in order
         parts, cursor = [], 0
         for part in self._parts:
             if part is None:

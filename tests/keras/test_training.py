@@ -182,3 +182,26 @@ def test_errors():
         model.compile(optimizer="sgd", loss="mse", metrics="mae")
     with pytest.raises(ValueError, match="Only instances of `keras.Layer`"):
         keras.Sequential([lambda x: x])
+
+
+def test_sample_weight_and_nested_inputs():
+    model = _linear_model()
+    zero = model.fit(X, Y, sample_weight=np.zeros(64), epochs=1, verbose=0, shuffle=False)
+    assert zero.history["loss"] == [0.0]
+    np.testing.assert_array_equal(model.get_weights()[0], np.zeros((3, 1)))   # zero loss, zero gradient
+
+    class TwoInputs(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1, kernel_initializer="ones")
+
+        def call(self, inputs):
+            return self.dense(inputs["a"]) + inputs["b"]
+
+    model = TwoInputs()
+    model.compile(optimizer="sgd", loss="mse")
+    b = np.ones((64, 1), "float32")
+    history = model.fit({"a": X, "b": b}, Y, batch_size=64, epochs=1, verbose=0, shuffle=False)
+    expected = np.mean((X.sum(1) + 1 - Y) ** 2)
+    assert history.history["loss"][0] == pytest.approx(float(expected), rel=1e-5)
+    assert model.predict({"a": X, "b": b}, verbose=0).shape == (64, 1)
