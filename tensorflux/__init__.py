@@ -5,7 +5,7 @@ module lists its public names in its `API` table (see `_namespaces.py`).
 """
 from .types.dtypes import (DType, as_dtype, float16, half, float32, float64, double, bfloat16, int8, int16,
                            int32, int64, uint8, uint16, uint32, uint64, bool, string, complex64, complex128,
-                           resource, variant, qint8, quint8, qint32)
+                           resource, variant, qint8, quint8, qint16, quint16, qint32)
 from .types.shape import TensorShape, Dimension
 from .types.spec import TensorSpec
 from .framework.tensor import Tensor, is_tensor

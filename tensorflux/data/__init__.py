@@ -2,5 +2,8 @@
 from .dataset import Dataset, Iterator
 
 AUTOTUNE = -1
+INFINITE_CARDINALITY = Dataset.INFINITE
+UNKNOWN_CARDINALITY = Dataset.UNKNOWN
 
-API = {"data": ["Dataset", "Iterator", "AUTOTUNE"], "data.experimental": ["AUTOTUNE"]}
+API = {"data": ["Dataset", "Iterator", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
+       "data.experimental": ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]}

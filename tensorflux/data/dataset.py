@@ -86,7 +86,10 @@ NEXT = OpDef("IteratorGetNext", lambda i, a: [(s.dtype, s.shape) for s in a["spe
 class Dataset:
     """A sequence of elements, each a (nested structure of) tensors."""
 
-    def __init__(self, element_spec, make_arrays, kind):
+    INFINITE, UNKNOWN = -1, -2        # TensorFlow's cardinality codes
+
+    def __init__(self, element_spec, make_arrays, kind, cardinality=-2):
+        self._cardinality = cardinality   # number of elements, or INFINITE / UNKNOWN
         self._graph_tensor = None         # set on the stand-in a traced function receives
         self._element_spec = element_spec
         self._make_arrays = make_arrays   # () -> iterator of flat lists of NumPy arrays
@@ -102,19 +105,20 @@ class Dataset:
             raise ValueError("All components of `tensors` must have the same size in their first dimension.")
         arrays = [np.asarray(t) for t in flat]
         spec = nest.pack_sequence_as(structure, [TensorSpec(t.shape[1:], t.dtype) for t in flat])
-        return Dataset(spec, lambda: ([a[i] for a in arrays] for i in range(n)), "_TensorSliceDataset")
+        return Dataset(spec, lambda: ([a[i] for a in arrays] for i in range(n)), "_TensorSliceDataset", n)
 
     @staticmethod
     def from_tensors(tensors, name=None):
         structure = _as_tensors(tensors)
         flat = [np.asarray(t) for t in nest.flatten(structure)]
-        return Dataset(nest.map_structure(_spec_of, structure), lambda: iter([flat]), "_TensorDataset")
+        return Dataset(nest.map_structure(_spec_of, structure), lambda: iter([flat]), "_TensorDataset", 1)
 
     @staticmethod
     def range(*args, output_type=_dt.int64, name=None):
         values = range(*args)
         np_type = _dt.as_dtype(output_type).as_numpy_dtype
-        return Dataset(TensorSpec([], output_type), lambda: ([np_type(v)] for v in values), "_RangeDataset")
+        return Dataset(TensorSpec([], output_type), lambda: ([np_type(v)] for v in values), "_RangeDataset",
+                       len(values))
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
@@ -169,7 +173,7 @@ class Dataset:
                 result = concrete(*args) if structured else concrete(nest.pack_sequence_as(specs, args))
                 yield [np.asarray(t) for t in nest.flatten(result)]
 
-        return Dataset(out_spec, arrays, "_MapDataset")
+        return Dataset(out_spec, arrays, "_MapDataset", self._cardinality)
 
     def filter(self, predicate, name=None):
         source, specs = self, self._element_spec
@@ -197,7 +201,12 @@ class Dataset:
                     return
                 yield [np.stack(parts) for parts in zip(*chunk)]
 
-        return Dataset(spec, arrays, "_BatchDataset")
+        n_in = self._cardinality
+        if n_in < 0:
+            count = n_in
+        else:
+            count = n_in // n if drop_remainder else -(-n_in // n)
+        return Dataset(spec, arrays, "_BatchDataset", count)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         source = self
@@ -212,7 +221,7 @@ class Dataset:
             while buffer:
                 yield buffer.pop(rng.integers(len(buffer)))
 
-        return Dataset(self._element_spec, arrays, "_ShuffleDataset")
+        return Dataset(self._element_spec, arrays, "_ShuffleDataset", self._cardinality)
 
     def repeat(self, count=None, name=None):
         source = self
@@ -221,16 +230,26 @@ class Dataset:
             for _ in (itertools.count() if count is None or count < 0 else range(count)):
                 yield from source._arrays()
 
-        return Dataset(self._element_spec, arrays, "_RepeatDataset")
+        n = self._cardinality
+        if count is None or count < 0:
+            total = Dataset.INFINITE if n != 0 else 0
+        else:
+            total = n * count if n >= 0 else n
+        return Dataset(self._element_spec, arrays, "_RepeatDataset", total)
 
     def take(self, count, name=None):
         source = self
-        return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), int(count)), "_TakeDataset")
+        n, count = self._cardinality, int(count)
+        total = n if count < 0 else (count if n == Dataset.INFINITE else min(n, count) if n >= 0 else n)
+        return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), count) if count >= 0
+                       else source._arrays(), "_TakeDataset", total)
 
     def skip(self, count, name=None):
         source = self
-        return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), int(count), None),
-                       "_SkipDataset")
+        n, count = self._cardinality, int(count)
+        total = n if n < 0 else max(n - count, 0)
+        return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), count, None),
+                       "_SkipDataset", total)
 
     def enumerate(self, start=0, name=None):
         return Dataset.zip(Dataset.range(start, 2 ** 62), self)
@@ -267,7 +286,8 @@ class Dataset:
         return state
 
     def cardinality(self):
-        return _convert.convert_to_tensor(-2, dtype=_dt.int64)
+        """The number of elements, or `tf.data.INFINITE_CARDINALITY` (-1) / `UNKNOWN_CARDINALITY` (-2)."""
+        return _convert.convert_to_tensor(self._cardinality, dtype=_dt.int64)
 
     def __tf_tracing_type__(self, context):
         return DatasetSpec(self._element_spec)

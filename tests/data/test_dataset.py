@@ -75,3 +75,13 @@ def test_iterator_next_inside_tf_function_pulls_every_call(capfd):
     assert capfd.readouterr().err.splitlines() == ["Value: 1", "Value: 2", "Value: 3"]
     with pytest.raises(tf.errors.OutOfRangeError):
         consume(it)
+
+
+def test_cardinality():
+    ds = tf.data.Dataset.range(10)
+    assert ds.cardinality().numpy() == 10
+    assert ds.batch(4).cardinality().numpy() == 3
+    assert ds.batch(4, drop_remainder=True).cardinality().numpy() == 2
+    assert ds.skip(3).take(5).map(lambda x: x * 2).cardinality().numpy() == 5
+    assert ds.repeat().cardinality().numpy() == tf.data.INFINITE_CARDINALITY
+    assert ds.filter(lambda x: x > 2).cardinality().numpy() == tf.data.UNKNOWN_CARDINALITY
