@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
+from helpers import numeric_grad
 from tensorflux.ops import array, conv, creation, indexing, nn, registry, sorting, state
 
 SETTINGS = settings(max_examples=20, deadline=None)
@@ -14,17 +15,6 @@ SETTINGS = settings(max_examples=20, deadline=None)
 
 # -- helpers ---------------------------------------------------------------------------------------
 
-def numeric_grad(f, x, eps=1e-6):
-    """Central differences of the scalar function `f` (float64 numpy -> float) at `x`."""
-    g = np.zeros_like(x)
-    it = np.nditer(x, flags=["multi_index"])
-    for _ in it:
-        i = it.multi_index
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (f(xp) - f(xm)) / (2 * eps)
-    return g
 
 
 def _tape_gradients(fn, xs, weights):

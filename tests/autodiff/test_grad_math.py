@@ -10,24 +10,13 @@ from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
+from helpers import numeric_grad
 
 SETTINGS = settings(max_examples=20, deadline=None)
 
 
 # -- shared helpers --------------------------------------------------------------------------------
 
-def numeric_grad(f, x, eps=1e-6):
-    """Central differences of the scalar function `f` (float64 numpy -> float) at `x`."""
-    g = np.zeros_like(x)
-    it = np.nditer(x, flags=["multi_index"])
-    for _ in it:
-        i = it.multi_index
-        xp = x.copy()
-        xm = x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (f(xp) - f(xm)) / (2 * eps)
-    return g
 
 
 def tape_gradients(fn, xs, weights):

@@ -3,18 +3,9 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from helpers import numeric_grad
 
 
-def numeric_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    it = np.nditer(x, flags=["multi_index"])
-    for _ in it:
-        i = it.multi_index
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (f(xp) - f(xm)) / (2 * eps)
-    return g
 
 
 def test_watch_persistent_and_non_persistent_errors():

@@ -4,19 +4,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
+from helpers import check
 from tensorflux.ops import sorting
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 
 
-def check(t, expected, dtype=None):
-    expected = np.asarray(expected)
-    assert isinstance(t, tf.Tensor)
-    assert t.shape == expected.shape
-    if dtype is not None:
-        assert t.dtype is dtype
-    np.testing.assert_array_equal(t.numpy(), expected)
 
 
 def test_sort_values():
