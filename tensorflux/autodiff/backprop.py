@@ -8,33 +8,14 @@ or adds gradient ops to the graph being built — and sums the gradients reachin
 A variable's gradient is the gradient of its resource handle: `ReadVariableOp`'s gradient passes the
 output gradient to the handle, so every read of the variable contributes.
 """
+from ..framework.graph import OpRecord
 from ..ops import tensor_array as _tensor_array
 from ..types import dtypes as _dt
 
 __all__ = ["Record", "backprop", "NoGradient"]
 
 
-class Record:
-    """One eagerly executed op, as the tape keeps it."""
-
-    __slots__ = ("opdef", "inputs", "outputs", "attrs")
-
-    def __init__(self, opdef, inputs, outputs, attrs):
-        self.opdef = opdef
-        self.inputs = inputs
-        self.outputs = outputs
-        self.attrs = attrs
-
-    @property
-    def type(self):
-        return self.opdef.name
-
-    @property
-    def name(self):
-        return self.opdef.name
-
-    def get_attr(self, name):
-        return self.attrs[name]
+Record = OpRecord  # what the eager tape keeps for each executed op
 
 
 class NoGradient(LookupError):

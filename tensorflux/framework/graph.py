@@ -24,7 +24,7 @@ from .context import state as _state, graph_mode
 from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 
-__all__ = ["Graph", "FuncGraph", "Operation", "SymbolicTensor", "user_source"]
+__all__ = ["Graph", "FuncGraph", "Operation", "OpRecord", "SymbolicTensor", "user_source"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -153,6 +153,30 @@ class Operation:
 
     def __repr__(self):
         return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class OpRecord:
+    """An executed or replayed op as gradients see it: its OpDef, input and output tensors, and attrs
+    (an Operation offers the same interface)."""
+
+    __slots__ = ("opdef", "inputs", "outputs", "attrs")
+
+    def __init__(self, opdef, inputs, outputs, attrs):
+        self.opdef = opdef
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+
+    @property
+    def type(self):
+        return self.opdef.name
+
+    @property
+    def name(self):
+        return self.opdef.name
+
+    def get_attr(self, name):
+        return self.attrs[name]
 
 
 class NodeDef:

@@ -15,6 +15,7 @@ import re
 
 from ..framework import errors, nest
 from ..framework.context import state as _state
+from ..framework.graph import OpRecord
 from ..framework.tensor import EagerTensor, Tensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
@@ -292,7 +293,7 @@ class ConcreteFunction:
                     continue
                 ins = [mapping[id(t)] for t in fop.inputs]
                 outs = [mapping[id(t)] for t in fop.outputs]
-                records.append(_Record(fop.opdef, ins, outs, fop.attrs))
+                records.append(OpRecord(fop.opdef, ins, outs, fop.attrs))
             targets = [mapping[id(t)] for t in outputs]
             grads = backprop(records, targets, seeds, list(args[:n_in]))
             mask[:] = [g is not None for g in grads]
@@ -403,22 +404,6 @@ def _spec_view(ttype):
         return {k: _spec_view(c) for k, c in zip(ttype.keys, ttype.components)}
     return ttype
 
-
-
-class _Record:
-    """A forward op replayed on the backward function's placeholders (what backprop walks)."""
-
-    __slots__ = ("opdef", "inputs", "outputs", "attrs")
-
-    def __init__(self, opdef, inputs, outputs, attrs):
-        self.opdef, self.inputs, self.outputs, self.attrs = opdef, inputs, outputs, attrs
-
-    @property
-    def type(self):
-        return self.opdef.name
-
-    def get_attr(self, name):
-        return self.attrs[name]
 
 
 class ArgDef:
