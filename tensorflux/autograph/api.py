@@ -15,7 +15,6 @@ function is converted once per process.
 import ast
 import functools
 import inspect
-import linecache
 import os
 import sysconfig
 import textwrap

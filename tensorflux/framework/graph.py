@@ -20,7 +20,7 @@ import numpy as np
 
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .context import state as _state, graph_mode
+from .context import graph_mode
 from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 

@@ -38,6 +38,7 @@ logger = logging.getLogger("tensorflux")
 
 DEFAULT_CACHE_SIZE = 128      # concrete functions kept per tf.function (least recently used evicted)
 RETRACE_WARNING_THRESHOLD = 5  # traces within the last calls that trigger TensorFlow's warning
+_FAST_CALLERS_LIMIT = 1024     # argument keys remembered for the dict-lookup call path
 _FAST_TYPES = (int, float, bool, str, type(None))
 _SINGLETON_MESSAGE = (
     "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is "
@@ -152,6 +153,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _state.run_eagerly:
             return self._python_function(*args, **kwargs)
+        key = None
         if not kwargs and _state.graph is None and not _state.tape_active:
             key = _fast_key(args)
             if key is not None:
@@ -159,10 +161,6 @@ class Function:
                 if caller is not None:
                     self._calls += 1
                     return caller(args)
-            else:
-                key = None
-        else:
-            key = None
         return self._call_slow(args, kwargs, key)
 
     def _call_slow(self, args, kwargs, key):
@@ -194,6 +192,8 @@ class Function:
 
             def caller(args):
                 return run([args[i]._value for i in idx])
+        if len(self._fast) >= _FAST_CALLERS_LIMIT:
+            self._fast.clear()  # e.g. reduce_retracing serving many shapes from one trace
         self._fast[key] = caller
 
     def _bind(self, args, kwargs):
