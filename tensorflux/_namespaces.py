@@ -10,7 +10,8 @@ import types as _pytypes
 from .types import dtypes as _dtypes_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
-from .ops import convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
+from .ops import operators  # noqa: F401  (installs Tensor's operators)
+from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
 from . import variables, module
 from . import function as _function
 from .ops import functional, control_flow, tensor_array
@@ -18,7 +19,7 @@ from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
 
-SOURCES = (convert, math, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data)
 
 
 def namespace(name, doc="", **members):

@@ -1,26 +1,20 @@
-"""Math ops (`tf.math`): elementwise arithmetic, comparisons, logical and bitwise ops, casts.
+"""Math ops (`tf.math`): elementwise arithmetic, unary functions, casts, clipping, add_n.
 
-Each op is one OpDef (TensorFlow's op type name, inference, NumPy kernel) plus its public function.
-This module also installs Tensor's operators, so `x + y` is `tf.add` under the node name "add".
-Reductions live in `math_reduce.py`, matmul/einsum/tensordot in `linalg.py`.
-
-Conversion follows TensorFlow's two rules: public functions convert a Python value next to a tensor
-with the tensor's dtype as a *hint* (`tf.add(int_tensor, 1.5)` fails in the op with a dtype mismatch),
-operators with the tensor's dtype as a *requirement* (`int_tensor + 1.5` is a TypeError).
+Each op is one OpDef (TensorFlow's op type name, inference, NumPy kernel, gradient) plus its public
+function. Comparisons/logic/bitwise ops are in `math_logic.py`, reductions in `math_reduce.py`,
+matmul/einsum/tensordot in `linalg.py`, Tensor's operators in `operators.py`; operand conversion rules
+in `elementwise.py`.
 """
 import numpy as np
 
 from ..framework import errors
-from ..framework.context import state as _state
 from ..framework.tensor import Tensor, EagerTensor
 from ..types import dtypes as _dt
-from ..types.shape import TensorShape
-from .convert import binary_operands, convert_to_tensor
-from .infer import infer_broadcast, infer_compare, infer_unary
-from .registry import OpDef, apply, dtype_error_name, FLOAT, COMPLEX, INT, REAL, NUMBER
+from .convert import convert_to_tensor
+from .infer import infer_broadcast, infer_unary
+from .registry import OpDef, apply, FLOAT, COMPLEX, INT, REAL, NUMBER
 from . import creation as _creation
 from . import grad_util as _grad_util
-from . import linalg as _linalg
 
 _SIGNED = (_dt.int8, _dt.int16, _dt.int32, _dt.int64)
 _SIGNED_NUMBER = FLOAT + _SIGNED + COMPLEX
@@ -29,76 +23,12 @@ _BOOL = np.dtype(np.bool_)
 _OBJECT = np.dtype(object)  # strings
 _QUIET = dict(all="ignore")  # TensorFlow computes inf/nan silently where NumPy would warn
 
-
-# -- conversion of operands ----------------------------------------------------------------------
-
-def _scalar_like(value, other):
-    """Fast path: a Python int/float next to an eager float (or int32/int64) tensor, or None."""
-    if _state.graph is not None or type(other) is not EagerTensor:
-        return None
-    np_dtype = other._value.dtype
-    kind = np_dtype.kind
-    t = type(value)
-    if kind == "f" and (t is float or t is int):
-        return EagerTensor(np_dtype.type(value))
-    if t is int and kind == "i" and np_dtype.itemsize >= 4 and -2147483648 <= value <= 2147483647:
-        return EagerTensor(np_dtype.type(value))
-    return None
-
-
-def _hinted(value, other):
-    if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "__tf_tensor__"):
-        return convert_to_tensor(value)  # NumPy values keep their own dtype, as in TensorFlow
-    fast = _scalar_like(value, other)
-    if fast is not None:
-        return fast
-    return convert_to_tensor(value, dtype_hint=other.dtype)
-
-
-def function_operands(x, y):
-    """Operands of a public binary function: a Python value takes the other tensor's dtype if it can."""
-    if isinstance(x, Tensor):
-        if not isinstance(y, Tensor):
-            y = _hinted(y, x)
-        return x, y
-    if isinstance(y, Tensor):
-        return _hinted(x, y), y
-    x = convert_to_tensor(x)
-    return x, _hinted(y, x)
-
-
-def operator_operands(x, y):
-    """Operands of a Tensor operator: a Python value must convert to the tensor's dtype."""
-    if isinstance(x, Tensor) and not isinstance(y, Tensor):
-        fast = _scalar_like(y, x)
-        if fast is not None:
-            return x, fast
-    elif isinstance(y, Tensor) and not isinstance(x, Tensor):
-        fast = _scalar_like(x, y)
-        if fast is not None:
-            return fast, y
-    return binary_operands(x, y)
-
-
-def _binary(opdef, default_name):
-    """The public function of a binary elementwise op."""
-    def fn(x, y, name=None):
-        if type(x) is not EagerTensor or type(y) is not EagerTensor:
-            x, y = function_operands(x, y)
-        return apply(opdef, (x, y), None, name or default_name)
-    return fn
-
-
-def _unary(opdef, default_name=None):
-    """The public function of a unary elementwise op."""
-    default_name = default_name or opdef.name
-
-    def fn(x, name=None):
-        if not isinstance(x, Tensor):
-            x = convert_to_tensor(x)
-        return apply(opdef, (x,), None, name or default_name)
-    return fn
-
+from .elementwise import binary_function as _binary, unary_function as _unary, function_operands, \
+    error_name as _error_name
+# Comparisons and logic live in math_logic; re-exported here because gradients and callers use them
+# as math ops.
+from .math_logic import (equal, not_equal, less, less_equal, greater, greater_equal,  # noqa: F401
+                         logical_and, logical_or, logical_not, logical_xor)
 
 def _infer_bool_unary(inputs, attrs):
     return [(_dt.bool, inputs[0].shape)]
@@ -582,126 +512,6 @@ def conj(x, name=None):
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}")
     return apply(CONJ, (x,), None, name or "Conj")
 
-
-# -- comparisons and logic -------------------------------------------------------------------------
-
-def _equal_kernel(fn):
-    def kernel(x, y, incompatible_shape_error=True):
-        try:
-            return fn(x, y)
-        except ValueError:
-            if incompatible_shape_error:
-                raise
-            # TensorFlow's operators compare tensors of incompatible shapes as "not equal".
-            return np.bool_(fn is np.not_equal)
-    kernel.__name__ = fn.__name__
-    return kernel
-
-
-def _infer_equal(inputs, attrs):
-    try:
-        return infer_compare(inputs, attrs)
-    except ValueError:
-        if attrs.get("incompatible_shape_error", True):
-            raise
-        return [(_dt.bool, TensorShape(()))]
-
-
-def _bool_only(op_name, fn):
-    """A logical kernel with TensorFlow's message for non-bool inputs (these ops have no `T` attr)."""
-    def kernel(*arrays):
-        for i, a in enumerate(arrays):
-            if a.dtype != _BOOL:
-                raise errors.InvalidArgumentError(
-                    None, None, f"cannot compute {op_name} as input #{i}(zero-based) was expected to be a bool "
-                                f"tensor but is a {_error_name(a.dtype)} tensor")
-        return fn(*arrays)
-    kernel.__name__ = fn.__name__
-    return kernel
-
-
-def _error_name(np_dtype):
-    return dtype_error_name(_dt.FROM_NUMPY[np_dtype])
-
-
-_ORDERED = REAL
-EQUAL = OpDef("Equal", _infer_equal, _equal_kernel(np.equal), same_dtype=True)
-NOT_EQUAL = OpDef("NotEqual", _infer_equal, _equal_kernel(np.not_equal), same_dtype=True)
-LESS = OpDef("Less", infer_compare, np.less, same_dtype=True, allowed=_ORDERED)
-LESS_EQUAL = OpDef("LessEqual", infer_compare, np.less_equal, same_dtype=True, allowed=_ORDERED)
-GREATER = OpDef("Greater", infer_compare, np.greater, same_dtype=True, allowed=_ORDERED)
-GREATER_EQUAL = OpDef("GreaterEqual", infer_compare, np.greater_equal, same_dtype=True, allowed=_ORDERED)
-LOGICAL_AND = OpDef("LogicalAnd", infer_broadcast, _bool_only("LogicalAnd", np.logical_and))
-LOGICAL_OR = OpDef("LogicalOr", infer_broadcast, _bool_only("LogicalOr", np.logical_or))
-LOGICAL_NOT = OpDef("LogicalNot", infer_unary, _bool_only("LogicalNot", np.logical_not))
-
-equal = _binary(EQUAL, "Equal")
-not_equal = _binary(NOT_EQUAL, "NotEqual")
-less = _binary(LESS, "Less")
-less_equal = _binary(LESS_EQUAL, "LessEqual")
-greater = _binary(GREATER, "Greater")
-greater_equal = _binary(GREATER_EQUAL, "GreaterEqual")
-
-
-def _bool_operands(x, y):
-    if not isinstance(x, Tensor):
-        x = convert_to_tensor(x, dtype=_dt.bool) if not isinstance(y, Tensor) else _hinted(x, y)
-    if not isinstance(y, Tensor):
-        y = convert_to_tensor(y, dtype=x.dtype if x.dtype is _dt.bool else None)
-    return x, y
-
-
-def logical_and(x, y, name=None):
-    """`tf.math.logical_and` (bool tensors only)."""
-    x, y = _bool_operands(x, y)
-    return apply(LOGICAL_AND, (x, y), None, name or "LogicalAnd")
-
-
-def logical_or(x, y, name=None):
-    """`tf.math.logical_or` (bool tensors only)."""
-    x, y = _bool_operands(x, y)
-    return apply(LOGICAL_OR, (x, y), None, name or "LogicalOr")
-
-
-def logical_not(x, name=None):
-    """`tf.math.logical_not` (bool tensors only)."""
-    if not isinstance(x, Tensor):
-        x = convert_to_tensor(x, dtype=_dt.bool)
-    return apply(LOGICAL_NOT, (x,), None, name or "LogicalNot")
-
-
-def logical_xor(x, y, name="LogicalXor"):
-    """`tf.math.logical_xor`: built, like TensorFlow's, as (x or y) and not (x and y)."""
-    x, y = _bool_operands(x, y)
-    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
-
-
-# -- bitwise -----------------------------------------------------------------------------------------
-
-def _shift_kernel(fn):
-    def kernel(x, y):
-        # TensorFlow clamps the shift amount to [0, bits - 1] instead of leaving it undefined.
-        bits = x.dtype.itemsize * 8
-        return fn(x, np.clip(y, 0, bits - 1).astype(x.dtype, copy=False))
-    kernel.__name__ = fn.__name__
-    return kernel
-
-
-BITWISE_AND = OpDef("BitwiseAnd", infer_broadcast, np.bitwise_and, same_dtype=True, allowed=INT)
-BITWISE_OR = OpDef("BitwiseOr", infer_broadcast, np.bitwise_or, same_dtype=True, allowed=INT)
-BITWISE_XOR = OpDef("BitwiseXor", infer_broadcast, np.bitwise_xor, same_dtype=True, allowed=INT)
-INVERT = OpDef("Invert", infer_unary, np.invert, allowed=INT)
-LEFT_SHIFT = OpDef("LeftShift", infer_broadcast, _shift_kernel(np.left_shift), same_dtype=True, allowed=INT)
-RIGHT_SHIFT = OpDef("RightShift", infer_broadcast, _shift_kernel(np.right_shift), same_dtype=True, allowed=INT)
-
-bitwise_and = _binary(BITWISE_AND, "BitwiseAnd")
-bitwise_or = _binary(BITWISE_OR, "BitwiseOr")
-bitwise_xor = _binary(BITWISE_XOR, "BitwiseXor")
-invert = _unary(INVERT)
-left_shift = _binary(LEFT_SHIFT, "LeftShift")
-right_shift = _binary(RIGHT_SHIFT, "RightShift")
-
-
 # -- cast -----------------------------------------------------------------------------------------
 
 # How a float that does not fit becomes an integer, per target (x86 conversion, as TensorFlow does it):
@@ -862,132 +672,19 @@ def add_n(inputs, name=None):
     return apply(ADD_N, tuple(inputs), None, name or "AddN")
 
 
-# -- Tensor operators ------------------------------------------------------------------------------
-
-def _install_operators():
-    """Installs Tensor's Python operators with TensorFlow's node names."""
-    def binary(opdef, node_name):
-        def method(self, other):
-            if type(other) is EagerTensor and type(self) is EagerTensor:
-                return apply(opdef, (self, other), None, node_name)
-            x, y = operator_operands(self, other)
-            return apply(opdef, (x, y), None, node_name)
-
-        def reflected(self, other):
-            x, y = operator_operands(other, self)
-            return apply(opdef, (x, y), None, node_name)
-        return method, reflected
-
-    def __add__(self, other):
-        if type(other) is EagerTensor and type(self) is EagerTensor:
-            if self._value.dtype is not _OBJECT:
-                return apply(ADD, (self, other), None, "add")
-            x, y = self, other
-        else:
-            x, y = operator_operands(self, other)
-        return apply(ADD_STRING if x.dtype is _dt.string else ADD, (x, y), None, "add")
-
-    def __radd__(self, other):
-        x, y = operator_operands(other, self)
-        return apply(ADD_STRING if x.dtype is _dt.string else ADD, (x, y), None, "add")
-
-    Tensor.__add__, Tensor.__radd__ = __add__, __radd__
-    Tensor.__sub__, Tensor.__rsub__ = binary(SUB, "sub")
-    Tensor.__mul__, Tensor.__rmul__ = binary(MUL, "mul")
-    Tensor.__floordiv__, Tensor.__rfloordiv__ = binary(FLOORDIV, "floordiv")
-    Tensor.__mod__, Tensor.__rmod__ = binary(FLOORMOD, "mod")
-    Tensor.__pow__, Tensor.__rpow__ = binary(POW, "pow")
-    Tensor.__lt__ = binary(LESS, "Less")[0]
-    Tensor.__le__ = binary(LESS_EQUAL, "LessEqual")[0]
-    Tensor.__gt__ = binary(GREATER, "Greater")[0]
-    Tensor.__ge__ = binary(GREATER_EQUAL, "GreaterEqual")[0]
-
-    def __truediv__(self, other):
-        return _truediv(self, other, "truediv", operator_operands)
-
-    def __rtruediv__(self, other):
-        return _truediv(other, self, "truediv", operator_operands)
-
-    Tensor.__truediv__, Tensor.__rtruediv__ = __truediv__, __rtruediv__
-
-    no_shape_error = {"incompatible_shape_error": False}
-
-    def __eq__(self, other):
-        if other is None:
-            return False
-        x, y = operator_operands(self, other)
-        return apply(EQUAL, (x, y), no_shape_error, "Equal")
-
-    def __ne__(self, other):
-        if other is None:
-            return True
-        x, y = operator_operands(self, other)
-        return apply(NOT_EQUAL, (x, y), no_shape_error, "NotEqual")
-
-    Tensor.__eq__, Tensor.__ne__ = __eq__, __ne__
-
-    def __neg__(self):
-        return apply(NEG, (self,), None, "Neg")
-
-    def __abs__(self):
-        return abs(self, name="Abs")
-
-    def __invert__(self):
-        if self.dtype is _dt.bool:
-            return apply(LOGICAL_NOT, (self,), None, "LogicalNot")
-        return apply(INVERT, (self,), None, "Invert")
-
-    Tensor.__neg__, Tensor.__abs__, Tensor.__invert__ = __neg__, __abs__, __invert__
-
-    def logic(logical_op, bitwise_op, node_name):
-        def method(self, other):
-            x, y = operator_operands(self, other)
-            return apply(LOGICAL_OPS[logical_op] if x.dtype is _dt.bool else bitwise_op, (x, y), None, node_name)
-
-        def reflected(self, other):
-            x, y = operator_operands(other, self)
-            return apply(LOGICAL_OPS[logical_op] if x.dtype is _dt.bool else bitwise_op, (x, y), None, node_name)
-        return method, reflected
-
-    def xor_op(x, y):
-        if x.dtype is _dt.bool:
-            return logical_xor(x, y, name="xor")
-        return apply(BITWISE_XOR, (x, y), None, "xor")
-
-    Tensor.__and__, Tensor.__rand__ = logic("and", BITWISE_AND, "and")
-    Tensor.__or__, Tensor.__ror__ = logic("or", BITWISE_OR, "or")
-    Tensor.__xor__ = lambda self, other: xor_op(*operator_operands(self, other))
-    Tensor.__rxor__ = lambda self, other: xor_op(*operator_operands(other, self))
-
-    def __matmul__(self, other):
-        return _linalg.matmul(self, other, name="matmul")
-
-    def __rmatmul__(self, other):
-        return _linalg.matmul(other, self, name="matmul")
-
-    Tensor.__matmul__, Tensor.__rmatmul__ = __matmul__, __rmatmul__
-
-
-LOGICAL_OPS = {"and": LOGICAL_AND, "or": LOGICAL_OR}
-_install_operators()
-
 
 # Public names: "" is the top level (`tf.add`), other keys are namespaces (`tf.math.add`).
 API = {
     "": ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "truncatediv", "truncatemod",
          "pow", "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid",
          "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh",
-         "maximum", "minimum", "round", "floor", "add_n", "equal", "not_equal", "less", "less_equal",
-         "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "cast", "saturate_cast",
-         "clip_by_value", "scalar_mul"],
+         "maximum", "minimum", "round", "floor", "add_n", "cast", "saturate_cast", "clip_by_value", "scalar_mul"],
     "math": ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
              "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "sin",
              "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
              "sigmoid", "erf", "maximum", "minimum", "round", "rint", "floor", "ceil", "reciprocal", "add_n",
-             "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
-             "logical_or", "logical_not", "logical_xor", "is_nan", "is_finite", "is_inf", "divide_no_nan",
-             "multiply_no_nan", "squared_difference", "conj", "scalar_mul"],
-    "bitwise": ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"],
+             "is_nan", "is_finite", "is_inf", "divide_no_nan", "multiply_no_nan", "squared_difference", "conj",
+             "scalar_mul"],
     "dtypes": ["cast", "saturate_cast"],
 }
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux.ops import math as m
+from tensorflux.ops import math as m, math_logic
 
 F32 = np.float32
 
@@ -258,7 +258,7 @@ def test_binary_infer_unknown_and_errors():
     spec = [tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([1, None], tf.float32)]
     assert m.MUL.infer(spec, {})[0][1].as_list() == [None, 3]
     assert m.ADD.infer([tf.TensorSpec(None, tf.float32), tf.TensorSpec([3], tf.float32)], {})[0][1].rank is None
-    assert m.LESS.infer(spec, {})[0][0] is tf.bool
+    assert math_logic.LESS.infer(spec, {})[0][0] is tf.bool
     with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
         m.SUB.infer([tf.TensorSpec([2], tf.float32), tf.TensorSpec([3], tf.float32)], {})
 
