@@ -109,8 +109,14 @@ def _alive(types):
     return True
 
 
-def _fast_key(args):
-    """A hashable key from positional args when every one is an eager tensor or a Python scalar."""
+def _fast_key(args, kwargs=None):
+    """A hashable key for a call whose arguments are all eager tensors or Python scalars (keyword
+    arguments are keyed by name, in sorted order), else None."""
+    if kwargs:
+        names = tuple(sorted(kwargs))
+        positional = _fast_key(args)
+        rest = _fast_key([kwargs[k] for k in names])
+        return None if positional is None or rest is None else (positional, names, rest)
     key = []
     for a in args:
         t = type(a)
@@ -154,13 +160,13 @@ class Function:
         if _state.run_eagerly:
             return self._python_function(*args, **kwargs)
         key = None
-        if not kwargs and _state.graph is None and not _state.tape_active:
-            key = _fast_key(args)
+        if _state.graph is None and not _state.tape_active:
+            key = _fast_key(args, kwargs)
             if key is not None:
                 caller = self._fast.get(key)
                 if caller is not None:
                     self._calls += 1
-                    return caller(args)
+                    return caller(args, kwargs) if kwargs else caller(args)
         return self._call_slow(args, kwargs, key)
 
     def _call_slow(self, args, kwargs, key):
@@ -171,20 +177,28 @@ class Function:
         if _state.tape_active:
             return cf._call_recorded(flat)
         if key is not None:
-            self._install_fast_caller(key, args, flat, cf)
+            self._install_fast_caller(key, args, kwargs, flat, cf)
         return cf._run([t._value for t in flat])
 
-    def _install_fast_caller(self, key, args, flat, cf):
+    def _install_fast_caller(self, key, args, kwargs, flat, cf):
+        """Remembers, for this key, where each flat tensor comes from, so the next call is one lookup."""
+        sources = list(args) + [kwargs[k] for k in sorted(kwargs)]
         positions = []
         for t in flat:
-            for i, a in enumerate(args):
+            for i, a in enumerate(sources):
                 if a is t:
                     positions.append(i)
                     break
             else:
                 return  # a tensor came from a default value or a conversion: no fast path
         run = cf._run
-        if positions == list(range(len(args))):
+        if kwargs:
+            names, idx = tuple(sorted(kwargs)), tuple(positions)
+
+            def caller(args, kwargs):
+                values = args + tuple(kwargs[k] for k in names)
+                return run([values[i]._value for i in idx])
+        elif positions == list(range(len(args))):
             def caller(args):
                 return run([a._value for a in args])
         else:

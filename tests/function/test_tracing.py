@@ -367,3 +367,20 @@ def test_numpy_arguments_are_tensors():
     assert out.dtype is tf.float64 and out.numpy().tolist() == [2.0, 4.0]
     f(np.array([3.0, 4.0]))
     assert len(traces) == 1
+
+
+def test_keyword_arguments_take_the_fast_path_and_keep_their_meaning():
+    traces = []
+
+    def body(x, scale=1.0, shift=tf.constant(0.0)):
+        traces.append(1)
+        return x * scale + shift
+
+    f = tf.function(body)
+    x = tf.constant(2.0)
+    assert f(x, scale=3.0).numpy() == 6.0
+    assert f(x, scale=3.0).numpy() == 6.0
+    assert f(x, scale=4.0).numpy() == 8.0
+    assert f(x, shift=tf.constant(1.0), scale=3.0).numpy() == 7.0
+    assert f(shift=tf.constant(5.0), scale=3.0, x=tf.constant(1.0)).numpy() == 8.0
+    assert len(traces) == 2  # a default tensor and a passed tensor of one type share the trace
