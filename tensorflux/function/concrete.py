@@ -12,11 +12,10 @@ import inspect
 import itertools
 import re
 
-
 from ..framework import errors, nest
 from ..framework.context import state as _state
 from ..framework.graph import OpRecord
-from ..framework.tensor import EagerTensor, Tensor, _as_stored
+from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..ops import tensor_array as _tensor_array
@@ -104,7 +103,7 @@ class ConcreteFunction:
         structured = self._trace.structured_outputs
         if not self._trace.flat_outputs:
             return structured
-        values = iter(EagerTensor(_as_stored(o)) for o in outs)
+        values = iter(VariantTensor(o) if type(o) is tuple else EagerTensor(_as_stored(o)) for o in outs)
         ids = {id(t) for t in self._trace.flat_outputs}
         leaves = [next(values) if id(leaf) in ids else leaf for leaf in nest.flatten(structured)]
         return nest.pack_sequence_as(structured, leaves) if nest.is_nested(structured) else leaves[0]
