@@ -23,7 +23,6 @@ from .backprop import Record, backprop
 
 __all__ = ["GradientTape", "UnconnectedGradients", "active_tapes"]
 
-_TAPES = []  # tapes in the order they were entered
 
 
 class UnconnectedGradients(enum.Enum):
@@ -32,11 +31,11 @@ class UnconnectedGradients(enum.Enum):
 
 
 def active_tapes():
-    return list(_TAPES)
+    return list(_state.tapes)
 
 
 def _refresh_flag():
-    _state.tape_active = any(t._recording for t in _TAPES)
+    _state.tape_active = any(t._recording for t in _state.tapes)
 
 
 def _record(opdef, inputs, attrs, outputs):
@@ -45,7 +44,7 @@ def _record(opdef, inputs, attrs, outputs):
     outs = outputs if multi else (outputs,)
     graph = _state.graph
     record = None
-    for tape in _TAPES:
+    for tape in _state.tapes:
         if not tape._recording or tape._graph is not graph:
             continue
         if tape._watch_accessed:
@@ -94,14 +93,14 @@ class GradientTape:
     def __enter__(self):
         self._graph = _state.graph
         self._recording = True
-        _TAPES.append(self)
+        _state.tapes.append(self)
         _refresh_flag()
         return self
 
     def __exit__(self, *exc):
         self._recording = False
-        if self in _TAPES:
-            _TAPES.remove(self)
+        if self in _state.tapes:
+            _state.tapes.remove(self)
         _refresh_flag()
         return False
 

@@ -4,20 +4,32 @@ Invariant: `state.graph` is None exactly when ops execute eagerly. This single a
 hot path of `ops.registry.apply()` looks at; everything else here is off the hot path.
 """
 import contextlib
+import threading
 
 __all__ = ["state", "executing_eagerly", "run_functions_eagerly", "functions_run_eagerly", "init_scope",
            "name_scope", "graph_mode", "control_dependencies"]
 
 
-class _State:
-    __slots__ = ("graph", "tape_active", "run_eagerly", "name_stack", "variable_observers")
+_RUN_EAGERLY = [False]   # tf.config.run_functions_eagerly is process-wide, as in TensorFlow
+
+
+class _State(threading.local):
+    """Per-thread execution state (each thread starts eager, with no tapes), as TensorFlow's context."""
 
     def __init__(self):
         self.graph = None          # the Graph ops are added to; None means eager execution
-        self.tape_active = False   # True while some GradientTape is recording
-        self.run_eagerly = False   # tf.config.run_functions_eagerly
+        self.tape_active = False   # True while some GradientTape of this thread is recording
+        self.tapes = []            # this thread's GradientTapes, in the order they were entered
         self.name_stack = ""       # current eager name scope (graphs keep their own)
         self.variable_observers = []  # callables told about every new tf.Variable (tracing counts them)
+
+    @property
+    def run_eagerly(self):
+        return _RUN_EAGERLY[0]
+
+    @run_eagerly.setter
+    def run_eagerly(self, value):
+        _RUN_EAGERLY[0] = bool(value)
 
 
 state = _State()

@@ -384,3 +384,28 @@ def test_keyword_arguments_take_the_fast_path_and_keep_their_meaning():
     assert f(x, shift=tf.constant(1.0), scale=3.0).numpy() == 7.0
     assert f(shift=tf.constant(5.0), scale=3.0, x=tf.constant(1.0)).numpy() == 8.0
     assert len(traces) == 2  # a default tensor and a passed tensor of one type share the trace
+
+
+def test_execution_state_is_per_thread():
+    import threading
+
+    seen = {}
+    started, release = threading.Event(), threading.Event()
+
+    @tf.function
+    def slow_trace(x):
+        started.set()
+        release.wait(5)
+        return x + 1
+
+    def trace_in_thread():
+        seen["result"] = slow_trace(tf.constant(1)).numpy()
+
+    t = threading.Thread(target=trace_in_thread)
+    t.start()
+    started.wait(5)
+    seen["main_eager"] = tf.executing_eagerly()     # the other thread is inside a trace right now
+    seen["main_op"] = (tf.constant(2) * 3).numpy()  # ...and this op still runs eagerly here
+    release.set()
+    t.join(5)
+    assert seen == {"result": 2, "main_eager": True, "main_op": 6}
