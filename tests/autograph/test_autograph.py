@@ -381,3 +381,23 @@ def test_only_the_taken_branch_runs_its_side_effects(capfd):
     f(tf.constant(1))
     f(tf.constant(-1))
     assert capfd.readouterr().err.splitlines() == ["positive", "not positive"]
+
+
+def test_methods_using_super_and_closures_are_converted():
+    scale = tf.constant(2.0)
+
+    class Base(tf.Module):
+        def call(self, x):
+            return x + 1.0
+
+    class Child(Base):
+        @tf.function
+        def __call__(self, x):
+            y = super().call(x)
+            if tf.reduce_sum(y) > 0:
+                y = y * scale
+            return y
+
+    child = Child()
+    assert child(tf.constant(1.0)).numpy() == 4.0
+    assert child(tf.constant(-5.0)).numpy() == -4.0
