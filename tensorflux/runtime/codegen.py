@@ -134,7 +134,10 @@ class _Emitter:
                 continue
             if op.type == "Const":
                 cname = self.names.make("c_" + op.name)
-                self.namespace[cname] = op.attrs["value"]
+                value = op.attrs["value"]
+                if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+                    value = value[()]  # a NumPy scalar: scalar arithmetic on it is ~10x cheaper than on 0-d arrays
+                self.namespace[cname] = value
                 value_names[id(op.outputs[0])] = cname
                 continue
             emit = _SPECIAL.get(op.type)
@@ -152,6 +155,11 @@ class _Emitter:
         return outs
 
     def emit_kernel_call(self, op, value_names, indent):
+        expression = _scalar_expression(op, value_names)
+        if expression is not None:  # a scalar op written as Python arithmetic on NumPy scalars
+            (out,) = self.output_names(op, value_names)
+            self.line(indent, f"{out} = {expression}" + self.comment(op), op)
+            return
         kname = "k_" + re.sub(r"\W", "_", op.type)
         kernel = op.opdef.kernel
         if self.namespace.get(kname, kernel) is not kernel:
@@ -355,6 +363,28 @@ def _emit_while_grad(em, op, value_names, indent):
     outs = em.output_names(op, value_names)
     em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {', '.join(grads + accs)}"
                     f"{',' if len(outs) == 1 else ''}")
+
+
+# Scalar ops whose kernel is exactly NumPy's operator on NumPy scalars (same ufunc loop, same dtype
+# rules and rounding), emitted as `a + b` instead of a kernel call: ~50 ns instead of ~500 ns.
+_SCALAR_OPERATORS = {"AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Less": "<", "LessEqual": "<=",
+                     "Greater": ">", "GreaterEqual": ">="}
+
+
+def _scalar_expression(op, value_names):
+    symbol = _SCALAR_OPERATORS.get(op.type)
+    if symbol is None and op.type != "Neg":
+        return None
+    if len(op.outputs) != 1 or op.outputs[0].shape != () or op.control_inputs:
+        return None
+    kinds = "f" if op.type == "RealDiv" else "fiu"
+    for t in op.inputs:
+        if t.shape != () or t.dtype._np.kind not in kinds or t.dtype.name in ("bfloat16", "float16"):
+            return None
+    names = [value_names[id(t)] for t in op.inputs]
+    if op.type == "Neg":
+        return f"-{names[0]}"
+    return f"{names[0]} {symbol} {names[1]}"
 
 
 def _accumulate(total, value):

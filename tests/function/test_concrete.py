@@ -112,7 +112,7 @@ def test_generated_source_is_readable_and_registered_with_linecache():
         y = x * 2.0
         return tf.square(y)
 
-    cf = f.get_concrete_function(tf.constant(1.0))
+    cf = f.get_concrete_function(tf.constant([1.0]))
     source = cf.generated_source()
     assert "k_Mul(" in source and "k_Square(" in source
     assert "y = x * 2.0" in source  # each line names the user line that created the op
@@ -139,8 +139,8 @@ def test_nested_function_calls_are_inlined():
     def outer(a):
         return inner(a) + inner(a + 1)
 
-    cf = outer.get_concrete_function(tf.constant(1))
-    assert cf(tf.constant(2)).numpy() == 15
+    cf = outer.get_concrete_function(tf.constant([1]))
+    assert cf(tf.constant([2])).numpy().tolist() == [15]
     assert "StatefulPartitionedCall" in [op.type for op in cf.graph.get_operations()]
     assert "PartitionedCall" not in cf.generated_source() and cf.generated_source().count("k_Mul(") == 2
 

@@ -71,3 +71,19 @@ def test_large_intermediates_are_freed_and_reused():
 def test_scalar_code_has_no_buffer_bookkeeping():
     src = source_of(lambda t: tf.square(t * 2.0) + t, tf.constant(1.0))
     assert "out=" not in src and "del " not in src
+
+
+def test_scalar_arithmetic_is_plain_python_on_numpy_scalars_and_bit_exact():
+    def chain(x):
+        for i in range(20):
+            x = -(x * 1.0001 - 0.3) / 1.7
+        return x, x < 0.5
+
+    src = source_of(chain, tf.constant(1.0))
+    assert "k_Mul" not in src and " * c_" in src and " < c_" in src
+    for value in (1.0, -2.5, 1e-30, 3e38):
+        for dtype in (tf.float32, tf.float64):
+            eager = chain(tf.constant(value, dtype))
+            traced = tf.function(chain)(tf.constant(value, dtype))
+            for e, t in zip(eager, traced):
+                assert np.asarray(e).tobytes() == np.asarray(t).tobytes()
