@@ -368,16 +368,24 @@ def _emit_while_grad(em, op, value_names, indent):
 # Scalar ops whose kernel is exactly NumPy's operator on NumPy scalars (same ufunc loop, same dtype
 # rules and rounding), emitted as `a + b` instead of a kernel call: ~50 ns instead of ~500 ns.
 _SCALAR_OPERATORS = {"AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Less": "<", "LessEqual": "<=",
-                     "Greater": ">", "GreaterEqual": ">="}
+                     "Greater": ">", "GreaterEqual": ">=", "Equal": "==", "NotEqual": "!="}
+# Integer floor division/modulo match Python's operators, except for a zero divisor (TensorFlow raises):
+# they are emitted as operators only when the divisor is a non-zero constant.
+_INT_DIVISION_OPERATORS = {"FloorMod": "%", "FloorDiv": "//"}
 
 
 def _scalar_expression(op, value_names):
     symbol = _SCALAR_OPERATORS.get(op.type)
+    kinds = "f" if op.type == "RealDiv" else "fiu"
+    if symbol is None and op.type in _INT_DIVISION_OPERATORS:
+        divisor = op.inputs[1].op
+        if divisor.type != "Const" or not np.all(divisor.attrs["value"]):
+            return None
+        symbol, kinds = _INT_DIVISION_OPERATORS[op.type], "iu"
     if symbol is None and op.type != "Neg":
         return None
     if len(op.outputs) != 1 or op.outputs[0].shape != () or op.control_inputs:
         return None
-    kinds = "f" if op.type == "RealDiv" else "fiu"
     for t in op.inputs:
         if t.shape != () or t.dtype._np.kind not in kinds or t.dtype.name in ("bfloat16", "float16"):
             return None

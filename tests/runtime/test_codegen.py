@@ -87,3 +87,17 @@ def test_scalar_arithmetic_is_plain_python_on_numpy_scalars_and_bit_exact():
             traced = tf.function(chain)(tf.constant(value, dtype))
             for e, t in zip(eager, traced):
                 assert np.asarray(e).tobytes() == np.asarray(t).tobytes()
+
+
+def test_integer_division_by_a_constant_is_an_operator_but_by_zero_still_raises():
+    def f(i, d):
+        return i % 3 + i // 4, i % d
+
+    src = source_of(f, tf.constant(7), tf.constant(2))
+    assert " % c_" in src and " // c_" in src and "k_FloorMod(i, d)" in src
+    for i in (-7, 0, 7, 2 ** 31 - 1):
+        eager = f(tf.constant(i), tf.constant(5))
+        traced = tf.function(f)(tf.constant(i), tf.constant(5))
+        assert [int(t) for t in traced] == [int(e) for e in eager]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+        tf.function(f)(tf.constant(1), tf.constant(0))
