@@ -14,12 +14,12 @@ from .ops import operators  # noqa: F401  (installs Tensor's operators)
 from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
 from . import variables, module
 from . import function as _function
-from .ops import functional, control_flow, tensor_array
+from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, _autograph, _autodiff, _data)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, _autograph, _autodiff, _data)
 
 
 def namespace(name, doc="", **members):
