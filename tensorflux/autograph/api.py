@@ -81,9 +81,33 @@ def _should_convert(fn):
         return False
     if inspect.ismethod(fn):
         return _should_convert(fn.__func__)
-    if not inspect.isfunction(fn) or fn.__name__ == "<lambda>":
+    if not inspect.isfunction(fn):
         return False
     return not _is_library(fn)
+
+
+def _lambda_node(fn, source):
+    """The `def` equivalent of the lambda `fn` found in `source` (the lines holding it)."""
+    tree = None
+    for text in (source, f"({source.strip().rstrip(',')})", f"({source.strip().rstrip(',').rstrip(')')})"):
+        try:
+            tree = ast.parse(textwrap.dedent(text))
+            break
+        except SyntaxError:
+            continue
+    if tree is None:
+        raise ConversionError(f"could not parse the source of {fn.__qualname__}")
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+                  and tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == names]
+    if len(candidates) != 1:
+        raise ConversionError(f"could not tell which lambda on line {code.co_firstlineno} is {fn.__qualname__}")
+    lam = candidates[0]
+    node = ast.FunctionDef(name="__ag_lambda", args=lam.args, body=[ast.Return(value=lam.body)],
+                           decorator_list=[], returns=None, type_params=[])
+    ast.copy_location(node, lam)
+    return node, lam.lineno
 
 
 def _transform(fn):
@@ -92,6 +116,10 @@ def _transform(fn):
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as e:
         raise ConversionError(f"the source code of {fn.__qualname__} is not available ({e})") from None
+    if fn.__name__ == "<lambda>":  # a lambda holds one expression: convert and/or/not, `a if c else b`, calls
+        node, first_line = _lambda_node(fn, source)
+        node.body = [ExpressionConverter().visit(s) for s in node.body]
+        return _compile_converted(fn, node, ast.unparse(ast.fix_missing_locations(node)), first_line)
     try:
         module = ast.parse(source)
     except SyntaxError as e:
@@ -104,6 +132,11 @@ def _transform(fn):
     node.body = [ExpressionConverter().visit(s) for s in node.body]
     node.body = _flatten_stmts([ControlFlowConverter(global_names(node)).visit(s) for s in node.body])
     converted_source = ast.unparse(ast.fix_missing_locations(node))
+    return _compile_converted(fn, node, converted_source, 1)
+
+
+def _compile_converted(fn, node, converted_source, first_line):
+    """Compiles the converted def `node` with `fn`'s globals, closure and source positions."""
     # The converted def is compiled inside a factory whose parameters are the original free variables,
     # so the new code refers to them as closure cells (rebound to the original cells in `convert`). The
     # def gets a private name there: a function calling itself by name must still find the global.
@@ -119,7 +152,7 @@ def _transform(fn):
     ast.fix_missing_locations(wrapper)
     # Converted code keeps the user's file and line numbers, so tracebacks and op comments point at
     # the original source lines.
-    ast.increment_lineno(wrapper, fn.__code__.co_firstlineno - 1)
+    ast.increment_lineno(wrapper, fn.__code__.co_firstlineno - first_line)
     try:
         code = compile(wrapper, fn.__code__.co_filename, "exec")
     except SyntaxError as e:
@@ -171,7 +204,7 @@ def convert(fn, warn=True):
     try:
         code, _ = _converted_code(fn)
     except ConversionError as e:
-        if warn and fn.__name__ != "<lambda>":  # lambdas hold no statements to convert
+        if warn and fn.__name__ != "<lambda>":  # an unconvertible lambda is still a valid expression
             warnings.warn(f"AutoGraph could not transform {fn.__qualname__} and will run it as-is: {e}",
                           stacklevel=3)
         return fn

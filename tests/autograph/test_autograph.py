@@ -401,3 +401,11 @@ def test_methods_using_super_and_closures_are_converted():
     child = Child()
     assert child(tf.constant(1.0)).numpy() == 4.0
     assert child(tf.constant(-5.0)).numpy() == -4.0
+
+
+def test_lambdas_are_converted():
+    f = tf.function(lambda x: x * 2 if x > 0 else -x)
+    assert f(tf.constant(3)).numpy() == 6 and f(tf.constant(-4)).numpy() == 4
+    g = tf.function(lambda x, y: x > 0 and y > 0)
+    assert bool(g(tf.constant(1), tf.constant(2))) and not bool(g(tf.constant(1), tf.constant(-2)))
+    assert "ag__.if_exp" in tf.autograph.to_code(lambda x: x if x > 0 else -x)
