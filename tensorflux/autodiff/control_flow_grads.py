@@ -44,7 +44,10 @@ def replay(ops, mapping):
             raise NotImplementedError(
                 f"Cannot differentiate through '{op.name}' ({op.type}) inside a tf.cond/tf.while_loop: it "
                 f"depends on a stateful op whose value cannot be recomputed.") from None
-        outs = apply(op.opdef, inputs, op.attrs, op.name)
+        # A fresh attrs dict: differentiating the replayed op later must not touch the original's, and a
+        # loop differentiated before keeps its history output only on the original.
+        attrs = {k: v for k, v in op.attrs.items() if k != "keep_history"}
+        outs = apply(op.opdef, inputs, attrs, op.name)
         outs = outs if op.opdef.multi else (outs,)
         for old, new in zip(op.outputs, outs):
             mapping[id(old)] = new
@@ -55,7 +58,7 @@ def replay(ops, mapping):
 
 def _differentiable(t):
     d = t.dtype
-    return d.is_floating or d.is_complex or d is _dt.resource
+    return d.is_floating or d.is_complex or d is _dt.resource or d is _dt.variant
 
 
 def _zeros_for(t):
@@ -125,7 +128,7 @@ def _while_grad(op, *grads):
     n_body = len(body_graph.external_captures)
     body_caps = op.inputs[n_vars + n_cond:n_vars + n_cond + n_body]
     if not attrs.get("keep_history"):
-        attrs["keep_history"] = True
+        op.attrs = attrs = {**attrs, "keep_history": True}  # a new dict: copies of this op may share the old one
         op.outputs.append(SymbolicTensor(op, len(op.outputs), _dt.variant, TensorShape([])))
     history = op.outputs[n_vars]
     var_specs = [_cf.LoopVar(p.dtype, p.shape, f"v{i}") for i, p in enumerate(body_graph.inputs[:n_vars])]

@@ -111,6 +111,7 @@ class GradientTape:
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
                 if t.dtype.is_floating or t.dtype.is_complex:
+                    t = self._in_graph(t)
                     self._watched[id(t)] = t
             else:
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
@@ -163,11 +164,18 @@ class GradientTape:
                                "(or jacobians)")
         self._used = True
 
+    def _in_graph(self, t):
+        """Inside a tf.function, an eager tensor from outside stands for its capture placeholder."""
+        graph = self._graph
+        if graph is not None and getattr(t, "op", None) is None:
+            return graph._graph_input(t)
+        return t
+
     def _source(self, s):
         if _is_variable(s):
             return self._graph_handle(s)
         if isinstance(s, Tensor):
-            return s
+            return self._in_graph(s)
         raise ValueError(f"Passed in object {s!r} of type {type(s).__name__!r}, not tf.Tensor or tf.Variable "
                          f"or ExtensionType.")
 

@@ -1,6 +1,9 @@
 """AutoGraph: converts Python control flow on tensors into graph control flow (`tf.autograph`)."""
 from .api import convert, converted_call, to_code, to_graph, do_not_convert, ConversionError
 from .operators import set_loop_options
+from ..framework import context as _context
+
+_context.set_autograph_converter(convert)
 
 
 def set_verbosity(level, alsologtostdout=False):

@@ -22,6 +22,7 @@ class _State(threading.local):
         self.tapes = []            # this thread's GradientTapes, in the order they were entered
         self.name_stack = ""       # current eager name scope (graphs keep their own)
         self.variable_observers = []  # callables told about every new tf.Variable (tracing counts them)
+        self.autograph = False     # True while tracing a tf.function with autograph=True
 
     @property
     def run_eagerly(self):
@@ -110,3 +111,19 @@ def control_dependencies(control_inputs):
     if state.graph is None:
         return contextlib.nullcontext()
     return state.graph.control_dependencies(control_inputs)
+
+
+_AUTOGRAPH_CONVERTER = [None]   # set by the autograph room when it loads (it sits above ops)
+
+
+def set_autograph_converter(convert):
+    _AUTOGRAPH_CONVERTER[0] = convert
+
+
+def autograph_callable(fn):
+    """`fn` converted by AutoGraph when a tf.function with autograph is being traced, as TensorFlow does
+    for the functions given to cond, while_loop, map_fn and friends; `fn` itself otherwise."""
+    convert = _AUTOGRAPH_CONVERTER[0]
+    if convert is None or state.graph is None or not state.autograph:
+        return fn
+    return convert(fn)

@@ -285,7 +285,11 @@ class Function:
         reason = self._retrace_reason(call_types)
         outer = _state.graph if isinstance(_state.graph, FuncGraph) else None
         python_function = self._converted_function()
-        result = trace_function(python_function, params, trace_types, self._name, outer)
+        previous_autograph, _state.autograph = _state.autograph, self._autograph
+        try:
+            result = trace_function(python_function, params, trace_types, self._name, outer)
+        finally:
+            _state.autograph = previous_autograph
         if result.created_variables:
             if self._variables_created:
                 raise ValueError(_SINGLETON_MESSAGE)

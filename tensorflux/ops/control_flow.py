@@ -13,7 +13,7 @@ Ops are `If`/`While` when a branch or body holds a stateful op, `StatelessIf`/`S
     tf.while_loop(lambda i: i < 10, lambda i: i + 1, [0])
 """
 from ..framework import nest
-from ..framework.context import state as _state
+from ..framework.context import autograph_callable, state as _state
 from ..framework.graph import FuncGraph
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
@@ -140,6 +140,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("true_fn and false_fn must be callable.")
     if _state.graph is None or isinstance(pred, bool):
         return true_fn() if bool(pred) else false_fn()
+    true_fn, false_fn = autograph_callable(true_fn), autograph_callable(false_fn)
     pred = convert_to_tensor(pred)
     if pred.dtype is not _dt.bool or (pred.shape.rank not in (None, 0)):
         raise ValueError(f"`pred` must be a scalar boolean tensor, got {pred!r}")
@@ -185,6 +186,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("cond and body must be callable.")
     if _state.graph is None:
         return _eager_while(cond, body, loop_vars, maximum_iterations)
+    cond, body = autograph_callable(cond), autograph_callable(body)
     packed = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     structure = list(loop_vars) if packed else [loop_vars]
     flat = [convert_to_tensor(t) if not isinstance(t, Tensor) else t for t in _flatten(structure)]

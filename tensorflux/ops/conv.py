@@ -20,11 +20,11 @@ from ..framework import errors
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .array import shape, shape_of
+from .array import expand_dims, shape, shape_of, squeeze
 from .convert import constant, convert_to_tensor
 from .registry import OpDef, apply, constant_value
 
-__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
+__all__ = ["conv2d", "conv1d", "depthwise_conv2d", "conv2d_transpose", "separable_conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
            "max_pool3d", "avg_pool3d"]
 
 _NARROW = (np.dtype(_dt.float16._np), np.dtype(_dt.bfloat16._np))
@@ -280,8 +280,12 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
     attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit_paddings,
              "data_format": data_format, "dilations": dilations}
     x_dims = tuple(int(d) for d in np.reshape(input_sizes, -1))
+    if len(x_dims) < 4 or w.ndim != 4 or dy.ndim != len(x_dims):
+        raise _kernel_error(f"Conv2DCustomBackpropInput: input_sizes, filter and out_backprop must be 4-dimensional: "
+                            f"{_dims_text(x_dims)}, {_dims_text(w.shape)}, {_dims_text(dy.shape)}")
     (n, h, wd, c), geometry, g, groups = _conv_backprop_setup(x_dims, w.shape, dy, attrs)
     kh, kw, cin, cout = w.shape
+    _check_backprop_dims("Conv2DCustomBackpropInput", (h, wd), (kh, kw), c, cin, cout, geometry, g.shape, attrs)
     work = w.astype(np.float32) if w.dtype in _NARROW else w
     (oh, top, bottom), (ow, left, right) = geometry
     rows = n * oh * ow
@@ -299,6 +303,22 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
             padded[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, :, i, j]
     dx = _from_channels_last(padded[:, top:top + h, left:left + wd], data_format)
     return dx.reshape(x_dims).astype(w.dtype, copy=False)
+
+
+def _check_backprop_dims(label, spatial, ksizes, c, cin, cout, geometry, dy_shape, attrs):
+    """TensorFlow's checks that an out_backprop [N, OH, OW, O] fits the input and filter it claims."""
+    if cin == 0 or c % cin:
+        raise _kernel_error(f"{label}: input depth must be evenly divisible by filter depth: {c} vs {cin}")
+    if dy_shape[-1] != cout:
+        raise _kernel_error(f"{label}: filter and out_backprop must have the same out_depth: {cout} vs "
+                            f"{dy_shape[-1]}")
+    axes = _spatial_axes(4, attrs["data_format"])
+    for i, ((out, _, _), size, k, axis) in enumerate(zip(geometry, spatial, ksizes, axes)):
+        if out != dy_shape[1 + i]:
+            raise _kernel_error(f"{label}: Size of out_backprop doesn't match computed: actual = {dy_shape[1 + i]}, "
+                                f"computed = {out} spatial_dim: {axis} input: {size} filter: {k} output: "
+                                f"{dy_shape[1 + i]} stride: {attrs['strides'][axis]} dilation: "
+                                f"{attrs['dilations'][axis]}")
 
 
 def _conv2d_backprop_filter_kernel(x, filter_sizes, dy, strides, padding, explicit_paddings, data_format,
@@ -386,6 +406,192 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit, "data_format": data_format,
              "dilations": dilations}
     return apply(CONV2D, (x, w), attrs, name or "Conv2D")
+
+
+# -- conv1d, conv2d_transpose, depthwise and separable convolutions ----------------------------------
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
+    """`tf.nn.conv1d`: `input` [batch…, W, C] (NWC) with `filters` [K, C, O], as TensorFlow runs it: a
+    Conv2D over a height-1 image between ExpandDims and Squeeze, so the gradient is Conv2D's."""
+    data_format = data_format or "NWC"
+    if data_format not in ("NWC", "NCW"):
+        raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+    channels_first = data_format == "NCW"
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters, dtype=x.dtype) if not isinstance(filters, Tensor) else filters
+    stride = _normalize_list(stride, "stride", 3, data_format)
+    dilation = _normalize_list(dilations, "dilations", 3, data_format)
+    if channels_first:
+        strides, dilations = (1, 1, 1, stride[2]), (1, 1, 1, dilation[2])
+    else:
+        strides, dilations = (1, 1, stride[1], 1), (1, 1, dilation[1], 1)
+    if not isinstance(padding, str):
+        pairs = [list(p) for p in padding]
+        if len(pairs) != 3:
+            raise ValueError(f"When padding is a list, it must be of size 3. Received: padding={padding}")
+        padding = pairs[:-1] + [[0, 0]] + pairs[-1:] if channels_first else pairs[:1] + [[0, 0]] + pairs[1:]
+    y = conv2d(expand_dims(x, -2 if channels_first else -3), expand_dims(w, 0), strides, padding,
+               "NCHW" if channels_first else "NHWC", dilations, name=name or "conv1d")
+    return squeeze(y, [-2 if channels_first else -3])
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC", dilations=None,
+                     name=None):
+    """`tf.nn.conv2d_transpose`: the gradient of conv2d w.r.t. its input, run forward (Conv2DBackpropInput):
+    `input` [N, H, W, O] spread over an output of `output_shape` [N, OH, OW, C] by `filters` [KH, KW, C, O]."""
+    y = convert_to_tensor(input)
+    w = convert_to_tensor(filters, dtype=y.dtype) if not isinstance(filters, Tensor) else filters
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"`data_format` must be 'NHWC' or 'NCHW'. Received: data_format={data_format}")
+    sizes = output_shape if isinstance(output_shape, Tensor) else convert_to_tensor(output_shape, dtype=_dt.int32)
+    if sizes.dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(f"`output_shape` must be int32 or int64, not {sizes.dtype.name}")
+    strides = _normalize_list(strides, "strides", 4, data_format)
+    dilations = _normalize_list(dilations, "dilations", 4, data_format)
+    padding, explicit = _normalize_padding(padding, 4, data_format)
+    _check_padding_attr(padding, "Conv2DBackpropInput")
+    attrs = {"strides": strides, "padding": padding, "explicit_paddings": explicit, "data_format": data_format,
+             "dilations": dilations}
+    _check_conv_attrs(attrs, ValueError)
+    return apply(CONV2D_BACKPROP_INPUT, (sizes, w, y), attrs, name or "conv2d_transpose")
+
+
+def _grouped_filter(w):
+    """A depthwise filter [KH, KW, C, M] as the grouped-conv filter [KH, KW, 1, C·M] it equals: output
+    channel c·M + m of both is input channel c through multiplier m."""
+    kh, kw, c, m = w.shape
+    return w.reshape(kh, kw, 1, c * m)
+
+
+def _depthwise_kernel(x, w, strides, padding, explicit_paddings, data_format, dilations):
+    if w.ndim != 4:
+        raise _kernel_error(f"filter must be 4-dimensional: {_dims_text(w.shape)}")
+    if x.ndim != 4:
+        raise _kernel_error(f"input must be 4-dimensional{_dims_text(x.shape)}")
+    c = x.shape[1] if data_format.startswith("NC") else x.shape[3]
+    if w.shape[2] != c:
+        raise _kernel_error(f"input depth must be evenly divisible by filter depth: {c} vs {w.shape[2]}")
+    return _conv2d_kernel(x, _grouped_filter(w), strides, padding, explicit_paddings, data_format, dilations)
+
+
+def _depthwise_backprop_input_kernel(input_sizes, w, dy, **attrs):
+    return _conv2d_backprop_input_kernel(input_sizes, _grouped_filter(w), dy, **attrs)
+
+
+def _depthwise_backprop_filter_kernel(x, filter_sizes, dy, **attrs):
+    kh, kw, c, m = (int(d) for d in np.reshape(filter_sizes, -1))
+    dw = _conv2d_backprop_filter_kernel(x, np.array([kh, kw, 1, c * m]), dy, **attrs)
+    return dw.reshape(kh, kw, c, m)
+
+
+def _infer_depthwise(inputs, attrs):
+    x, w = inputs
+    wdims = w.shape._dims
+    if wdims is not None and len(wdims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(wdims)} "
+                         f"{_node_text('DepthwiseConv2dNative', x.shape, w.shape)}")
+    xdims = x.shape._dims
+    if xdims is not None and len(xdims) != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {len(xdims)} "
+                         f"{_node_text('DepthwiseConv2dNative', x.shape, w.shape)}")
+    channel = 1 if attrs["data_format"].startswith("NC") else 3
+    if xdims is not None and wdims is not None and None not in (xdims[channel], wdims[2]) \
+            and xdims[channel] != wdims[2]:
+        raise ValueError(f"Dimensions must be equal, but are {xdims[channel]} and {wdims[2]} "
+                         f"{_node_text('DepthwiseConv2dNative', x.shape, w.shape)}")
+    multiplier = wdims[3] if wdims is not None else None
+    channels = xdims[channel] if xdims is not None else None
+    if channels is None and wdims is not None:
+        channels = wdims[2]
+    grouped = _SpecLike(w.dtype, TensorShape(
+        [None if wdims is None else wdims[0], None if wdims is None else wdims[1], 1,
+         None if None in (channels, multiplier) else channels * multiplier]))
+    return _infer_conv2d([x, grouped], attrs)
+
+
+class _SpecLike:
+    """What `infer` functions read from an input: a dtype and a shape."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape = dtype, shape
+
+
+def _depthwise_grad(op, grad):
+    x, w = op.inputs
+    return [apply(DEPTHWISE_BACKPROP_INPUT, (_shape_input(x), w, grad), op.attrs,
+                  "DepthwiseConv2dNativeBackpropInput"),
+            apply(DEPTHWISE_BACKPROP_FILTER, (x, _shape_input(w), grad), op.attrs,
+                  "DepthwiseConv2dNativeBackpropFilter")]
+
+
+def _depthwise_backprop_input_grad(op, grad):
+    _, w, dy = op.inputs
+    return [None, apply(DEPTHWISE_BACKPROP_FILTER, (grad, _shape_input(w), dy), op.attrs,
+                        "DepthwiseConv2dNativeBackpropFilter"),
+            apply(DEPTHWISE, (grad, w), op.attrs, "DepthwiseConv2dNative")]
+
+
+def _depthwise_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    return [apply(DEPTHWISE_BACKPROP_INPUT, (_shape_input(x), grad, dy), op.attrs,
+                  "DepthwiseConv2dNativeBackpropInput"), None,
+            apply(DEPTHWISE, (x, grad), op.attrs, "DepthwiseConv2dNative")]
+
+
+_CONV_FLOATS = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
+DEPTHWISE = OpDef("DepthwiseConv2dNative", _infer_depthwise, _depthwise_kernel, grad=_depthwise_grad,
+                  same_dtype=True, allowed=_CONV_FLOATS, input_names=("input", "filter"))
+DEPTHWISE_BACKPROP_INPUT = OpDef("DepthwiseConv2dNativeBackpropInput", _infer_sized(0, 1, 4),
+                                 _depthwise_backprop_input_kernel, grad=_depthwise_backprop_input_grad,
+                                 input_names=("input_sizes", "filter", "out_backprop"))
+DEPTHWISE_BACKPROP_FILTER = OpDef("DepthwiseConv2dNativeBackpropFilter", _infer_sized(1, 0, 4),
+                                  _depthwise_backprop_filter_kernel, grad=_depthwise_backprop_filter_grad,
+                                  input_names=("input", "filter_sizes", "out_backprop"))
+
+
+def _depthwise_attrs(strides, padding, data_format, dilations):
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"`data_format` must be 'NHWC' or 'NCHW'. Received: data_format={data_format}")
+    padding, explicit = _normalize_padding(padding, 4, data_format)
+    _check_padding_attr(padding, "DepthwiseConv2dNative")
+    attrs = {"strides": _normalize_list(strides, "strides", 4, data_format), "padding": padding,
+             "explicit_paddings": explicit, "data_format": data_format,
+             "dilations": _normalize_list(dilations, "dilations", 4, data_format)}
+    _check_conv_attrs(attrs, ValueError)
+    return attrs
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):
+    """`tf.nn.depthwise_conv2d`: each input channel c convolved with its own `filter[:, :, c, :]` [KH, KW, M],
+    giving C·M output channels (channel c·M + m)."""
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filter, dtype=x.dtype) if not isinstance(filter, Tensor) else filter
+    return apply(DEPTHWISE, (x, w), _depthwise_attrs(strides, padding, data_format, dilations), name or "depthwise")
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None, dilations=None,
+                     name=None):
+    """`tf.nn.separable_conv2d`: a depthwise convolution, then a 1×1 convolution mixing its C·M channels."""
+    x = convert_to_tensor(input)
+    dw = convert_to_tensor(depthwise_filter, dtype=x.dtype) if not isinstance(depthwise_filter, Tensor) \
+        else depthwise_filter
+    pw = convert_to_tensor(pointwise_filter, dtype=x.dtype) if not isinstance(pointwise_filter, Tensor) \
+        else pointwise_filter
+    pdims = pw.shape._dims
+    if pdims is not None and (len(pdims) != 4 or pdims[0] != 1 or pdims[1] != 1):
+        raise ValueError(f"Shape must be [1, 1, in_channels, out_channels] for `pointwise_filter`. Received: "
+                         f"{pw.shape}")
+    ddims = dw.shape._dims
+    if pdims is not None and ddims is not None and len(ddims) == 4 and None not in (ddims[2], ddims[3], pdims[2]) \
+            and ddims[2] * ddims[3] != pdims[2]:
+        raise ValueError(f"Dimensions must be equal, but are {ddims[2] * ddims[3]} and {pdims[2]} for "
+                         f"`pointwise_filter` (in_channels must be channels * channel_multiplier).")
+    attrs = _depthwise_attrs(strides, padding, data_format, dilations)
+    depthwise = apply(DEPTHWISE, (x, dw), attrs, "depthwise")
+    return conv2d(depthwise, pw, 1, "VALID", data_format=attrs["data_format"], name=name or "separable_conv2d")
 
 
 # -- pooling -----------------------------------------------------------------------------------------
@@ -696,6 +902,6 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
 
 
 API = {
-    "nn": ["conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
+    "nn": ["conv2d", "conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
            "max_pool3d", "avg_pool3d"],
 }

@@ -1,10 +1,11 @@
-"""Matrix products: `tf.matmul` (MatMul / BatchMatMulV2), `tf.einsum` (Einsum) and `tf.tensordot`.
+"""`tf.linalg`: matrix products (`tf.matmul`: MatMul / BatchMatMulV2; einsum/tensordot from einsum.py) and
+matrix functions (inverse, determinants, solve, Cholesky, diagonals, band part, trace, norms).
 
 `tf.matmul` picks TensorFlow's op the way TensorFlow does: MatMul when both operands have rank <= 2,
 BatchMatMulV2 (broadcasting batch dimensions) otherwise. `tensordot` is an Einsum whose equation is
 built from `axes`, which gives the same result as TensorFlow's transpose/reshape/MatMul chain.
 """
-import string as _string
+import collections as _collections
 
 import numpy as np
 
@@ -14,18 +15,17 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .convert import convert_to_tensor
 from .infer import broadcast_shape
-from .registry import OpDef, apply, constant_value, FLOAT, COMPLEX
+from .registry import OpDef, apply, constant_value, COMPLEX
 from . import array as _array
 from . import creation as _creation
 from . import grad_util as _grad_util
 from . import math as _math
+from . import math_reduce as _reduce
+# Einsum and tensordot live in einsum.py (with the operand helpers both files use); re-exported here.
+from .einsum import (EINSUM, einsum, tensordot, MATMUL_TYPES as _MATMUL_TYPES,  # noqa: F401
+                     operand_pair as _pair, shape_text as _shape_text, dims_text as _dims_text)
 
-_MATMUL_TYPES = FLOAT + (_dt.int32, _dt.int64) + COMPLEX
 _BF16 = _dt.bfloat16._np
-
-
-def _dims_text(shape):
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 def _product(a, b):
@@ -68,10 +68,6 @@ def _infer_matmul(inputs, attrs):
         bd = bd[::-1]
     _check_inner(ad[1], bd[0], "MatMul", a, b)
     return [(dtype, TensorShape([ad[0], bd[1]]))]
-
-
-def _shape_text(shape):
-    return "?" if shape.rank is None else _dims_text(shape.as_list())
 
 
 def _check_inner(k1, k2, op_name, a, b):
@@ -157,20 +153,6 @@ BATCH_MATMUL = OpDef("BatchMatMulV2", _infer_batch_matmul, _batch_matmul_kernel,
                      allowed=_MATMUL_TYPES, input_names=("x", "y"), grad=_batch_matmul_grad)
 
 
-def _convert(value, other):
-    """A non-tensor operand: Python values take `other`'s dtype as a hint; NumPy values keep theirs."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, (np.ndarray, np.generic)) or not isinstance(other, Tensor):
-        return convert_to_tensor(value)
-    return convert_to_tensor(value, dtype_hint=other.dtype)
-
-
-def _pair(a, b):
-    a = _convert(a, b)
-    return a, _convert(b, a)
-
-
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, name=None):
     """`tf.linalg.matmul`: the matrix product of the innermost two dimensions (batch dimensions broadcast).
@@ -200,277 +182,509 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     return apply(BATCH_MATMUL, (a, b), attrs, name)
 
 
-# -- Einsum -------------------------------------------------------------------------------------
+# ==================================================================================================
+# Matrix functions: inverse, determinants, solve, Cholesky, diagonals, band part, trace, norms
+# ==================================================================================================
+# The kernels work on the innermost two dimensions with NumPy's batched linalg routines; TensorFlow's
+# CPU kernels for these ops accept float32/float64/complex64/complex128.
 
-def _parse_equation(equation):
-    """(input terms, output term) of an einsum equation; implicit outputs follow NumPy/TensorFlow."""
-    eq = equation.replace(" ", "")
-    lhs, arrow, out = eq.partition("->")
-    terms = lhs.split(",")
-    for term in terms + [out]:
-        bad = set(term.replace("...", "")) - set(_string.ascii_letters)
-        if bad or term.replace("...", "").count(".") or term.count("...") > 1:
-            raise ValueError(f"Invalid einsum equation {equation!r}: subscripts must be letters and at most "
-                             f"one ellipsis per term.")
-    if not arrow:
-        letters = "".join(terms).replace("...", "")
-        out = ("..." if any("..." in t for t in terms) else "") + \
-            "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    for c in out.replace("...", ""):
-        if not any(c in t for t in terms):
-            raise ValueError(f"Invalid einsum equation {equation!r}: output label {c!r} does not appear in "
-                             f"the inputs.")
-    return terms, out
+_LINALG_TYPES = (_dt.float32, _dt.float64) + COMPLEX
+_INDEX_TYPES = (_dt.int32, _dt.int64)
+LogMatrixDeterminant = _collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
 
 
-def _split_term(term, dims, index):
-    """Maps each label of `term` to its dim in `dims` (None dims = unknown); returns (labels, ellipsis)."""
-    before, dots, after = term.partition("...")
-    n = len(before) + len(after)
+def _bad(message):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _check_square(x):
+    if x.ndim < 2:
+        raise _bad(f"Input tensor 0 must have rank >= 2, got {x.ndim}")
+    if x.shape[-1] != x.shape[-2]:
+        raise _bad("Input matrix must be square.")
+
+
+def _infer_square(inputs, attrs, drop=0):
+    """A batch of square matrices in, the same shape out (`drop` trailing dims removed)."""
+    x = inputs[0]
+    dims = x.shape._dims
     if dims is None:
-        return {c: None for c in before + after}, None
-    rank = len(dims)
-    if (not dots and rank != n) or (dots and rank < n):
-        raise errors.InvalidArgumentError(None, None, f"Expected input {index} to have rank {n} but got: {rank}")
-    labels = {}
-    ellipsis = dims[len(before):rank - len(after)] if dots else ()
-    for pos, c in list(enumerate(before)) + [(rank - len(after) + i, c) for i, c in enumerate(after)]:
-        labels.setdefault(c, []).append((pos, dims[pos]))
-    return labels, ellipsis
+        return TensorShape(None)
+    if len(dims) < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {len(dims)}")
+    if dims[-1] is not None and dims[-2] is not None and dims[-1] != dims[-2]:
+        raise ValueError(f"Dimensions must be equal, but are {dims[-2]} and {dims[-1]}")
+    return TensorShape(dims[:len(dims) - drop])
 
 
-def _einsum_shape(equation, shapes, static):
-    """The output dims (list, None entries unknown) or None for unknown rank; raises TF's errors.
+def _matrix_inverse_kernel(x, adjoint=False):
+    _check_square(x)
+    a = _adjoint(x) if adjoint else x
+    try:
+        return np.linalg.inv(a).astype(x.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        raise _bad("Input is not invertible.") from None
 
-    `static` selects ValueError (graph construction) instead of InvalidArgumentError (run time).
-    """
-    terms, out = _parse_equation(equation)
-    known = {}
-    ellipses = []
-    for i, (term, dims) in enumerate(zip(terms, shapes)):
+
+def _matrix_inverse_grad(op, grad):
+    # d(A^-1) = -A^-1 dA A^-1, so the gradient is -Y^H G Y^H (with A^H inverted instead: -Y G^H Y).
+    y = op.outputs[0]
+    if op.attrs.get("adjoint"):
+        return [_math.negative(matmul(y, matmul(grad, y, adjoint_a=True)))]
+    return [_math.negative(matmul(y, matmul(grad, y, adjoint_b=True), adjoint_a=True))]
+
+
+MATRIX_INVERSE = OpDef("MatrixInverse", lambda i, a: [(i[0].dtype, _infer_square(i, a))], _matrix_inverse_kernel,
+                       allowed=_LINALG_TYPES, input_names=("input",), grad=_matrix_inverse_grad)
+
+
+def _per_matrix(t):
+    """A batch of scalars shaped [..., 1, 1] to scale a batch of matrices."""
+    return _array.expand_dims(_array.expand_dims(t, -1), -1)
+
+
+def _determinant_kernel(x):
+    _check_square(x)
+    return np.asarray(np.linalg.det(x)).astype(x.dtype, copy=False)
+
+
+def _determinant_grad(op, grad):
+    # d det(A) / dA = det(A) A^-H
+    scale = _per_matrix(_math.multiply(grad, op.outputs[0]))
+    return [_math.multiply(scale, inv(op.inputs[0], adjoint=True))]
+
+
+MATRIX_DETERMINANT = OpDef("MatrixDeterminant", lambda i, a: [(i[0].dtype, _infer_square(i, a, drop=2))],
+                           _determinant_kernel, allowed=_LINALG_TYPES, input_names=("input",),
+                           grad=_determinant_grad)
+
+
+def _log_determinant_kernel(x):
+    _check_square(x)
+    sign, log_abs = np.linalg.slogdet(x)
+    return np.asarray(sign).astype(x.dtype), np.asarray(log_abs).astype(x.dtype)
+
+
+def _log_determinant_grad(op, grad_sign, grad_log_abs):
+    # d log|det A| / dA = A^-H; the sign is piecewise constant.
+    return [_math.multiply(_per_matrix(grad_log_abs), inv(op.inputs[0], adjoint=True))]
+
+
+def _infer_log_determinant(inputs, attrs):
+    shape = _infer_square(inputs, attrs, drop=2)
+    return [(inputs[0].dtype, shape), (inputs[0].dtype, shape)]
+
+
+LOG_MATRIX_DETERMINANT = OpDef("LogMatrixDeterminant", _infer_log_determinant, _log_determinant_kernel,
+                               allowed=_LINALG_TYPES, input_names=("input",), multi=True,
+                               grad=_log_determinant_grad)
+
+
+def _matrix_solve_kernel(matrix, rhs, adjoint=False):
+    _check_square(matrix)
+    if matrix.ndim != rhs.ndim:
+        raise _bad("All input tensors must have the same rank.")
+    if matrix.shape[:-2] != rhs.shape[:-2]:
+        raise _bad("All input tensors must have the same outer dimensions.")
+    if matrix.shape[-1] != rhs.shape[-2]:
+        raise _bad("Input matrix and rhs are incompatible.")
+    a = _adjoint(matrix) if adjoint else matrix
+    try:
+        return np.linalg.solve(a, rhs).astype(matrix.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        raise _bad("Input matrix is not invertible.") from None
+
+
+def _infer_matrix_solve(inputs, attrs):
+    _infer_square(inputs, attrs)
+    rhs = inputs[1].shape
+    if rhs.rank is not None and rhs.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {rhs.rank}")
+    return [(inputs[0].dtype, rhs)]
+
+
+def _matrix_solve_grad(op, grad):
+    # X = A^-1 B: dB = A^-H G, dA = -dB X^H (transposed roles when solving with A^H).
+    matrix, x = op.inputs[0], op.outputs[0]
+    adjoint = op.attrs.get("adjoint", False)
+    grad_rhs = solve(matrix, grad, adjoint=not adjoint)
+    if adjoint:
+        return [_math.negative(matmul(x, grad_rhs, adjoint_b=True)), grad_rhs]
+    return [_math.negative(matmul(grad_rhs, x, adjoint_b=True)), grad_rhs]
+
+
+MATRIX_SOLVE = OpDef("MatrixSolve", _infer_matrix_solve, _matrix_solve_kernel, same_dtype=True, allowed=_LINALG_TYPES,
+                     input_names=("matrix", "rhs"), grad=_matrix_solve_grad)
+
+
+def _cholesky_kernel(x):
+    _check_square(x)
+    try:
+        return np.linalg.cholesky(x).astype(x.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        pass
+    # Some matrix is not positive definite: TensorFlow does not raise, it fills that factor with NaN.
+    flat = x.reshape((-1,) + x.shape[-2:])
+    out = np.empty_like(flat)
+    failed = np.tril(np.full(x.shape[-2:], np.nan, dtype=x.dtype))
+    for i, m in enumerate(flat):  # only on this failure path: one factorisation per matrix
         try:
-            labels, ellipsis = _split_term(term, dims, i)
+            out[i] = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            out[i] = failed
+    return out.reshape(x.shape)
+
+
+def _cholesky_grad(op, grad):
+    # For A = L L^H: grad_A = sym(L^-H Phi(L^H G) L^-1) with Phi taking the lower triangle and halving its
+    # diagonal, sym(M) = (M + M^H) / 2.
+    l = op.outputs[0]
+    l_inverse = inv(l)
+    middle = matmul(l, grad, adjoint_a=True)
+    middle = _math.subtract(middle, _math.multiply(diag(diag_part(middle)), _math.cast(0.5, middle.dtype)))
+    middle = band_part(middle, -1, 0)
+    grad_a = matmul(matmul(l_inverse, middle, adjoint_a=True), l_inverse)
+    grad_a = _math.add(grad_a, adjoint(grad_a))
+    return [_math.multiply(grad_a, _math.cast(0.5, grad_a.dtype))]
+
+
+CHOLESKY = OpDef("Cholesky", lambda i, a: [(i[0].dtype, _infer_square(i, a))], _cholesky_kernel,
+                 allowed=_LINALG_TYPES, input_names=("input",), grad=_cholesky_grad)
+
+
+def _linalg_operand(x):
+    return x if isinstance(x, Tensor) else convert_to_tensor(x)
+
+
+def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's argument name
+    """`tf.linalg.inv`: the inverse of each square matrix in the innermost two dims (of its adjoint if asked)."""
+    attrs = {"adjoint": True} if adjoint else None
+    return apply(MATRIX_INVERSE, (_linalg_operand(input),), attrs, name or "MatrixInverse")
+
+
+def det(input, name=None):  # noqa: A002
+    """`tf.linalg.det`: the determinant of each square matrix in the innermost two dims."""
+    return apply(MATRIX_DETERMINANT, (_linalg_operand(input),), None, name or "MatrixDeterminant")
+
+
+def slogdet(input, name=None):  # noqa: A002
+    """`tf.linalg.slogdet`: (sign, log|det|) of each square matrix, without overflowing the determinant."""
+    sign, log_abs = apply(LOG_MATRIX_DETERMINANT, (_linalg_operand(input),), None, name or "LogMatrixDeterminant")
+    return LogMatrixDeterminant(sign, log_abs)
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """`tf.linalg.solve`: X with matrix @ X = rhs (matrix^H @ X = rhs with `adjoint`), per batch entry."""
+    matrix, rhs = _pair(matrix, rhs)
+    attrs = {"adjoint": True} if adjoint else None
+    return apply(MATRIX_SOLVE, (matrix, rhs), attrs, name or "MatrixSolve")
+
+
+def cholesky(input, name=None):  # noqa: A002
+    """`tf.linalg.cholesky`: the lower-triangular L with L @ L^H = input (only the lower triangle is read)."""
+    return apply(CHOLESKY, (_linalg_operand(input),), None, name or "Cholesky")
+
+
+def logdet(matrix, name=None):
+    """`tf.linalg.logdet`: log(det(matrix)) of Hermitian positive definite matrices, via Cholesky."""
+    name = name or "logdet"
+    diagonal = diag_part(cholesky(matrix, name=f"{name}/Cholesky"))
+    if diagonal.dtype.is_complex:
+        diagonal = _math.abs(diagonal)
+    total = _reduce.reduce_sum(_math.log(diagonal, name=f"{name}/Log"), -1, name=f"{name}/Sum")
+    return _math.multiply(_math.cast(2.0, total.dtype), total, name=name)
+
+
+# -- diagonals and bands ---------------------------------------------------------------------------------
+
+def _single_k(k):
+    k = np.asarray(k).reshape(-1)
+    if k.size == 2 and k[0] != k[1]:
+        raise errors.UnimplementedError(None, None, "tensorflux supports a single diagonal (k as one integer), "
+                                                    "not a band of diagonals.")
+    if k.size not in (1, 2):
+        raise _bad(f"diag_index must be a scalar or vector with one or two elements. Received size: {k.size}")
+    return int(k[0])
+
+
+def _diag_dims(length, k, num_rows, num_cols):
+    """The (rows, cols) of the matrix holding a length-`length` diagonal at offset k, with TF's checks."""
+    min_rows, min_cols = length + max(-k, 0), length + max(k, 0)
+    if num_rows == -1 and num_cols == -1:
+        num_rows = num_cols = max(min_rows, min_cols)
+    elif num_rows == -1:
+        num_rows = min_rows
+    elif num_cols == -1:
+        num_cols = min_cols
+    if num_rows != min_rows and num_cols != min_cols:
+        raise _bad("The number of rows or columns is not consistent with the specified d_lower, d_upper, and "
+                   "diagonal.")
+    if num_rows < min_rows:
+        raise _bad("The number of rows is too small.")
+    if num_cols < min_cols:
+        raise _bad("The number of columns is too small.")
+    return num_rows, num_cols
+
+
+def _matrix_diag_kernel(diagonal, k, num_rows, num_cols, padding_value, align="RIGHT_LEFT"):
+    if diagonal.ndim < 1:
+        raise _bad(f"diagonal must be at least 1-dim, received shape: {_dims_text(diagonal.shape)}")
+    k = _single_k(k)
+    length = diagonal.shape[-1]
+    rows, cols = _diag_dims(length, k, int(num_rows), int(num_cols))
+    out = np.full(diagonal.shape[:-1] + (rows, cols), padding_value, dtype=diagonal.dtype)
+    i = np.arange(length)
+    out[..., i + max(-k, 0), i + max(k, 0)] = diagonal
+    return out
+
+
+def _static_int(t):
+    value = constant_value(t)
+    return None if value is None else np.asarray(value)
+
+
+def _infer_matrix_diag(inputs, attrs):
+    diagonal = inputs[0]
+    dims = diagonal.shape._dims
+    if dims is None:
+        return [(diagonal.dtype, TensorShape(None))]
+    if not dims:
+        raise ValueError("diagonal must be at least 1-dim, received shape: []")
+    k, num_rows, num_cols = (_static_int(t) for t in inputs[1:4])
+    rows = cols = None
+    if k is not None and num_rows is not None and num_cols is not None and dims[-1] is not None:
+        try:
+            rows, cols = _diag_dims(dims[-1], _single_k(k), int(num_rows), int(num_cols))
         except errors.InvalidArgumentError as e:
-            if static:
-                raise ValueError(e.message) from None
-            raise
-        ellipses.append(ellipsis)
-        for c, places in labels.items():
-            for pos, d in (places if isinstance(places, list) else []):
-                if d is None:
-                    continue
-                if known.get(c) is None:
-                    known[c] = d
-                elif known[c] != d:
-                    if static:
-                        raise ValueError(f"Dimensions must be equal, but are {known[c]} and {d} for 'Einsum' "
-                                         f"with input shapes: "
-                                         f"{', '.join(_shape_text(TensorShape(s)) for s in shapes)}.")
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Expected dimension {known[c]} at axis {pos} of the input shaped "
-                                    f"{_dims_text(dims)} but got dimension {d}")
-            known.setdefault(c, None)
-    result = []
-    before, dots, after = out.partition("...")
-    if dots:
-        if any(e is None and "..." in t for t, e in zip(terms, ellipses)):
-            return None  # an input of unknown rank feeds the ellipsis
-        batch = TensorShape(())
-        for e in ellipses:
-            if e is not None:
-                batch = broadcast_shape(batch, TensorShape(list(e)))
-        result = [known.get(c) for c in before] + batch.as_list() + [known.get(c) for c in after]
+            raise ValueError(e.message) from None
+    return [(diagonal.dtype, TensorShape(list(dims[:-1]) + [rows, cols]))]
+
+
+def _diagonal_length(rows, cols, k):
+    return max(0, min(rows + min(k, 0), cols - max(k, 0)))
+
+
+def _matrix_diag_part_kernel(x, k, padding_value, align="RIGHT_LEFT"):
+    if x.ndim < 2:
+        raise _bad(f"input must be at least 2-dim, received shape: {_dims_text(x.shape)}")
+    k = _single_k(k)
+    rows, cols = x.shape[-2:]
+    if not (-rows < k < cols or k == 0):
+        raise _bad(f"lower_diag_index is out of bound: {k}. It must be between {-rows} and {cols}")
+    i = np.arange(_diagonal_length(rows, cols, k))
+    return x[..., i + max(-k, 0), i + max(k, 0)]
+
+
+def _infer_matrix_diag_part(inputs, attrs):
+    x = inputs[0]
+    dims = x.shape._dims
+    if dims is None:
+        return [(x.dtype, TensorShape(None))]
+    if len(dims) < 2:
+        raise ValueError(f"input must be at least 2-dim, received shape: {_dims_text(dims)}")
+    k = _static_int(inputs[1])
+    rows, cols = dims[-2:]
+    length = None
+    if k is not None and rows is not None and cols is not None:
+        length = _diagonal_length(rows, cols, _single_k(k))
+    return [(x.dtype, TensorShape(list(dims[:-2]) + [length]))]
+
+
+def _matrix_diag_grad(op, grad):
+    return [apply(MATRIX_DIAG_PART, (grad, op.inputs[1], _creation.zeros_like(op.inputs[4])),
+                  {"align": op.attrs.get("align", "RIGHT_LEFT")}, "MatrixDiagPartV3"), None, None, None, None]
+
+
+def _last_dims(x):
+    """x's last two dims as scalar int32 tensors (constants when static, shape slices otherwise)."""
+    dims = x.shape._dims
+    if dims is not None and dims[-1] is not None and dims[-2] is not None:
+        return convert_to_tensor(np.int32(dims[-2])), convert_to_tensor(np.int32(dims[-1]))
+    shape = _array.shape(x)
+    return shape[-2], shape[-1]
+
+
+def _matrix_diag_part_grad(op, grad):
+    x = op.inputs[0]
+    rows, cols = _last_dims(x)
+    padding = _creation.zeros_like(op.inputs[2])
+    return [apply(MATRIX_DIAG, (grad, op.inputs[1], rows, cols, padding),
+                  {"align": op.attrs.get("align", "RIGHT_LEFT")},
+                  "MatrixDiagV3"), None, None]
+
+
+MATRIX_DIAG = OpDef("MatrixDiagV3", _infer_matrix_diag, _matrix_diag_kernel, grad=_matrix_diag_grad,
+                    input_names=("diagonal", "k", "num_rows", "num_cols", "padding_value"))
+MATRIX_DIAG_PART = OpDef("MatrixDiagPartV3", _infer_matrix_diag_part, _matrix_diag_part_kernel,
+                         grad=_matrix_diag_part_grad, input_names=("input", "k", "padding_value"))
+
+
+def _band_kernel(x, num_lower, num_upper):
+    if x.ndim < 2:
+        raise _bad(f"input must be at least 2-dim, received shape: {_dims_text(x.shape)}")
+    rows, cols = x.shape[-2:]
+    lower, upper = int(num_lower), int(num_upper)
+    if lower > rows:
+        raise _bad(f"num_lower must be negative or less or equal to number of rows ({rows}) got: {lower}")
+    if upper > cols:
+        raise _bad(f"num_upper must be negative or less or equal to number of columns ({cols}) got: {upper}")
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]  # j - i
+    keep = ((lower < 0) | (-offset <= lower)) & ((upper < 0) | (offset <= upper))
+    return np.where(keep, x, np.zeros((), x.dtype))
+
+
+def _infer_band(inputs, attrs):
+    x = inputs[0]
+    if x.shape.rank is not None and x.shape.rank < 2:
+        raise ValueError(f"input must be at least 2-dim, received shape: {_dims_text(x.shape.as_list())}")
+    return [(x.dtype, x.shape)]
+
+
+def _band_grad(op, grad):
+    return [apply(MATRIX_BAND_PART, (grad, op.inputs[1], op.inputs[2]), None, "MatrixBandPart"), None, None]
+
+
+MATRIX_BAND_PART = OpDef("MatrixBandPart", _infer_band, _band_kernel, grad=_band_grad,
+                         input_names=("input", "num_lower", "num_upper"))
+
+
+def _index_operand(value, op_name, param):
+    t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype_hint=_dt.int32)
+    if t.dtype not in _INDEX_TYPES:
+        raise TypeError(f"Value passed to parameter '{param}' has DataType {t.dtype.name} not in list of allowed "
+                        f"values: int32, int64")
+    return t
+
+
+def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """`tf.linalg.diag`: matrices with `diagonal` on the k-th diagonal and `padding_value` elsewhere."""
+    diagonal = _linalg_operand(diagonal)
+    inputs = (diagonal, _index_operand(k, "MatrixDiagV3", "k"), _index_operand(num_rows, "MatrixDiagV3", "num_rows"),
+              _index_operand(num_cols, "MatrixDiagV3", "num_cols"),
+              padding_value if isinstance(padding_value, Tensor) else convert_to_tensor(padding_value, diagonal.dtype))
+    return apply(MATRIX_DIAG, inputs, {"align": align}, name or "diag")
+
+
+def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
+    """`tf.linalg.diag_part`: the k-th diagonal of each matrix in the innermost two dims."""
+    x = _linalg_operand(input)
+    padding = padding_value if isinstance(padding_value, Tensor) else convert_to_tensor(padding_value, x.dtype)
+    return apply(MATRIX_DIAG_PART, (x, _index_operand(k, "MatrixDiagPartV3", "k"), padding), {"align": align},
+                 name or "diag_part")
+
+
+def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """`tf.linalg.band_part`: keeps num_lower sub- and num_upper super-diagonals (negative keeps all)."""
+    x = _linalg_operand(input)
+    lower = _index_operand(num_lower, "MatrixBandPart", "num_lower")
+    upper = _index_operand(num_upper, "MatrixBandPart", "num_upper")
+    if lower.dtype is not upper.dtype:
+        upper = _math.cast(upper, lower.dtype)
+    return apply(MATRIX_BAND_PART, (x, lower, upper), None, name or "MatrixBandPart")
+
+
+def trace(x, name=None):
+    """`tf.linalg.trace`: the sum of the main diagonal of each matrix in the innermost two dims."""
+    name = name or "Trace"
+    return _reduce.reduce_sum(diag_part(x, name=f"{name}/diag_part"), -1, name=name)
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """`tf.linalg.matrix_transpose`: swaps the innermost two dims (conjugating if asked)."""
+    a = _linalg_operand(a)
+    rank = a.shape.rank
+    if rank is None:
+        raise ValueError("tensorflux's matrix_transpose needs an input of known rank.")
+    if rank < 2:
+        raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: "
+                         f"{a.shape}")
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    return _array.transpose(a, perm, conjugate=conjugate, name=name or "matrix_transpose")
+
+
+def adjoint(matrix, name=None):
+    """`tf.linalg.adjoint`: the conjugate transpose of the innermost two dims."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
+
+
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
+    """`tf.linalg.matvec`: the matrix-vector product of the innermost dims (batch dims broadcast)."""
+    name = name or "MatVec"
+    a, b = _pair(a, b)
+    product = matmul(a, _array.expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a, name=f"{name}/MatMul")
+    return _array.squeeze(product, -1, name=name)
+
+
+# -- norms -------------------------------------------------------------------------------------------
+
+_MATRIX_ORDS = ["euclidean", "fro", 1, 2, np.inf]
+
+
+def _norm_axes(axis):
+    """(axes tuple or None, is_matrix_norm) with TensorFlow's validation of `axis`."""
+    shown = tuple(axis) if isinstance(axis, list) and len(axis) == 2 else axis  # TF shows pairs as tuples
+    problem = ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {shown}")
+    if axis is None:
+        return None, False
+    if isinstance(axis, Tensor):
+        value = constant_value(axis)
+        if value is None:
+            raise ValueError("`axis` of tf.norm must be statically known.")
+        axis = value.tolist()
+    if isinstance(axis, (list, tuple)):
+        if len(axis) != 2 or not all(isinstance(a, (int, np.integer)) for a in axis) or axis[0] == axis[1]:
+            raise problem
+        return (int(axis[0]), int(axis[1])), True
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        return (int(axis),), False
+    raise problem
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002 - TensorFlow's name
+    """`tf.norm`: vector norms (over all elements or one axis) and matrix norms (over a pair of axes).
+
+    Vector `ord`: 'euclidean', 1, 2, inf or any p > 0; matrix `ord`: 'euclidean'/'fro', 1, inf (and 2,
+    which needs a singular value decomposition that tensorflux does not have).
+    """
+    name = name or "norm"
+    axes, is_matrix = _norm_axes(axis)
+    if is_matrix:
+        if not any(ord is o or (not isinstance(ord, str) and not isinstance(o, str) and ord == o) or ord == o
+                   for o in _MATRIX_ORDS):
+            raise ValueError(f"'ord' must be a supported matrix norm in {_MATRIX_ORDS}, got {ord}")
+    elif not (ord == "euclidean" or (not isinstance(ord, str) and ord > 0)):
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    tensor = _linalg_operand(tensor)
+    if is_matrix and tensor.shape.rank is not None:
+        rank = tensor.shape.rank
+        axes = tuple(a % rank if -rank <= a < rank else a for a in axes)
+    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
+        squares = _math.multiply(tensor, _math.conj(tensor) if tensor.dtype.is_complex else tensor,
+                                 name=f"{name}/mul")
+        result = _math.sqrt(_reduce.reduce_sum(squares, axes, keepdims=True, name=f"{name}/Sum"), name=f"{name}/Sqrt")
+    elif ord == 2:
+        raise ValueError("tf.norm with ord=2 over two axes (the spectral norm) is not supported by tensorflux.")
     else:
-        result = [known.get(c) for c in out]
+        magnitude = _math.abs(tensor, name=f"{name}/Abs")
+        if is_matrix:  # 1: the largest column sum; inf: the largest row sum
+            sum_axis, max_axis = axes if ord == 1 else axes[::-1]
+            sums = _reduce.reduce_sum(magnitude, sum_axis, keepdims=True, name=f"{name}/Sum")
+            result = _reduce.reduce_max(sums, max_axis, keepdims=True, name=f"{name}/Max")
+        elif ord == 1:
+            result = _reduce.reduce_sum(magnitude, axes, keepdims=True, name=f"{name}/Sum")
+        elif ord == np.inf:
+            result = _reduce.reduce_max(magnitude, axes, keepdims=True, name=f"{name}/Max")
+        else:
+            p = convert_to_tensor(ord, dtype=magnitude.dtype)
+            powered = _reduce.reduce_sum(_math.pow(magnitude, p), axes, keepdims=True, name=f"{name}/Sum")
+            result = _math.pow(powered, _math.realdiv(_creation.ones_like(p), p), name=f"{name}/Pow")
+    if not keepdims:
+        result = _array.squeeze(result, list(axes) if axes is not None else None, name=f"{name}/Squeeze")
     return result
 
 
-def _einsum_kernel(*arrays, equation):
-    _einsum_shape(equation, [a.shape for a in arrays], static=False)
-    dtype = arrays[0].dtype
-    if dtype == _BF16:
-        return np.einsum(equation, *[a.astype(np.float32) for a in arrays]).astype(_BF16)
-    return np.asarray(np.einsum(equation, *arrays)).astype(dtype, copy=False)
-
-
-def _infer_einsum(inputs, attrs):
-    shapes = [None if t.shape.rank is None else t.shape.as_list() for t in inputs]
-    dims = _einsum_shape(attrs["equation"], shapes, static=True)
-    return [(inputs[0].dtype, TensorShape(dims))]
-
-
-# -- Einsum's gradient ----------------------------------------------------------------------------
-# The gradient for input i is another einsum: the output gradient contracted with the other inputs,
-# written with input i's subscripts as the output. Three things need care:
-# * a label repeated inside term i (a diagonal, "ii->i") cannot be an einsum output, so its second
-#   occurrence is renamed and an identity matrix joins the operands to put the gradient on the diagonal;
-# * a label only term i has (summed away, "ij->i") cannot be an output either: the gradient is computed
-#   without it and broadcast along it;
-# * ellipsis dims are the broadcast of all inputs' ellipses, so the gradient is computed with the
-#   ellipsis in front and summed down to input i's own ellipsis dims.
-
-def _split_labels(term):
-    before, dots, after = term.partition("...")
-    return before, bool(dots), after
-
-
-def _dim_of(x, position, shape_tensor):
-    """Dimension `position` of x (negative counts from the end): an int when static, else a 1-vector."""
-    dims = x.shape._dims
-    if dims is not None and dims[position] is not None:
-        return int(dims[position])
-    end = position + 1 if position != -1 else None
-    return shape_tensor[position:end]
-
-
-def _shape_from(pieces):
-    """A shape from ints and 1-vectors: a list when every piece is static, else an int32 tensor."""
-    if all(isinstance(p, int) for p in pieces):
-        return pieces
-    return _array.concat([convert_to_tensor([p], dtype=_dt.int32) if isinstance(p, int) else p
-                          for p in pieces], 0)
-
-
-def _einsum_input_grad(terms, out, grad, inputs, i):
-    x = inputs[i]
-    before, has_dots, after = _split_labels(terms[i])
-    used = set("".join(terms) + out)
-    fresh = iter(c for c in _string.ascii_letters if c not in used)
-    shape_x = None if x.shape.is_fully_defined() else _array.shape(x)  # only for dims unknown statically
-    positions = list(range(len(before))) + [k - len(after) for k in range(len(after))]
-    labels = []        # term i's labels, with repeats renamed
-    diagonals = []     # (subscripts, identity) operands that rebuild repeated labels
-    for label, position in zip(before + after, positions):
-        if label in labels:
-            twin = next(fresh)
-            n = _dim_of(x, position, shape_x)
-            size = n if isinstance(n, int) else _array.reshape(n, [])
-            diagonals.append((label + twin, _creation.eye(size, dtype=grad.dtype)))
-            label = twin
-        labels.append(label)
-    other_terms = [terms[j] for j in range(len(terms)) if j != i]
-    available = set(out + "".join(other_terms) + "".join(s for s, _ in diagonals))
-    kept = [k for k, label in enumerate(labels) if label in available]
-    kept_labels = "".join(labels[k] for k in kept)
-    # Ellipsis dims reach the gradient when the output gradient or another input has them.
-    dots_elsewhere = "..." in out or any("..." in t for t in other_terms)
-    result_subscripts = ("..." if dots_elsewhere else "") + kept_labels
-    subscripts = [out] + other_terms + [s for s, _ in diagonals]
-    operands = [grad] + [_math.conj(inputs[j]) for j in range(len(inputs)) if j != i] + [e for _, e in diagonals]
-    equation = ",".join(subscripts) + "->" + result_subscripts
-    g = grad if equation == f"{out}->{out}" else apply(EINSUM, tuple(operands), {"equation": equation}, "Einsum")
-    ellipsis_dims = []
-    if has_dots:
-        rank = x.shape.rank
-        if rank is not None:
-            ellipsis_dims = [_dim_of(x, k, shape_x) for k in range(len(before), rank - len(after))]
-        else:
-            ellipsis_dims = [shape_x[len(before):(-len(after) or None)]]
-    if dots_elsewhere:  # sum the broadcast ellipsis (and dims x had as 1) down to x's own
-        own = (ellipsis_dims if has_dots else []) + [_dim_of(x, positions[k], shape_x) for k in kept]
-        target = _shape_from(own)
-        static = isinstance(target, list)
-        if not (static and g.shape.is_fully_defined() and g.shape.as_list() == target):
-            target = _array.index_input(target, "Tshape", "SumToShape") if static else target
-            g = apply(_grad_util.SUM_TO_SHAPE, (g, target), None, "SumToShape")
-        kept_before = "".join(labels[k] for k in kept if k < len(before))
-        if has_dots and kept_before:  # move the ellipsis back between its labels
-            rest = kept_labels[len(kept_before):]
-            g = einsum(f"...{kept_labels}->{kept_before}...{rest}", g)
-    if len(kept) < len(labels):  # labels summed away in the forward pass: broadcast along them
-        kept_set = set(kept)
-        pieces = [(_dim_of(x, positions[k], shape_x) if k in kept_set else 1) for k in range(len(before))]
-        if has_dots and dots_elsewhere:  # otherwise the forward pass allowed only an empty ellipsis
-            pieces += ellipsis_dims
-        pieces += [(_dim_of(x, positions[k], shape_x) if k in kept_set else 1)
-                   for k in range(len(before), len(labels))]
-        g = _array.reshape(g, _shape_from(pieces))
-        full = x.shape.as_list() if x.shape.is_fully_defined() else shape_x
-        g = _array.broadcast_to(g, full)
-    return g
-
-
-def _einsum_grad(op, grad):
-    terms, out = _parse_equation(op.attrs["equation"])
-    return [_einsum_input_grad(terms, out, grad, op.inputs, i) for i in range(len(op.inputs))]
-
-
-EINSUM = OpDef("Einsum", _infer_einsum, _einsum_kernel, same_dtype=True, allowed=_MATMUL_TYPES,
-               input_names=("inputs",) * 3, grad=_einsum_grad)
-
-
-def einsum(equation, *inputs, **kwargs):
-    """`tf.einsum`: a tensor contraction written in Einstein notation (`"ij,jk->ik"`)."""
-    name = kwargs.pop("name", None)
-    kwargs.pop("optimize", None)  # TensorFlow's contraction-order hint; NumPy's einsum picks its own
-    if kwargs:
-        raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. "
-                        f"Expected: name, optimize")
-    terms, _ = _parse_equation(equation)
-    if len(terms) != len(inputs):
-        raise ValueError(f"Got {len(inputs)} inputs for equation \"{equation}\", expecting {len(terms)}")
-    tensors = []
-    for x in inputs:
-        tensors.append(_convert(x, tensors[0] if tensors else None))
-    return apply(EINSUM, tuple(tensors), {"equation": equation.replace(" ", "")}, name or "einsum")
-
-
-def _static_axes(axes):
-    if isinstance(axes, Tensor):
-        value = constant_value(axes)
-        if value is None:
-            raise ValueError("tensordot requires `axes` to be statically known")
-        axes = value.tolist()
-    if isinstance(axes, np.ndarray):
-        axes = axes.tolist()
-    return axes
-
-
-def tensordot(a, b, axes, name=None):
-    """`tf.tensordot`: sums the products of `a` and `b` over the given axes.
-
-    `axes` is N (the last N axes of `a` with the first N of `b`) or a pair of axis lists.
-    """
-    a, b = _pair(a, b)
-    ra, rb = a.shape.rank, b.shape.rank
-    if ra is None or rb is None:
-        raise ValueError("tensordot needs operands of known rank in tensorflux.")
-    axes = _static_axes(axes)
-    if isinstance(axes, (int, np.integer)):
-        n = int(axes)
-        if n < 0:
-            raise ValueError(f"`axes` must be at least 0. Received: {n}.")
-        if n > ra:
-            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  "
-                             f"Received {n}, vs tensor dimensions {ra}.")
-        a_axes, b_axes = list(range(ra - n, ra)), list(range(n))
-    else:
-        if len(axes) != 2:
-            raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
-        a_axes, b_axes = axes
-        a_axes = [a_axes] if isinstance(a_axes, int) else list(a_axes)
-        b_axes = [b_axes] if isinstance(b_axes, int) else list(b_axes)
-        if len(a_axes) != len(b_axes):
-            raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != {len(b_axes)}.")
-        a_axes = [x % ra if -ra <= x < ra else _axis_error(x, ra) for x in a_axes]
-        b_axes = [x % rb if -rb <= x < rb else _axis_error(x, rb) for x in b_axes]
-    letters = _string.ascii_letters
-    if ra + rb > len(letters):
-        raise ValueError("tensordot supports at most 52 dimensions in total.")
-    a_labels = list(letters[:ra])
-    b_labels = list(letters[ra:ra + rb])
-    for i, j in zip(a_axes, b_axes):
-        b_labels[j] = a_labels[i]
-    out = [a_labels[i] for i in range(ra) if i not in a_axes] + [b_labels[j] for j in range(rb) if j not in b_axes]
-    equation = f"{''.join(a_labels)},{''.join(b_labels)}->{''.join(out)}"
-    return apply(EINSUM, (a, b), {"equation": equation}, name or "Tensordot")
-
-
-def _axis_error(axis, rank):
-    raise ValueError(f"axis {axis} is out of bounds for tensor of rank {rank}")
-
-
 API = {
-    "": ["matmul", "einsum", "tensordot"],
-    "linalg": ["matmul", "einsum", "tensordot"],
+    "": ["matmul", "einsum", "tensordot", "norm"],
+    "linalg": ["matmul", "einsum", "tensordot", "inv", "det", "slogdet", "logdet", "solve", "cholesky", "diag",
+               "diag_part", "band_part", "trace", "norm", "matvec", "matrix_transpose", "adjoint"],
 }

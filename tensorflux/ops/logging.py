@@ -487,3 +487,141 @@ API = {
                   "assert_rank_at_least", "assert_rank_in", "assert_type", "assert_scalar",
                   "assert_integer", "assert_all_finite", "check_numerics", "is_numeric_tensor"],
 }
+
+
+# -- assert_shapes -----------------------------------------------------------------------------------
+# Symbolic shape constraints: a dimension entry is an explicit size when int() accepts it, any size when
+# it is None or '.', and otherwise a symbol that must denote the same size wherever it appears. A leading
+# `...` or '*' constrains only the innermost dimensions. A scalar counts as shape (1,), and an empty spec
+# as (1,). Sizes known while tracing are checked at once (ValueError); the others become Assert ops.
+
+def _shape_and_dtype_text(t):
+    return f"shape={t.shape} dtype={t.dtype.name}"
+
+
+def _is_any_size(symbol):
+    return symbol is None or (isinstance(symbol, str) and symbol == ".")
+
+
+def _is_explicit_size(symbol):
+    if symbol is None:
+        return False
+    try:
+        int(symbol)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _is_outer_wildcard(symbol):
+    return symbol is Ellipsis or (isinstance(symbol, str) and symbol == "*")
+
+
+def _size_at(x, dim):
+    """Dimension `dim` (negative: from the end) of `x` seen as at least rank 1: an int when static, else a
+    scalar int32 tensor."""
+    from . import array as _array
+    dims = x.shape._dims
+    if dims is not None:
+        dims = dims or (1,)
+        size = dims[dim]
+        return size if size is not None else _array.shape(x)[dim]
+    one = convert_to_tensor(np.array([1], dtype=np.int32))
+    padded = _array.concat([_array.shape(x), one] if dim >= 0 else [one, _array.shape(x)], 0)
+    return padded[dim]
+
+
+def _rank_requirement(x, wanted, prefix_data, data, summarize, message):
+    """The rank check of one constraint: static ValueError, or an Assert when the rank is unknown."""
+    kind, rank = wanted
+    static = x.shape.rank
+    holds = {"equal": lambda r: r == rank, "at least": lambda r: r >= rank, "in": lambda r: r in (0, 1)}[kind]
+    text = {"equal": str(rank), "at least": f"at least {rank}", "in": "in (0, 1)"}[kind]
+    if static is not None:
+        if not holds(static):
+            raise _rank_error(x, message, text)
+        return
+    from . import array as _array, math as _math, math_reduce as _reduce
+    actual = _array.rank(x)
+    if kind == "equal":
+        condition = _math.equal(actual, rank)
+        default = [prefix_data, f"Tensor {x.name} must have rank", rank]
+    elif kind == "at least":
+        condition = _math.greater_equal(actual, rank)
+        default = [prefix_data, f"Tensor {x.name} must have rank at least", rank]
+    else:
+        condition = _reduce.reduce_any(_math.equal(actual, convert_to_tensor([0, 1])))
+        default = [prefix_data, f"Tensor {x.name} must have rank in", 0, 1]
+    Assert(condition, data if data is not None else default + ["Received shape: ", _array.shape(x)], summarize)
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """`tf.debugging.assert_shapes`: checks tensors against symbolic shapes such as `(x, ('N', 'Q'))`.
+
+    Raises ValueError for a violation visible statically; inside a graph, dimensions known only at run time
+    are checked by Assert ops (InvalidArgumentError when the function runs).
+    """
+    if isinstance(shapes, dict):
+        shapes = shapes.items()
+    prefix = _message_prefix(message)
+    graph = _state.graph
+
+    def tensor_name(t):
+        return _shape_and_dtype_text(t) if graph is None else t.name
+
+    constraints = [(convert_to_tensor(x), s) for x, s in shapes if s is not None]
+    specs = []
+    for x, spec in constraints:
+        if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
+            raise ValueError(f"{prefix}Tensor {tensor_name(x)}.  Specified shape must be an iterable.  An iterable "
+                             f"has the attribute `__iter__` or `__getitem__`.  Received specified shape: {spec}")
+        symbols = tuple(spec)
+        innermost = False
+        for i, symbol in enumerate(symbols):
+            if not _is_outer_wildcard(symbol):
+                continue
+            if i != 0:
+                raise ValueError(f"{prefix}Tensor {tensor_name(x)} specified shape index {i}.  Symbol `...` or `*` "
+                                 f"for a variable number of unspecified dimensions is only allowed as the first entry")
+            innermost = True
+        symbols = (symbols[1:] if innermost else symbols) or (1,)
+        specs.append((x, innermost, symbols))
+
+    for x, innermost, symbols in specs:
+        rank = len(symbols)
+        if innermost and rank == 1:
+            continue  # any tensor has at least one dimension once a scalar counts as shape (1,)
+        wanted = ("at least", rank) if innermost else ("in", rank) if rank == 1 else ("equal", rank)
+        _rank_requirement(x, wanted, prefix, data, summarize, message)
+
+    from . import array as _array, math as _math
+    seen = {}
+    for x, innermost, symbols in specs:
+        for i, symbol in enumerate(symbols):
+            if _is_any_size(symbol):
+                continue
+            dim = i - len(symbols) if innermost else i
+            explicit = _is_explicit_size(symbol)
+            if not explicit and symbol not in seen:
+                seen[symbol] = (_size_at(x, dim), x, dim)
+                continue
+            if explicit:
+                wanted, origin = int(symbol), "Specified explicitly"
+            else:
+                wanted, by, at = seen[symbol]
+                origin = f"Specified by tensor {tensor_name(by)} dimension {at}"
+            actual = _size_at(x, dim)
+            if isinstance(actual, int) and isinstance(wanted, int):
+                if actual != wanted:
+                    raise ValueError(f"{prefix}{origin}.  Tensor {tensor_name(x)} dimension {dim} must have size "
+                                     f"{wanted}.  Received size {actual}, shape {x.shape}")
+                continue
+            condition = _math.equal(convert_to_tensor(actual), convert_to_tensor(wanted))
+            shown = data if data is not None else [
+                prefix, origin, f"Tensor {tensor_name(x)} dimension", dim, "must have size", wanted,
+                "Received shape: ", _array.shape(x)]
+            Assert(condition, shown, summarize)
+    return None
+
+
+API["debugging"].append("assert_shapes")

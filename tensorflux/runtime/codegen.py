@@ -349,12 +349,14 @@ def _emit_while_grad(em, op, value_names, indent):
         em.line(indent, f"{a} = None")
     em.line(indent, f"for {', '.join(state)}{',' if n_vars == 1 else ''} in reversed({history}):")
     results = em.emit_subgraph(grad_graph, state + grads + caps, indent + 1)
-    em.line(indent + 1, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = "
-                        f"{', '.join(results[:n_vars])}{',' if n_vars == 1 else ''}")
+    # Accumulate the captured tensors' gradients before the loop gradients are reassigned: a result
+    # may be one of the current gradient names itself (e.g. d(a*v + w)/dw is the incoming gradient).
     if accs:
         em.namespace["k_accumulate"] = _accumulate
     for a, r in zip(accs, results[n_vars:]):
         em.line(indent + 1, f"{a} = k_accumulate({a}, {r})")
+    em.line(indent + 1, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = "
+                        f"{', '.join(results[:n_vars])}{',' if n_vars == 1 else ''}")
     for a, t in zip(accs, grad_graph.outputs[n_vars:]):
         zeros = em.names.make("k_zeros")
         em.namespace[zeros] = _zeros_of(t)

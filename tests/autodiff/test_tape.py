@@ -297,3 +297,31 @@ def test_custom_gradient_with_variables():
         y = scaled(x)
     gx, gv = t.gradient(y, [x, v])
     assert gx.numpy() == 30.0 and gv.numpy() == 200.0
+
+
+def test_captured_tensor_gradient_through_while_and_nested_whiles():
+    w = tf.constant(2.0)
+
+    def loop(x):
+        with tf.GradientTape() as t:
+            t.watch([x, w])
+            _, a = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x + w), [0, tf.constant(1.0)])
+        return t.gradient(a, [x, w])
+
+    x = tf.constant(1.5)
+    for e, g in zip(loop(x), tf.function(loop)(x)):
+        assert abs(float(e) - float(g)) < 1e-5
+    assert abs(float(loop(x)[1]) - (1.5 ** 2 + 1.5 + 1)) < 1e-5
+
+    def nested(x):
+        def outer_body(i, a):
+            _, b = tf.while_loop(lambda j, b: j < 2, lambda j, b: (j + 1, b * x), [0, a])
+            return i + 1, b
+        with tf.GradientTape() as t:
+            t.watch(x)
+            _, r = tf.while_loop(lambda i, a: i < 3, outer_body, [0, tf.constant(1.0)])
+        return t.gradient(r, x)
+
+    x = tf.constant(1.1)
+    assert abs(float(tf.function(nested)(x)) - 6 * 1.1 ** 5) < 1e-4
+    assert abs(float(nested(x)) - 6 * 1.1 ** 5) < 1e-4
