@@ -14,12 +14,13 @@ from .ops import operators  # noqa: F401  (installs Tensor's operators)
 from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
 from . import variables, module
 from . import function as _function
-from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops
+from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
+from . import checkpoint as _checkpoint, saved_model as _saved_model
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, _autograph, _autodiff, _data)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, _autograph, _autodiff, _data, _checkpoint, _saved_model)
 
 
 def namespace(name, doc="", **members):

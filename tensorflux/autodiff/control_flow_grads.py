@@ -76,6 +76,19 @@ def _zeros_for(t):
     return _tensor_array.gradient_zeros(t)
 
 
+def _value_of(t):
+    """`t` itself, or for a resource handle the value of the variable it stands for."""
+    if t.dtype is not _dt.resource:
+        return t
+    graph = _state.graph
+    variable = graph.variable_of(graph._graph_input(t)) if hasattr(graph, "variable_of") else None
+    if variable is None:
+        variable = getattr(t, "_variable", None)
+    if variable is None:
+        raise NotImplementedError("gradient of an unknown resource captured by a loop")
+    return apply(OPS["ReadVariableOp"], (t,), variable._read_attrs, "ReadVariableOp")
+
+
 # -- If ----------------------------------------------------------------------------------------------
 def _if_grad(op, *grads):
     then_graph, else_graph, n_then = op.attrs["then_graph"], op.attrs["else_graph"], op.attrs["n_then"]
@@ -152,9 +165,12 @@ def _while_grad(op, *grads):
     grad_out = [_cf.graph_tensor(grad_graph, t) for t in grad_out]
     grad_graph.outputs = grad_out
     seeds = [g if g is not None else _tensor_array.gradient_zeros(t) for g, t in zip(grads[:n_vars], op.outputs[:n_vars])]
-    inputs = [history] + seeds + grad_graph.external_captures
+    # What a captured tensor's gradient is when the loop runs zero times: zeros shaped like its value (a
+    # variable's value for a handle), taken at run time so unknown static shapes are fine.
+    templates = [_value_of(body_caps[k]) for k in cap_positions]
+    inputs = [history] + seeds + templates + grad_graph.external_captures
     output_types = [(t.dtype, t.shape) for t in grad_out]
-    outs = apply(WHILE_GRAD, inputs, {"grad_graph": grad_graph, "n_vars": n_vars,
+    outs = apply(WHILE_GRAD, inputs, {"grad_graph": grad_graph, "n_vars": n_vars, "n_templates": len(templates),
                                        "output_types": output_types}, "while_grad")
     result = [None] * len(op.inputs)
     for i in range(n_vars):

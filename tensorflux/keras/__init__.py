@@ -7,10 +7,11 @@ Each module lists its names in its own `API` table; this package re-exports them
 import sys
 
 from .. import _namespaces  # tensorflux is fully imported before this room loads (_namespaces.LAZY)
-from . import activations, initializers, layers, layers_extra, losses, metrics, models, optimizers, utils
+from . import activations, initializers, layers, layers_extra, layers_rnn, losses, metrics, models, optimizers, utils
 from .layer import clear_session
 
-_SOURCES = (activations, initializers, layers, layers_extra, losses, metrics, models, optimizers, utils)
+_SOURCES = (activations, initializers, layers, layers_extra, layers_rnn, losses, metrics, models, optimizers,
+            utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": models.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

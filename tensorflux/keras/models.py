@@ -6,7 +6,9 @@ updates. Metric state lives in variables, so the step returns the running result
 once per epoch. The first traced step builds the model and the optimizer's slots (creating variables on
 the first call, as tf.function allows); a smaller last batch retraces once with a generalised batch size.
 """
+import os
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -282,6 +284,26 @@ class Model(Layer):
         batch = next(iter(_trainer.ArrayBatches(x, batch_size=len(tf.nest.flatten(x)[0]))))
         return tf.nest.map_structure(np.asarray, self.make_predict_function()(batch[0]))
 
+    # -- weights on disk -----------------------------------------------------------------------
+    def save_weights(self, filepath, overwrite=True):
+        """Writes every weight of the model (`model.weights` order) to `filepath` in tensorflux's format.
+
+        The file is a NumPy `.npz` archive, written under exactly the name given (a `.weights.h5` name is
+        accepted, but the content is not HDF5): `w00000`, `w00001`, … hold the weights in order, `names` their
+        variable names and `format` the string "tensorflux.weights/1".
+        """
+        _save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Assigns the weights stored by `save_weights`, in order; the model must be built first.
+
+        Raises ValueError when the number of weights or a shape differs (with `skip_mismatch=True`, weights
+        whose shapes differ are skipped with a warning instead).
+        """
+        if kwargs:
+            raise ValueError(f"Invalid keyword arguments: {kwargs}")
+        _load_weights(self, filepath, skip_mismatch)
+
     # -- text ----------------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
@@ -305,6 +327,58 @@ def _as_loss(loss):
     if isinstance(fn, _losses.Loss):
         return fn
     return _losses.LossFunctionWrapper(fn, name=loss if isinstance(loss, str) else None)
+
+
+_WEIGHTS_FORMAT = "tensorflux.weights/1"
+
+
+def _save_weights(model, filepath, overwrite):
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"save_weights: {filepath} already exists and overwrite=False.")
+    entries = {f"w{i:05d}": v.numpy() for i, v in enumerate(model.weights)}
+    entries["names"] = np.array([v.name for v in model.weights], dtype=str)
+    entries["format"] = np.array(_WEIGHTS_FORMAT)
+    with open(filepath, "wb") as f:  # a file object, so that NumPy does not append ".npz" to the name
+        np.savez(f, **entries)
+
+
+def _read_weights(filepath):
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f"No such file: {filepath}")
+    try:
+        with np.load(filepath, allow_pickle=False) as archive:
+            entries = {k: archive[k] for k in archive.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise ValueError(f"{filepath} is not a weights file written by tensorflux's `save_weights` (a NumPy .npz "
+                         f"archive); Keras's HDF5 weight files cannot be read. ({e})") from None
+    if str(entries.get("format", "")) != _WEIGHTS_FORMAT:
+        raise ValueError(f"{filepath} is not a weights file written by tensorflux's `save_weights` (its `format` "
+                         f"entry is missing or unknown).")
+    count = sum(1 for k in entries if k.startswith("w") and k[1:].isdigit())
+    return [entries[f"w{i:05d}"] for i in range(count)], [str(n) for n in entries["names"]]
+
+
+def _load_weights(model, filepath, skip_mismatch):
+    values, names = _read_weights(filepath)
+    variables = model.weights
+    if len(values) != len(variables):
+        hint = " Build the model first (call it on a batch, or give it an `Input`)." if not variables else ""
+        raise ValueError(f"The weights file {os.fspath(filepath)} holds {len(values)} weights, but the model "
+                         f"'{model.name}' has {len(variables)} weights.{hint}")
+    for index, (variable, value, name) in enumerate(zip(variables, values, names)):
+        expected = tuple(variable.shape.as_list())
+        if expected != value.shape:
+            message = (f"Weight {index} ('{variable.name}') of model '{model.name}' has shape {expected}, but the "
+                       f"saved weight {index} ('{name}') has shape {value.shape}.")
+            if skip_mismatch:
+                warnings.warn(message + " Skipping it (skip_mismatch=True).", stacklevel=3)
+                continue
+            raise ValueError(message)
+    for variable, value in zip(variables, values):
+        if tuple(variable.shape.as_list()) == value.shape:
+            variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
 
 
 def _notify(callbacks, method, *args):

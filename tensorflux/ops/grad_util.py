@@ -29,6 +29,9 @@ def _infer_sum_to_shape(inputs, attrs):
     value = constant_value(inputs[1])
     if value is not None:
         return [(inputs[0].dtype, TensorShape([int(d) for d in value]))]
+    producer = getattr(inputs[1], "op", None)
+    if producer is not None and producer.type == "Shape":  # reducing to another tensor's (partial) shape
+        return [(inputs[0].dtype, producer.inputs[0].shape)]
     n = inputs[1].shape[0] if inputs[1].shape.rank == 1 else None
     return [(inputs[0].dtype, TensorShape([None] * n) if n is not None else TensorShape(None))]
 

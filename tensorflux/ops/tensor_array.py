@@ -244,7 +244,7 @@ def _range_like(t):
     return _creation.range(_array.shape(t)[0])
 
 
-RESERVE = OpDef("TensorListReserve", lambda i, a: [_FLOW], _k_reserve)
+RESERVE = OpDef("TensorListReserve", lambda i, a: [_FLOW], _k_reserve, grad=lambda op, grad: [None])
 SET_ITEM = OpDef("TensorListSetItem", lambda i, a: [_FLOW], _k_set, grad=_set_grad)
 GET_ITEM = OpDef("TensorListGetItem", _elem, _k_get, grad=_get_grad)
 STACK = OpDef("TensorListStack", _stacked, _k_stack, grad=_stack_grad)

@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 
+from ..framework.tensor import _as_stored
 from . import fusion, passes
 
 __all__ = ["compile_graph", "Compiled"]
@@ -179,6 +180,10 @@ class _Emitter:
             self.namespace[kname] = op.opdef.inplace
             args = [value_names[id(t)] for t in op.inputs] + [f"out={value_names[id(reuse)]}"]
         call = f"{kname}({', '.join(args)})"
+        if len(op.outputs) == 1 and not op.opdef.multi and op.outputs[0].dtype.name == "string":
+            # Object-array kernels can return a bare `bytes` for a scalar; store it as a 0-d array.
+            self.namespace["k_stored"] = _as_stored
+            call = f"k_stored({call})"
         outs = self.output_names(op, value_names)
         if op.opdef.inplace is not None and op.outputs:
             self.owned.add(id(op.outputs[0]))
@@ -336,12 +341,12 @@ def _emit_while(em, op, value_names, indent):
 
 def _emit_while_grad(em, op, value_names, indent):
     """The reverse loop of a While's gradient: the body-gradient graph once per saved iteration."""
-    grad_graph, n_vars = op.attrs["grad_graph"], op.attrs["n_vars"]
+    grad_graph, n_vars, n_templates = op.attrs["grad_graph"], op.attrs["n_vars"], op.attrs["n_templates"]
     names = [value_names[id(t)] for t in op.inputs]
-    history, seeds, caps = names[0], names[1:1 + n_vars], names[1 + n_vars:]
+    history, seeds = names[0], names[1:1 + n_vars]
+    templates, caps = names[1 + n_vars:1 + n_vars + n_templates], names[1 + n_vars + n_templates:]
     grads = [em.names.make(f"{op.name}_g{i}") for i in range(n_vars)]
-    n_acc = len(grad_graph.outputs) - n_vars
-    accs = [em.names.make(f"{op.name}_acc{i}") for i in range(n_acc)]
+    accs = [em.names.make(f"{op.name}_acc{i}") for i in range(n_templates)]
     state = [em.names.make(f"{op.name}_v{i}") for i in range(n_vars)]
     em.line(indent, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = {', '.join(seeds)}{',' if n_vars == 1 else ''}"
             + em.comment(op), op)
@@ -353,18 +358,24 @@ def _emit_while_grad(em, op, value_names, indent):
     # may be one of the current gradient names itself (e.g. d(a*v + w)/dw is the incoming gradient).
     if accs:
         em.namespace["k_accumulate"] = _accumulate
+        em.namespace["k_zeros_like"] = _zeros_like_value
     for a, r in zip(accs, results[n_vars:]):
         em.line(indent + 1, f"{a} = k_accumulate({a}, {r})")
     em.line(indent + 1, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = "
                         f"{', '.join(results[:n_vars])}{',' if n_vars == 1 else ''}")
-    for a, t in zip(accs, grad_graph.outputs[n_vars:]):
-        zeros = em.names.make("k_zeros")
-        em.namespace[zeros] = _zeros_of(t)
+    for a, template in zip(accs, templates):
         em.line(indent, f"if {a} is None:")
-        em.line(indent + 1, f"{a} = {zeros}()")
+        em.line(indent + 1, f"{a} = k_zeros_like({template})")
     outs = em.output_names(op, value_names)
     em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {', '.join(grads + accs)}"
                     f"{',' if len(outs) == 1 else ''}")
+
+
+def _zeros_like_value(value):
+    """The zero gradient of a value: zeros of its shape, or an all-None item list for a TensorArray."""
+    if isinstance(value, tuple):
+        return (None,) * len(value)
+    return np.zeros_like(value)
 
 
 # Scalar ops whose kernel is exactly NumPy's operator on NumPy scalars (same ufunc loop, same dtype
@@ -404,17 +415,6 @@ def _accumulate(total, value):
     if isinstance(total, tuple):
         return tuple(y if x is None else x if y is None else x + y for x, y in zip(total, value))
     return total + value
-
-
-def _zeros_of(t):
-    if t.dtype.name == "variant":
-        return tuple
-    shape, dtype = t.shape, t.dtype.as_numpy_dtype
-    if not shape.is_fully_defined():
-        raise NotImplementedError(f"the gradient of a loop-captured tensor of unknown shape {shape} when the loop "
-                                  f"may run zero times")
-    dims = tuple(shape.as_list())
-    return lambda: np.zeros(dims, dtype=dtype)
 
 
 _SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while,

@@ -101,3 +101,13 @@ def test_integer_division_by_a_constant_is_an_operator_but_by_zero_still_raises(
         assert [int(t) for t in traced] == [int(e) for e in eager]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
         tf.function(f)(tf.constant(1), tf.constant(0))
+
+
+def test_scalar_strings_between_ops_stay_arrays():
+    v = tf.Variable(["a", "bc"])
+
+    @tf.function
+    def f():
+        return tf.strings.join([v[0], v[1]], separator="-")
+
+    assert f().numpy() == b"a-bc"

@@ -1,0 +1,240 @@
+"""tf.train.Checkpoint / CheckpointManager / latest_checkpoint: object-graph paths, numbering, the state
+file, restore status checks, deferred restoration of Keras layers and optimizers."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+
+class Net(tf.Module):
+    def __init__(self, scale=1.0):
+        super().__init__()
+        self.w = tf.Variable(np.full((2, 3), scale, np.float32), name="w")
+        self.layers = [tf.Variable([1, 2], name="a"), {"b": tf.Variable(3.0 * scale), "c": [tf.Variable(4.0)]}]
+        self.frozen = tf.Variable(5.0, trainable=False)
+
+
+def _values(module):
+    return [v.numpy() for v in module.variables]
+
+
+def test_save_numbers_files_and_restore_into_fresh_object(tmp_path):
+    net = Net(2.0)
+    ckpt = tf.train.Checkpoint(model=net)
+    first = ckpt.save(str(tmp_path / "ckpt"))
+    assert first == str(tmp_path / "ckpt-1")
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-1.json", "ckpt-1.npz"]
+    net.w.assign(tf.zeros([2, 3]))
+    second = ckpt.save(str(tmp_path / "ckpt"))
+    assert second == str(tmp_path / "ckpt-2")
+    assert tf.train.latest_checkpoint(str(tmp_path)) == second
+    assert int(ckpt.save_counter.numpy()) == 2
+
+    fresh = Net(0.0)
+    status = tf.train.Checkpoint(model=fresh).restore(first)
+    status.assert_consumed()
+    for got, want in zip(_values(fresh), _values(Net(2.0))):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+    assert fresh.w.dtype == tf.float32 and fresh.layers[0].dtype == tf.int32
+
+
+def test_paths_are_attribute_paths_and_shared_variables_are_saved_once(tmp_path):
+    net = Net()
+    net.alias = net.w
+    path = tf.train.Checkpoint(model=net).write(str(tmp_path / "x"))
+    with open(path + ".json") as f:
+        records = json.load(f)["variables"]
+    paths = sorted(p for r in records for p in r["paths"])
+    assert "model/layers/1/b" in paths and "model/layers/1/c/0" in paths
+    w = [r for r in records if "model/w" in r["paths"]]
+    assert len(w) == 1 and w[0]["paths"] == ["model/alias", "model/w"]
+    assert w[0]["name"] == "w:0" and w[0]["shape"] == [2, 3] and w[0]["dtype"] == "float32"
+
+
+def test_write_and_read_do_not_number_or_touch_the_state_file(tmp_path):
+    v = tf.Variable(1.0)
+    ckpt = tf.train.Checkpoint(v=v)
+    assert ckpt.write(str(tmp_path / "plain")) == str(tmp_path / "plain")
+    assert not os.path.exists(tmp_path / "checkpoint")
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    v.assign(9.0)
+    ckpt.read(str(tmp_path / "plain")).assert_existing_objects_matched()
+    assert v.numpy() == 1.0
+
+
+def test_restored_save_counter_continues_numbering(tmp_path):
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    ckpt.save(str(tmp_path / "a"))
+    ckpt.save(str(tmp_path / "a"))
+    other = tf.train.Checkpoint(v=tf.Variable(0.0))
+    other.restore(str(tmp_path / "a-2"))
+    assert int(other.save_counter.numpy()) == 2
+    assert other.save(str(tmp_path / "a")) == str(tmp_path / "a-3")
+    assert other.save_counter.name == "save_counter:0" and not other.save_counter.trainable
+
+
+def test_state_file_is_tensorflow_text_format(tmp_path):
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    ckpt.save(str(tmp_path / "a"))
+    ckpt.save(str(tmp_path / "a"))
+    text = (tmp_path / "checkpoint").read_text()
+    assert text == 'model_checkpoint_path: "a-2"\nall_model_checkpoint_paths: "a-2"\n'
+    os.remove(tmp_path / "a-2.json")
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert tf.train.latest_checkpoint(str(tmp_path / "missing")) is None
+    assert tf.train.latest_checkpoint(str(tmp_path), latest_filename="other") is None
+
+
+def test_assert_consumed_reports_unmatched_python_objects_and_leftover_values(tmp_path):
+    path = tf.train.Checkpoint(v=tf.Variable(1.0)).write(str(tmp_path / "c"))
+    extra = tf.train.Checkpoint(v=tf.Variable(0.0), w=tf.Variable(2.0))
+    status = extra.restore(path)
+    assert extra.v.numpy() == 1.0
+    with pytest.raises(AssertionError, match="Found 1 Python objects that were not bound to checkpointed values"):
+        status.assert_consumed()
+    with pytest.raises(AssertionError, match="not bound"):
+        status.assert_existing_objects_matched()
+    status.assert_nontrivial_match()
+    assert status.expect_partial() is status
+
+    empty = tf.train.Checkpoint()
+    status = empty.restore(path)
+    assert status.assert_existing_objects_matched() is status
+    with pytest.raises(AssertionError, match=r"Unresolved object in checkpoint \(root\)\.v"):
+        status.assert_consumed()
+    with pytest.raises(AssertionError, match="Nothing except the root object matched"):
+        status.assert_nontrivial_match()
+
+
+def test_restore_none_is_initialization_only():
+    status = tf.train.Checkpoint(v=tf.Variable(1.0)).restore(None)
+    assert type(status).__name__ == "InitializationOnlyStatus"
+    with pytest.raises(AssertionError, match="No checkpoint specified"):
+        status.assert_consumed()
+    status.expect_partial()
+
+
+def test_restore_errors(tmp_path):
+    path = tf.train.Checkpoint(v=tf.Variable(1.0)).write(str(tmp_path / "c"))
+    with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files for .*nope"):
+        tf.train.Checkpoint(v=tf.Variable(1.0)).restore(str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match=r"Received incompatible tensor with shape \(\) when attempting to restore "
+                                         r"variable with shape \(2,\)"):
+        tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).restore(path)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected dtype int32 does not equal original dtype float"):
+        tf.train.Checkpoint(v=tf.Variable(1)).restore(path)
+    with pytest.raises(ValueError, match="`Checkpoint` was expecting x to be a trackable object"):
+        tf.train.Checkpoint(x=1)
+
+
+def test_attributes_assigned_later_are_tracked(tmp_path):
+    ckpt = tf.train.Checkpoint()
+    ckpt.late = tf.Variable([3.0, 4.0])
+    path = ckpt.write(str(tmp_path / "late"))
+    other = tf.train.Checkpoint()
+    other.late = tf.Variable([0.0, 0.0])
+    other.read(path).assert_consumed()
+    np.testing.assert_array_equal(other.late.numpy(), [3.0, 4.0])
+
+
+def test_root_object_children_are_top_level(tmp_path):
+    path = tf.train.Checkpoint(Net(3.0)).write(str(tmp_path / "root"))
+    with open(path + ".json") as f:
+        assert any(r["paths"] == ["w"] for r in json.load(f)["variables"])
+    fresh = Net(0.0)
+    tf.train.Checkpoint(fresh).read(path).assert_consumed()
+    np.testing.assert_array_equal(fresh.w.numpy(), np.full((2, 3), 3.0, np.float32))
+
+
+def test_unusual_dtypes_round_trip_exactly(tmp_path):
+    values = {"s": tf.Variable([b"ab\x00", b"", "\u00e9".encode()]), "h": tf.Variable(tf.constant([1.5, -2.0], tf.bfloat16)),
+              "i": tf.Variable(np.int64(2 ** 40)), "b": tf.Variable([True, False]),
+              "c": tf.Variable(tf.constant([1 + 2j], tf.complex64))}
+    path = tf.train.Checkpoint(**values).write(str(tmp_path / "types"))
+    fresh = {k: tf.Variable(tf.zeros_like(v)) for k, v in values.items()}
+    tf.train.Checkpoint(**fresh).read(path).assert_consumed()
+    for k, v in values.items():
+        assert fresh[k].dtype == v.dtype
+        np.testing.assert_array_equal(fresh[k].numpy(), v.numpy())
+
+
+def _train(model, optimizer, x, y, steps):
+    for _ in range(steps):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+def _keras_pair():
+    keras = tf.keras
+    model = keras.Sequential([keras.layers.Dense(4, activation="relu"), keras.layers.Dense(2)])
+    return model, keras.optimizers.Adam(0.05)
+
+
+def test_deferred_restoration_of_unbuilt_keras_layers_and_optimizer_slots(tmp_path):
+    rng = np.random.default_rng(0)
+    x, y = rng.random((6, 3), np.float32), rng.random((6, 2), np.float32)
+    model, opt = _keras_pair()
+    _train(model, opt, x, y, 3)
+    path = tf.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "k"))
+
+    model2, opt2 = _keras_pair()   # nothing built yet: no kernels, no slots
+    status = tf.train.Checkpoint(model=model2, optimizer=opt2).restore(path)
+    assert int(opt2.iterations.numpy()) == 3
+    with pytest.raises(AssertionError, match="Unresolved object"):
+        status.assert_consumed()
+    np.testing.assert_allclose(model2(x).numpy(), model(x).numpy(), rtol=1e-6)   # built -> restored
+    _train(model, opt, x, y, 2)
+    _train(model2, opt2, x, y, 2)    # the slots restored when the optimizer builds: identical steps
+    status.assert_consumed()
+    for a, b in zip(model.variables, model2.variables):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5)
+
+
+def test_checkpoint_manager_keeps_the_newest(tmp_path):
+    v = tf.Variable(0.0)
+    ckpt = tf.train.Checkpoint(v=v)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
+    assert manager.latest_checkpoint is None and manager.checkpoints == [] and manager.directory == str(tmp_path)
+    saved = []
+    for _ in range(4):
+        v.assign_add(1.0)
+        saved.append(manager.save())
+    assert saved == [str(tmp_path / f"ckpt-{i}") for i in range(1, 5)]
+    assert manager.checkpoints == saved[2:] and manager.latest_checkpoint == saved[3]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-3.json", "ckpt-3.npz", "ckpt-4.json", "ckpt-4.npz"]
+    assert tf.train.latest_checkpoint(str(tmp_path)) == saved[3]
+    assert manager.save(checkpoint_number=10) == str(tmp_path / "ckpt-10")
+
+    again = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=3, checkpoint_name="model")
+    assert again.checkpoints == [saved[3], str(tmp_path / "ckpt-10")]
+    assert again.save() == str(tmp_path / "model-6")
+    v.assign(0.0)
+    assert again.restore_or_initialize() == str(tmp_path / "model-6")
+    assert v.numpy() == 4.0
+
+
+def test_checkpoint_manager_arguments_and_initialization(tmp_path):
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    with pytest.raises(ValueError, match="Expected a positive integer or `None` for `max_to_keep`, got 0."):
+        tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=0)
+    calls = []
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "new"), max_to_keep=None,
+                                         init_fn=lambda: calls.append(1))
+    assert manager.restore_or_initialize() is None and calls == [1]
+    for _ in range(3):
+        manager.save()
+    assert len(manager.checkpoints) == 3
+
+
+def test_restore_from_a_saved_model_directory(tmp_path):
+    net = Net(4.0)
+    tf.saved_model.save(net, str(tmp_path / "sm"))
+    fresh = Net(0.0)
+    tf.train.Checkpoint(fresh).restore(str(tmp_path / "sm")).assert_consumed()
+    np.testing.assert_array_equal(fresh.w.numpy(), net.w.numpy())
