@@ -41,6 +41,22 @@ def _window_output(size, window, stride, padding, dilation=1):
     return (size - effective) // stride + 1
 
 
+
+def channel_dim(input_shape):
+    """The (channels-last) channel count of a convolution's input shape, which must be known."""
+    channels = input_shape[-1]
+    if channels is None:
+        raise ValueError(f"The channel dimension of the inputs should be defined. The input_shape received is "
+                         f"{input_shape}, where axis -1 (0-based) is the channel dimension, which found to be "
+                         f"`None`.")
+    return channels
+
+
+def check_strides_and_dilation(strides, dilation_rate):
+    if any(s != 1 for s in strides) and any(d != 1 for d in dilation_rate):
+        raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                         f"strides={strides} and dilation_rate={dilation_rate}")
+
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)` over the last axis."""
 
@@ -172,9 +188,7 @@ class Conv2D(Layer):
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
         self.dilation_rate = _pair(dilation_rate, "dilation_rate")
-        if self.strides != (1, 1) and self.dilation_rate != (1, 1):
-            raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
-                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+        check_strides_and_dilation(self.strides, self.dilation_rate)
         self.padding = _padding(padding)
         self.data_format = _channels_last(data_format)
         self.activation = _activations.get(activation)
@@ -183,11 +197,7 @@ class Conv2D(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(f"The channel dimension of the inputs should be defined. The input_shape received "
-                             f"is {input_shape}, where axis -1 (0-based) is the channel dimension, which found "
-                             f"to be `None`.")
+        channels = channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.filters),
                                       initializer=self.kernel_initializer, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \

@@ -9,6 +9,7 @@ import tensorflux as tf
 
 from . import activations as _activations
 from . import initializers as _initializers
+from . import layers as _layers
 from .layer import Layer
 from .layers import _channels_last, _pair, _padding, _window_output
 
@@ -275,11 +276,7 @@ class Conv1D(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(f"The channel dimension of the inputs should be defined. The input_shape received "
-                             f"is {input_shape}, where axis -1 (0-based) is the channel dimension, which found "
-                             f"to be `None`.")
+        channels = _layers.channel_dim(input_shape)
         self.kernel = self.add_weight(shape=(self.kernel_size, channels, self.filters),
                                       initializer=self.kernel_initializer, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \
@@ -317,9 +314,7 @@ class DepthwiseConv2D(Layer):
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
         self.dilation_rate = _pair(dilation_rate, "dilation_rate")
-        if self.strides != (1, 1) and self.dilation_rate != (1, 1):
-            raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
-                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+        _layers.check_strides_and_dilation(self.strides, self.dilation_rate)
         self.padding = _padding(padding)
         self.depth_multiplier = depth_multiplier
         self.data_format = _channels_last(data_format)
@@ -329,11 +324,7 @@ class DepthwiseConv2D(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
 
     def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(f"The channel dimension of the inputs should be defined. The input_shape received "
-                             f"is {input_shape}, where axis -1 (0-based) is the channel dimension, which found "
-                             f"to be `None`.")
+        channels = _layers.channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.depth_multiplier),
                                       initializer=self.depthwise_initializer, name="kernel")
         self.bias = self.add_weight(shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
