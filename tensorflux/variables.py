@@ -193,8 +193,10 @@ class Variable:
 
     # -- updating --------------------------------------------------------------------------------
     def _update(self, opdef, value, name, read_value):
-        apply(opdef, (self._handle, value), None, name)
-        return _UnreadVariable(self) if read_value else None
+        op = apply(opdef, (self._handle, value), None, name)
+        if read_value:
+            return _UnreadVariable(self)
+        return op if _state.graph is not None else None  # in graphs, the assign Operation (as TensorFlow)
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replaces the value; returns the variable (unless `read_value=False`)."""

@@ -304,7 +304,9 @@ class Graph:
         if self._implicit_consts:
             self._scope_implicit_constants(op, opdef.input_names)
         if opdef.multi:
-            return tuple(op.outputs)
+            # An op without outputs (an assert, a print, an assign) is returned as the Operation itself,
+            # as TensorFlow does, so it can be used in tf.control_dependencies.
+            return tuple(op.outputs) if op.outputs else op
         return op.outputs[0]
 
     def _add_op(self, opdef, type_name, inputs, attrs, name, results):

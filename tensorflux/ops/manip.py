@@ -324,9 +324,7 @@ NO_OP = OpDef("NoOp", _no_outputs, _no_op_kernel, stateful=True, multi=True, inp
 
 
 def _add_no_op(name):
-    graph = _state.graph
-    apply(NO_OP, (), None, name)
-    return graph._ops[-1]  # an op without outputs: the graph's newest operation is the one just added
+    return apply(NO_OP, (), None, name)  # in a graph, an op without outputs comes back as the Operation
 
 
 def no_op(name=None):

@@ -107,7 +107,7 @@ def apply(op, inputs, attrs=None, name=None):
     if graph is not None:
         out = graph.create_op(op, inputs, attrs or {}, name)
         if _state.tape_active and _tape_hook[0] is not None:
-            outs = out if op.multi else (out,)
+            outs = (out if isinstance(out, tuple) else ()) if op.multi else (out,)
             if outs:  # graph tapes record the Operation itself (its inputs are the graph's tensors)
                 _tape_hook[0](op, outs[0].op.inputs, attrs or {}, out)
         return out

@@ -409,3 +409,22 @@ def test_execution_state_is_per_thread():
     release.set()
     t.join(5)
     assert seen == {"result": 2, "main_eager": True, "main_op": 6}
+
+
+def test_ops_without_outputs_are_operations_in_graphs():
+    v = tf.Variable(1.0)
+    seen = {}
+
+    @tf.function
+    def f(x):
+        check = tf.debugging.Assert(x > 0, [x])
+        update = v.assign_add(1.0, read_value=False)
+        seen["types"] = (type(check).__name__, type(update).__name__)
+        with tf.control_dependencies([check, update]):
+            return tf.identity(x) * 2
+
+    assert f(tf.constant(3.0)).numpy() == 6.0 and v.numpy() == 2.0
+    assert seen["types"] == ("Operation", "Operation")
+    assert v.assign(5.0, read_value=False) is None  # eagerly there is no operation to return
+    with pytest.raises(tf.errors.InvalidArgumentError, match="assertion failed"):
+        f(tf.constant(-1.0))
