@@ -135,9 +135,11 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
                                 f"in the else branch")
         then_flat += ta
         else_flat += tb
-    outs = list(_cf.build_if(cond, then_graph, then_flat, else_graph, else_flat)) if staged else []
-    if not staged:
+    if staged:
+        outs = list(_cf.build_if(cond, then_graph, then_flat, else_graph, else_flat))
+    else:  # only side effects (prints, assigns) differ between the branches
         _cf.build_if(cond, then_graph, [], else_graph, [])
+        outs = []
     pos = 0
     for i in staged:
         n = len(_flat(then_state[i]))

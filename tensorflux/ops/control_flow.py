@@ -14,7 +14,7 @@ Ops are `If`/`While` when a branch or body holds a stateful op, `StatelessIf`/`S
 """
 from ..framework import nest
 from ..framework.context import autograph_callable, state as _state
-from ..framework.graph import FuncGraph
+from ..framework.graph import FuncGraph, Operation
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
@@ -144,8 +144,13 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     pred = convert_to_tensor(pred)
     if pred.dtype is not _dt.bool or (pred.shape.rank not in (None, 0)):
         raise ValueError(f"`pred` must be a scalar boolean tensor, got {pred!r}")
-    then_graph, then_result, then_flat = _trace_branch(true_fn, "cond_true")
-    else_graph, else_result, else_flat = _trace_branch(false_fn, "cond_false")
+    then_graph, then_result = trace_branch(true_fn, "cond_true")
+    else_graph, else_result = trace_branch(false_fn, "cond_false")
+    if _no_value(then_result) and _no_value(else_result):  # branches run only for their side effects
+        build_if(pred, then_graph, [], else_graph, [], name)
+        return None
+    then_flat = [graph_tensor(then_graph, t) for t in _flatten(then_result)]
+    else_flat = [graph_tensor(else_graph, t) for t in _flatten(else_result)]
     try:
         nest.assert_same_structure(_struct(then_result), _struct(else_result))
     except (ValueError, TypeError) as e:
@@ -171,6 +176,11 @@ def build_if(pred, then_graph, then_flat, else_graph, else_flat, name=None):
     return apply(opdef, inputs, {"then_graph": then_graph, "else_graph": else_graph,
                                  "n_then": len(then_graph.external_captures), "output_types": output_types},
                  name or "cond")
+
+
+def _no_value(result):
+    """A branch result that carries no tensor: None, or operations (a print, an assign) only."""
+    return all(leaf is None or isinstance(leaf, Operation) for leaf in nest.flatten(result))
 
 
 def _struct(result):

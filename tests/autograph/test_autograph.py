@@ -409,3 +409,14 @@ def test_lambdas_are_converted():
     g = tf.function(lambda x, y: x > 0 and y > 0)
     assert bool(g(tf.constant(1), tf.constant(2))) and not bool(g(tf.constant(1), tf.constant(-2)))
     assert "ag__.if_exp" in tf.autograph.to_code(lambda x: x if x > 0 else -x)
+
+
+def test_cond_with_side_effect_only_branches(capfd):
+    @tf.function(autograph=False)
+    def f(x):
+        result = tf.cond(x > 0, lambda: tf.print("positive"), lambda: tf.print("not positive"))
+        return x, result is None
+
+    f(tf.constant(1))
+    f(tf.constant(-1))
+    assert capfd.readouterr().err.splitlines() == ["positive", "not positive"]
