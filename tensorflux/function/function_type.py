@@ -84,10 +84,3 @@ def bind(signature, args, kwargs, fn_name="function"):
         kind = signature.parameters[name].kind
         out.append((name, kind, value))
     return out
-
-
-def literal_error(value, expected):
-    return TypeError(f"Can not cast {value!r} to {expected!r}")
-
-
-

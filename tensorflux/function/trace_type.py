@@ -263,10 +263,6 @@ def _supertype(a, others):
     return a.most_specific_common_supertype(others)
 
 
-def _tensor_spec(t):
-    return TensorSpec(t.shape, t.dtype)
-
-
 def from_value(value, context=None):
     """The TraceType of one argument value."""
     if isinstance(value, Tensor):
