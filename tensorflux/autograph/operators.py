@@ -157,11 +157,11 @@ def _same_python_value(a, b):
 
 # -- while -------------------------------------------------------------------------------------------
 def while_stmt(test, body, get_state, set_state, names, extra_test=None):
-    if extra_test is not None and not _is_graph_tensor(extra_test_value := extra_test()):
-        if not extra_test_value:
-            return
+    keep = extra_test() if extra_test is not None else True
+    if not _is_graph_tensor(keep) and not keep:
+        return
     cond = test()
-    if _is_graph_tensor(cond) or (extra_test is not None and _is_graph_tensor(extra_test())):
+    if _is_graph_tensor(cond) or _is_graph_tensor(keep):
         return _tf_while(test, body, get_state, set_state, names, extra_test)
     while True:
         if not cond:

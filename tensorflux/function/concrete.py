@@ -64,6 +64,10 @@ class ConcreteFunction:
         # normalising, numeric ones never do.
         self._single_output = (len(trace.flat_outputs) == 1 and trace.structured_outputs is trace.flat_outputs[0]
                                and trace.flat_outputs[0].dtype._np.kind != "O")
+        # The output packing plan, decided once: which leaves of the structured outputs are tensors.
+        output_ids = {id(t) for t in trace.flat_outputs}
+        self._output_leaves = [(leaf, id(leaf) in output_ids) for leaf in nest.flatten(trace.structured_outputs)]
+        self._nested_output = nest.is_nested(trace.structured_outputs)
         self._inference_name = "__inference_" + re.sub(r"\W", "_", name) + f"_{next(_NUMBERS)}"
         n_args = len(self.graph.inputs) - len(self.graph.internal_captures)
         self._arg_specs = [(t.dtype, t.shape) for t in self.graph.inputs[:n_args]]
@@ -100,13 +104,15 @@ class ConcreteFunction:
         return self._pack(outs)
 
     def _pack(self, outs):
-        structured = self._trace.structured_outputs
         if not self._trace.flat_outputs:
-            return structured
-        values = iter(VariantTensor(o) if type(o) is tuple else EagerTensor(_as_stored(o)) for o in outs)
-        ids = {id(t) for t in self._trace.flat_outputs}
-        leaves = [next(values) if id(leaf) in ids else leaf for leaf in nest.flatten(structured)]
-        return nest.pack_sequence_as(structured, leaves) if nest.is_nested(structured) else leaves[0]
+            return self._trace.structured_outputs
+        return self._restructure(VariantTensor(o) if type(o) is tuple else EagerTensor(_as_stored(o)) for o in outs)
+
+    def _restructure(self, values):
+        """The structured outputs with their tensor leaves replaced, in order, by `values`."""
+        values = iter(values)
+        leaves = [next(values) if is_output else leaf for leaf, is_output in self._output_leaves]
+        return nest.pack_sequence_as(self._trace.structured_outputs, leaves) if self._nested_output else leaves[0]
 
     def _runtime_error(self, exc):
         """The exception a failing kernel raised, as TensorFlow's error class naming the graph node."""
@@ -235,11 +241,7 @@ class ConcreteFunction:
                 "output_types": [(t.dtype, t.shape) for t in outputs]}
 
     def _pack_call(self, outs):
-        structured = self._trace.structured_outputs
-        it = iter(outs)
-        ids = {id(t) for t in self._trace.flat_outputs}
-        leaves = [next(it) if id(leaf) in ids else leaf for leaf in nest.flatten(structured)]
-        return nest.pack_sequence_as(structured, leaves) if nest.is_nested(structured) else leaves[0]
+        return self._restructure(outs)
 
     # -- differentiation -------------------------------------------------------------------------
     def _forward_plan(self):

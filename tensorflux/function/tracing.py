@@ -39,13 +39,12 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class TraceResult:
-    __slots__ = ("graph", "structured_outputs", "flat_outputs", "arg_types", "created_variables")
+    __slots__ = ("graph", "structured_outputs", "flat_outputs", "created_variables")
 
-    def __init__(self, graph, structured_outputs, flat_outputs, arg_types, created_variables):
+    def __init__(self, graph, structured_outputs, flat_outputs, created_variables):
         self.graph = graph
         self.structured_outputs = structured_outputs
         self.flat_outputs = flat_outputs
-        self.arg_types = arg_types
         self.created_variables = created_variables
 
 
@@ -140,7 +139,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         _depth[0] -= 1
         _state.variable_observers.remove(created_variables.append)
         graph.mark_out_of_scope()
-    return TraceResult(graph, structured, flat_outputs, types, created_variables)
+    return TraceResult(graph, structured, flat_outputs, created_variables)
 
 
 def _as_output_tensor(graph, leaf):

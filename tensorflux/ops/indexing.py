@@ -83,7 +83,9 @@ def _accumulate(dims, dtype, index, rows):
     return out.astype(dtype, copy=False)
 
 
-def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
+def segment_rows(data, segment_ids, num_segments):
+    """(num_segments, ids, rows) of an unsorted segment op, checked with TensorFlow's messages; rows of
+    negative ids are dropped, as TensorFlow does."""
     n = int(num_segments)
     if n < 0:
         raise bad(f"Input num_segments == {n} must not be negative.")
@@ -96,8 +98,15 @@ def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
         i = int(np.argmax(too_big))
         raise bad(f"segment_ids[{i}] = {ids[i]} is out of range [0, {n})")
     rows = data.reshape((ids.size,) + data.shape[segment_ids.ndim:])
-    keep = ids >= 0  # negative ids are dropped, as TensorFlow does
-    return _accumulate((n,) + rows.shape[1:], data.dtype, ids[keep], rows[keep])
+    keep = ids >= 0
+    if not keep.all():
+        ids, rows = ids[keep], rows[keep]
+    return n, ids, rows
+
+
+def _unsorted_segment_sum_kernel(data, segment_ids, num_segments):
+    n, ids, rows = segment_rows(data, segment_ids, num_segments)
+    return _accumulate((n,) + rows.shape[1:], data.dtype, ids, rows)
 
 
 def _unsorted_segment_sum_infer(inputs, attrs):

@@ -177,21 +177,7 @@ SEGMENT_MIN = _sorted_opdef("SegmentMin", np.minimum, REAL, _segment_extreme_gra
 
 def _unsorted_kernel(ufunc, identity_of):
     def kernel(data, segment_ids, num_segments):
-        num = int(num_segments)
-        if num < 0:
-            raise bad(f"Input num_segments == {num} must not be negative.")
-        if data.shape[:segment_ids.ndim] != segment_ids.shape:
-            raise bad(f"data.shape = {fmt_shape(data.shape)} does not start with segment_ids.shape = "
-                      f"{fmt_shape(segment_ids.shape)}")
-        ids = segment_ids.reshape(-1)
-        too_big = ids >= num
-        if too_big.any():
-            i = int(np.argmax(too_big))
-            raise bad(f"segment_ids[{i}] = {ids[i]} is out of range [0, {num})")
-        rows = data.reshape((ids.size,) + data.shape[segment_ids.ndim:])
-        keep = ids >= 0  # negative ids drop their rows
-        if not keep.all():
-            ids, rows = ids[keep], rows[keep]
+        num, ids, rows = _indexing.segment_rows(data, segment_ids, num_segments)
         return _reduce_rows(ufunc, rows, ids, num, identity_of(data.dtype))
     return kernel
 

@@ -427,7 +427,7 @@ class GraphReader:
         signature = decode_signature(entry["signature"], self.arrays)
         if signature is None:  # the function had no Python signature: bind as `bind(None, …)` would
             signature = inspect.Signature([inspect.Parameter(n, k) for n, k, _ in params])
-        cf = ConcreteFunction(TraceResult(graph, structured, flat, types, []), None, signature, entry["name"], params)
+        cf = ConcreteFunction(TraceResult(graph, structured, flat, []), None, signature, entry["name"], params)
         self._concretes[cid] = cf
         return cf
 

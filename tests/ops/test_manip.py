@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from helpers import check, numeric_grad
+from helpers import check, check_gradients, numeric_grad
 from tensorflux.ops import manip
 
 IAE = tf.errors.InvalidArgumentError
@@ -28,27 +28,6 @@ def static_shape(fn, *specs):
         else (out.shape.as_list() if out.shape.rank is not None else None)
 
 
-def check_gradients(fn, arrays, seed=0):
-    """Tape gradients of sum(fn(*xs) * w) against finite differences, and traced == eager."""
-    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    out = fn(*[tf.constant(a) for a in arrays])
-    weights = np.random.default_rng(seed).uniform(-1.5, 1.5, size=out.shape.as_list())
-
-    def tape_grads(*xs):
-        with tf.GradientTape() as tape:
-            tape.watch(list(xs))
-            loss = tf.reduce_sum(fn(*xs) * tf.constant(weights))
-        return tape.gradient(loss, list(xs))
-
-    eager = tape_grads(*[tf.constant(a) for a in arrays])
-    for k, a in enumerate(arrays):
-        def scalar(value, k=k):
-            args = [tf.constant(value if j == k else b) for j, b in enumerate(arrays)]
-            return float(np.sum(fn(*args).numpy() * weights))
-        np.testing.assert_allclose(eager[k].numpy(), numeric_grad(scalar, a), rtol=1e-6, atol=1e-7)
-    graph = tf.function(tape_grads)(*[tf.constant(a) for a in arrays])
-    for e, g in zip(eager, graph):
-        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12, atol=1e-12)
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3)
