@@ -428,3 +428,38 @@ def test_ops_without_outputs_are_operations_in_graphs():
     assert v.assign(5.0, read_value=False) is None  # eagerly there is no operation to return
     with pytest.raises(tf.errors.InvalidArgumentError, match="assertion failed"):
         f(tf.constant(-1.0))
+
+
+def test_py_function_and_numpy_function_run_python_on_every_call():
+    calls = []
+
+    def py_add(x, y):
+        calls.append("py")
+        return x + y, x * y
+
+    def np_double(a):
+        calls.append("np")
+        assert isinstance(a, np.ndarray) or np.isscalar(a)
+        return (a * 2).astype(np.float32)
+
+    @tf.function
+    def f(x):
+        s, p = tf.py_function(py_add, [x, x], [tf.float32, tf.float32])
+        return s + p + tf.numpy_function(np_double, [x], tf.float32)
+
+    assert f(tf.constant(2.0)).numpy() == 12.0
+    assert f(tf.constant(3.0)).numpy() == 21.0
+    assert calls == ["py", "np", "py", "np"]
+    eager = tf.py_function(py_add, [tf.constant(1.0), tf.constant(2.0)], [tf.float32, tf.float32])
+    assert [t.numpy() for t in eager] == [3.0, 2.0]
+
+
+def test_autograph_to_graph_returns_the_converted_function():
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+
+    converted = tf.autograph.to_graph(f)
+    assert converted is not f
+    assert tf.function(converted, autograph=False)(tf.constant(-3)).numpy() == 3
