@@ -24,7 +24,6 @@ from .backprop import Record, backprop
 __all__ = ["GradientTape", "UnconnectedGradients", "active_tapes"]
 
 
-
 class UnconnectedGradients(enum.Enum):
     NONE = "none"
     ZERO = "zero"

@@ -406,7 +406,6 @@ def _spec_view(ttype):
     return ttype
 
 
-
 class ArgDef:
     """One argument of a FunctionDef signature; prints like TensorFlow's protobuf text."""
 

@@ -8,7 +8,6 @@ wording: `Binding inputs to tf.function failed due to …`.
 import inspect
 
 
-
 __all__ = ["Parameter", "FunctionType", "signature_of", "bind"]
 
 _KIND_NAMES = {

@@ -160,7 +160,6 @@ def _as_output_tensor(graph, leaf):
         f"type {type(leaf).__name__}, which is not a Tensor or ExtensionType.")
 
 
-
 _SHAPE_ONLY = ("ZerosLike", "OnesLike", "Shape", "Size", "Rank")
 
 

@@ -41,6 +41,15 @@ def _window_output(size, window, stride, padding, dilation=1):
     return (size - effective) // stride + 1
 
 
+def conv2d_output_shape(layer, input_shape, channels_out):
+    """(batch, height, width, channels_out) after a 2-D windowed conv layer (kernel_size, strides, padding,
+    dilation_rate) slides over a channels_last `input_shape`."""
+    batch, height, width = input_shape[:3]
+    return (batch,
+            _window_output(height, layer.kernel_size[0], layer.strides[0], layer.padding, layer.dilation_rate[0]),
+            _window_output(width, layer.kernel_size[1], layer.strides[1], layer.padding, layer.dilation_rate[1]),
+            channels_out)
+
 
 def channel_dim(input_shape):
     """The (channels-last) channel count of a convolution's input shape, which must be known."""
@@ -210,11 +219,7 @@ class Conv2D(Layer):
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
-        batch, height, width, _ = input_shape
-        return (batch,
-                _window_output(height, self.kernel_size[0], self.strides[0], self.padding, self.dilation_rate[0]),
-                _window_output(width, self.kernel_size[1], self.strides[1], self.padding, self.dilation_rate[1]),
-                self.filters)
+        return conv2d_output_shape(self, input_shape, self.filters)
 
 
 class _Pooling2D(Layer):

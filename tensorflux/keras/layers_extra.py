@@ -11,7 +11,7 @@ from . import activations as _activations
 from . import initializers as _initializers
 from . import layers as _layers
 from .layer import Layer
-from .layers import _channels_last, _pair, _padding, _window_output
+from .layers import _channels_last, _pair, _padding, _window_output, conv2d_output_shape
 
 
 def _axes(axis, rank, layer):
@@ -338,11 +338,7 @@ class DepthwiseConv2D(Layer):
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
-        batch, height, width, channels = input_shape
-        return (batch,
-                _window_output(height, self.kernel_size[0], self.strides[0], self.padding, self.dilation_rate[0]),
-                _window_output(width, self.kernel_size[1], self.strides[1], self.padding, self.dilation_rate[1]),
-                channels * self.depth_multiplier)
+        return conv2d_output_shape(self, input_shape, input_shape[3] * self.depth_multiplier)
 
 
 def _check_merge_inputs(inputs, layer):

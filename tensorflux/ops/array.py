@@ -19,7 +19,7 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor
 from ..types import dtypes as _dt
 from ..types.shape import Dimension, TensorShape
-from .convert import convert_n, convert_to_tensor, to_array
+from .convert import constant, convert_n, convert_to_tensor, to_array
 from .infer import infer_unary
 from .registry import OPS, OpDef, apply, constant_value, dtype_error_name
 
@@ -158,7 +158,6 @@ def _eager_const(arr, name):
     """A constant tensor holding `arr` (a graph Const when building a graph)."""
     if _state.graph is None:
         return EagerTensor(arr)
-    from .convert import constant
     return constant(arr, name=name)
 
 

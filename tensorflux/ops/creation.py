@@ -231,7 +231,6 @@ def _as_dtype_tensor(value, dtype):
         return value
     if _state.graph is None:
         return EagerTensor(np.asarray(value._value).astype(dtype._np))
-    from . import math as _math  # graph-mode cast; math sits beside array and owns Cast
     return _math.cast(value, dtype)
 
 

@@ -315,5 +315,4 @@ def _axis_error(axis, rank):
     raise ValueError(f"axis {axis} is out of bounds for tensor of rank {rank}")
 
 
-
 API = {}

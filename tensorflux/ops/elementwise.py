@@ -85,7 +85,6 @@ def _unary(opdef, default_name=None):
     return fn
 
 
-
 def error_name(np_dtype):
     """TensorFlow's name of a NumPy dtype in kernel messages ("float", "double", "int32")."""
     return dtype_error_name(_dt.FROM_NUMPY[np_dtype])

@@ -703,7 +703,6 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 def _index_constant(arr):
     if _state.graph is None:
         return EagerTensor(arr)
-    from .convert import constant
     return constant(arr, name="stack")
 
 

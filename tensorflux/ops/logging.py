@@ -23,6 +23,9 @@ from ..types import dtypes as _dt
 from .convert import binary_operands, convert_to_tensor
 from .infer import infer_unary
 from .registry import OpDef, apply, FLOAT, NUMBER
+from . import array as _array
+from . import math as _math
+from . import math_reduce as _reduce
 from . import string as _string
 
 __all__ = ["print_v2", "Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
@@ -221,7 +224,6 @@ def _dtype_text(dtype):
 def _binary_assert(sym, op_name, compare, math_fn, x, y, data, summarize, message, name):
     x, y = binary_operands(x, y)
     if _state.graph is not None:
-        from . import math as _math, math_reduce as _reduce
         condition = _reduce.reduce_all(getattr(_math, math_fn)(x, y))
         if data is None:
             data = [f"Condition x {sym} y did not hold element-wise:", f"x ({_describe(x)}) = ", x,
@@ -344,7 +346,6 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
             f"x and y not equal to tolerance rtol = {rtol!s}, atol = {atol!s}",
             f"x ({_describe(x)}) = ", x, f"y ({_describe(y)}) = ", y]
     if _state.graph is not None:
-        from . import math as _math, math_reduce as _reduce
         tolerance = _math.add(atol, _math.multiply(rtol, _math.abs(y)))
         condition = _reduce.reduce_all(_math.less_equal(_math.abs(_math.subtract(x, y)), tolerance))
         return Assert(condition, data, summarize, name=name or "assert_near")
@@ -370,7 +371,6 @@ def _rank_error(x, message, requirement):
 
 def _dynamic_rank_assert(x, predicate_fn, text, message, name):
     """Unknown rank while tracing: check the rank when the graph runs."""
-    from . import array as _array
     x = convert_to_tensor(x)
     data = [_message_prefix(message) + f"Tensor {x.name} must have rank {text}.", "Received rank:",
             _array.rank(x)]
@@ -382,7 +382,6 @@ def assert_rank(x, rank, message=None, name=None):
     static = _static_rank(x)
     rank = int(rank)
     if static is None:
-        from . import math as _math
         return _dynamic_rank_assert(x, lambda r: _math.equal(r, rank), str(rank), message, name)
     if static != rank:
         raise _rank_error(x, message, rank)
@@ -394,7 +393,6 @@ def assert_rank_at_least(x, rank, message=None, name=None):
     static = _static_rank(x)
     rank = int(rank)
     if static is None:
-        from . import math as _math
         return _dynamic_rank_assert(x, lambda r: _math.greater_equal(r, rank), f"at least {rank}", message,
                                     name)
     if static < rank:
@@ -407,8 +405,6 @@ def assert_rank_in(x, ranks, message=None, name=None):
     static = _static_rank(x)
     ranks = tuple(int(r) for r in ranks)
     if static is None:
-        from . import math as _math, math_reduce as _reduce
-
         def any_equal(r):
             return _reduce.reduce_any(_math.equal(r, convert_to_tensor(list(ranks))))
         return _dynamic_rank_assert(x, any_equal, f"in {ranks}", message, name)
@@ -520,7 +516,6 @@ def _is_outer_wildcard(symbol):
 def _size_at(x, dim):
     """Dimension `dim` (negative: from the end) of `x` seen as at least rank 1: an int when static, else a
     scalar int32 tensor."""
-    from . import array as _array
     dims = x.shape._dims
     if dims is not None:
         dims = dims or (1,)
@@ -541,7 +536,6 @@ def _rank_requirement(x, wanted, prefix_data, data, summarize, message):
         if not holds(static):
             raise _rank_error(x, message, text)
         return
-    from . import array as _array, math as _math, math_reduce as _reduce
     actual = _array.rank(x)
     if kind == "equal":
         condition = _math.equal(actual, rank)
@@ -594,7 +588,6 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
         wanted = ("at least", rank) if innermost else ("in", rank) if rank == 1 else ("equal", rank)
         _rank_requirement(x, wanted, prefix, data, summarize, message)
 
-    from . import array as _array, math as _math
     seen = {}
     for x, innermost, symbols in specs:
         for i, symbol in enumerate(symbols):

@@ -20,6 +20,7 @@ from ..types.shape import TensorShape
 from . import array as _array
 from . import creation as _creation
 from . import indexing as _indexing
+from . import logging as _logging
 from . import math as _math
 from . import math_reduce as _reduce
 from .array import attr_type_error, bad, fmt_shape, static_int
@@ -100,7 +101,6 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's a
 def _dynamic_repeat(input, repeats, axis, name):  # noqa: A002
     """Repeat counts known only at run time: output position p reads the slice whose running count of
     repeats first exceeds p (a searchsorted over the cumulative counts)."""
-    from . import logging as _logging
     length = _array.shape(input)[axis]
     if repeats.dtype is not _dt.int32:
         repeats = _math.cast(repeats, _dt.int32)
@@ -535,7 +535,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     if max_norm is not None:
         rows = _clip_rows(rows, max_norm, ids.shape.rank)
     return rows
-
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from .elementwise import binary_function as _binary, unary_function as _unary, f
 from .math_logic import (equal, not_equal, less, less_equal, greater, greater_equal,  # noqa: F401
                          logical_and, logical_or, logical_not, logical_xor)
 
+
 def _infer_bool_unary(inputs, attrs):
     return [(_dt.bool, inputs[0].shape)]
 
@@ -670,7 +671,6 @@ def add_n(inputs, name=None):
     if len(inputs) == 1:
         return inputs[0]
     return apply(ADD_N, tuple(inputs), None, name or "AddN")
-
 
 
 # Public names: "" is the top level (`tf.add`), other keys are namespaces (`tf.math.add`).

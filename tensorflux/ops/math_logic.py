@@ -129,7 +129,6 @@ left_shift = _binary(LEFT_SHIFT, "LeftShift")
 right_shift = _binary(RIGHT_SHIFT, "RightShift")
 
 
-
 API = {
     "": ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
          "logical_not"],

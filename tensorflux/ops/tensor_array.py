@@ -309,7 +309,6 @@ class TensorArray(CompositeFlow):
         return f"<tf.TensorArray dtype={self._dtype.name} element_shape={self._element_shape}>"
 
 
-
     def _init(self, size, flow):
         if flow is not None:
             self._flow = flow
@@ -373,7 +372,6 @@ class TensorArray(CompositeFlow):
 
     def size(self, name=None):
         return apply(LENGTH, (self._flow,), None, name or "TensorArrayV2Size")
-
 
 
 API = {"": ["TensorArray"]}
