@@ -1,4 +1,4 @@
-"""Helpers shared by the test suite: finite differences and array checks."""
+"""Helpers shared by the test suite: finite differences, gradient checks, array checks, tracing."""
 import numpy as np
 
 import tensorflux as tf
@@ -26,24 +26,55 @@ def check(t, expected, dtype=None):
         assert t.dtype is dtype
     np.testing.assert_array_equal(t.numpy(), expected)
 
-def check_gradients(fn, arrays, seed=0):
-    """Tape gradients of sum(fn(*xs) * w) against finite differences, and traced == eager."""
+
+def random_weights(shape, seed):
+    """Weights in [-1.5, 1.5) that turn an op's output into a scalar loss touching every element."""
+    return tf.constant(np.random.default_rng(seed).uniform(-1.5, 1.5, size=shape))
+
+
+def tape_gradients(fn, xs, weights):
+    """d sum(fn(*xs) * weights) / d xs, with a GradientTape (eager, or inside a tf.function trace)."""
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        loss = tf.reduce_sum(fn(*xs) * weights)
+    return tape.gradient(loss, list(xs))
+
+
+def check_gradients(fn, arrays, seed=0, rtol=1e-6, atol=1e-7, wrt=None):
+    """Eager tape gradients of sum(fn(*xs) * w) (w random) against central finite differences, then the
+    same gradients traced in a tf.function against the eager ones. Returns the eager gradients.
+
+    `wrt`: indices of the arrays to check against finite differences (default: all).
+    """
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
     out = fn(*[tf.constant(a) for a in arrays])
-    weights = np.random.default_rng(seed).uniform(-1.5, 1.5, size=out.shape.as_list())
-
-    def tape_grads(*xs):
-        with tf.GradientTape() as tape:
-            tape.watch(list(xs))
-            loss = tf.reduce_sum(fn(*xs) * tf.constant(weights))
-        return tape.gradient(loss, list(xs))
-
-    eager = tape_grads(*[tf.constant(a) for a in arrays])
-    for k, a in enumerate(arrays):
+    weights = random_weights(out.shape.as_list(), seed)
+    eager = tape_gradients(fn, [tf.constant(a) for a in arrays], weights)
+    for k in range(len(arrays)) if wrt is None else wrt:
         def scalar(value, k=k):
             args = [tf.constant(value if j == k else b) for j, b in enumerate(arrays)]
-            return float(np.sum(fn(*args).numpy() * weights))
-        np.testing.assert_allclose(eager[k].numpy(), numeric_grad(scalar, a), rtol=1e-6, atol=1e-7)
-    graph = tf.function(tape_grads)(*[tf.constant(a) for a in arrays])
+            return float(np.sum(fn(*args).numpy() * weights.numpy()))
+        assert eager[k] is not None, f"no gradient for input {k}"
+        assert eager[k].dtype == tf.float64 and eager[k].shape == arrays[k].shape
+        np.testing.assert_allclose(eager[k].numpy(), numeric_grad(scalar, arrays[k]), rtol=rtol, atol=atol)
+    graph = tf.function(lambda *xs: tape_gradients(fn, xs, weights))(*[tf.constant(a) for a in arrays])
     for e, g in zip(eager, graph):
-        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12, atol=1e-12)
+        if e is None:
+            assert g is None
+        else:
+            np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12, atol=1e-12)
+    return eager
+
+
+def traced(fn, *args):
+    """`fn` run inside a tf.function on the same arguments (the graph path of every op it calls)."""
+    return tf.function(fn)(*args)
+
+
+def static_shape(fn, *specs):
+    """The static output shape(s) `fn` gets when traced for `specs` (None for unknown rank)."""
+    out = tf.function(fn, input_signature=list(specs)).get_concrete_function().structured_outputs
+
+    def dims(t):
+        return t.shape.as_list() if t.shape.rank is not None else None
+    return [dims(t) for t in out] if isinstance(out, list) else dims(out)

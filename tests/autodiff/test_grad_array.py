@@ -16,7 +16,6 @@ SETTINGS = settings(max_examples=20, deadline=None)
 # -- helpers ---------------------------------------------------------------------------------------
 
 
-
 def _tape_gradients(fn, xs, weights):
     with tf.GradientTape() as tape:
         tape.watch(xs)

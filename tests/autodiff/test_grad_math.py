@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from helpers import numeric_grad
+from helpers import check_gradients as _check_gradients, numeric_grad, random_weights, tape_gradients  # noqa: F401
 
 SETTINGS = settings(max_examples=20, deadline=None)
 
@@ -18,42 +18,9 @@ SETTINGS = settings(max_examples=20, deadline=None)
 # -- shared helpers --------------------------------------------------------------------------------
 
 
-
-def tape_gradients(fn, xs, weights):
-    """d sum(fn(*xs) * weights) / d xs, with a GradientTape (eager, or inside a tf.function trace)."""
-    with tf.GradientTape() as tape:
-        tape.watch(xs)
-        loss = tf.reduce_sum(fn(*xs) * weights)
-    return tape.gradient(loss, list(xs))
-
-
-def random_weights(shape, seed):
-    return tf.constant(np.random.default_rng(seed).uniform(-1.5, 1.5, size=shape))
-
-
 def check_gradients(fn, arrays, rtol=1e-5, atol=1e-6, seed=0, wrt=None):
-    """Eager gradients of a random weighted sum of fn's output vs finite differences, then graph vs eager.
-
-    `wrt`: indices of the arrays to check against finite differences (default: all).
-    """
-    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    out = fn(*[tf.constant(a) for a in arrays])
-    weights = random_weights(out.shape.as_list(), seed)
-    eager = tape_gradients(fn, [tf.constant(a) for a in arrays], weights)
-    for k in (range(len(arrays)) if wrt is None else wrt):
-        def scalar(value, k=k):
-            args = [tf.constant(value if j == k else a) for j, a in enumerate(arrays)]
-            return float(tf.reduce_sum(fn(*args) * weights).numpy())
-        assert eager[k] is not None, f"no gradient for input {k}"
-        assert eager[k].dtype == tf.float64 and eager[k].shape == arrays[k].shape
-        np.testing.assert_allclose(eager[k].numpy(), numeric_grad(scalar, arrays[k]), rtol=rtol, atol=atol)
-    graph = tf.function(lambda *xs: tape_gradients(fn, xs, weights))(*[tf.constant(a) for a in arrays])
-    for e, g in zip(eager, graph):
-        if e is None:
-            assert g is None
-        else:
-            np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12, atol=1e-12)
-    return eager
+    """helpers.check_gradients with the looser tolerances transcendental ops need in finite differences."""
+    return _check_gradients(fn, arrays, seed=seed, rtol=rtol, atol=atol, wrt=wrt)
 
 
 def gradients_at(fn, *values, dtype=tf.float64):

@@ -7,43 +7,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from helpers import numeric_grad
+from helpers import check_gradients
 from tensorflux.ops import conv, nn, registry
 
 SETTINGS = settings(max_examples=20, deadline=None)
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-
-
-def _tape_gradients(fn, xs, weights):
-    with tf.GradientTape() as tape:
-        tape.watch(xs)
-        loss = tf.reduce_sum(fn(*xs) * weights)
-    return tape.gradient(loss, list(xs))
-
-
-def check_gradients(fn, arrays, seed=0, rtol=1e-6, atol=1e-7, wrt=None):
-    """d sum(fn(*xs)·w)/dxs (w random) vs finite differences; then traced in a tf.function vs eager."""
-    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    out = fn(*[tf.constant(a) for a in arrays])
-    weights = tf.constant(np.random.default_rng(seed).uniform(-1.5, 1.5, size=out.shape.as_list()))
-    eager = _tape_gradients(fn, [tf.constant(a) for a in arrays], weights)
-    for k in range(len(arrays)) if wrt is None else wrt:
-        def scalar(value, k=k):
-            args = [tf.constant(value if j == k else b) for j, b in enumerate(arrays)]
-            return float(np.sum(fn(*args).numpy() * weights.numpy()))
-        assert eager[k] is not None, f"no gradient for input {k}"
-        assert eager[k].dtype == tf.float64 and eager[k].shape == arrays[k].shape
-        np.testing.assert_allclose(eager[k].numpy(), numeric_grad(scalar, arrays[k]), rtol=rtol, atol=atol)
-    graph = tf.function(lambda *xs: _tape_gradients(fn, xs, weights))(*[tf.constant(a) for a in arrays])
-    for e, g in zip(eager, graph):
-        if e is None:
-            assert g is None
-        else:
-            np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12, atol=1e-12)
-    return eager
 
 
 def grads_of(fn, *values, dtype=tf.float64):

@@ -6,8 +6,6 @@ import tensorflux as tf
 from helpers import numeric_grad
 
 
-
-
 def test_watch_persistent_and_non_persistent_errors():
     x = tf.constant(3.0)
     with tf.GradientTape() as t:

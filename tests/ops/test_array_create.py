@@ -11,8 +11,6 @@ IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 
 
-
-
 # -- range -----------------------------------------------------------------------------------------------
 
 def test_range_dtype_rules():

@@ -11,8 +11,6 @@ IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 
 
-
-
 X = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
 
 

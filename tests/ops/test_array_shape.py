@@ -12,8 +12,6 @@ IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 
 
-
-
 # -- reshape -----------------------------------------------------------------------------------------
 
 def test_reshape_values_and_minus_one():

@@ -11,8 +11,6 @@ IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 
 
-
-
 def test_sort_values():
     check(tf.sort([3, 1, 2]), [1, 2, 3], tf.int32)
     x = np.array([[3, 1, 2], [0, 5, 4]], np.int32)

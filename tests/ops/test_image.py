@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from helpers import numeric_grad
+from helpers import numeric_grad, static_shape, traced
 from tensorflux.ops import image, image_color, image_resize
 
 IAE = tf.errors.InvalidArgumentError
@@ -19,15 +19,6 @@ SETTINGS = settings(max_examples=25, deadline=None)
 RNG = np.random.default_rng(7)
 IMG = RNG.uniform(0, 1, (2, 5, 6, 3)).astype(np.float32)
 GRID = np.arange(12, dtype=np.float32).reshape(1, 3, 4, 1)
-
-
-def traced(fn, *args):
-    return tf.function(fn)(*args)
-
-
-def static_shape(fn, *specs):
-    out = tf.function(fn, input_signature=list(specs)).get_concrete_function().structured_outputs
-    return out.shape.as_list() if out.shape.rank is not None else None
 
 
 def check_gradient(fn, x, eps=1e-6, rtol=1e-6, atol=1e-7, seed=0):

@@ -9,25 +9,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from helpers import check, check_gradients, numeric_grad
+from helpers import check, check_gradients, static_shape, traced
 from tensorflux.ops import manip
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 SETTINGS = settings(max_examples=25, deadline=None)
-
-
-def traced(fn, *args):
-    return tf.function(fn)(*args)
-
-
-def static_shape(fn, *specs):
-    """The output shape(s) `fn` gets when traced for `specs`."""
-    out = tf.function(fn, input_signature=list(specs)).get_concrete_function().structured_outputs
-    return [t.shape.as_list() if t.shape.rank is not None else None for t in out] if isinstance(out, list) \
-        else (out.shape.as_list() if out.shape.rank is not None else None)
-
-
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3)

@@ -158,11 +158,11 @@ def test_tensordot():
     a, b = rand(2, 3, 4), rand(4, 3, 5)
     out = tf.tensordot(a, b, [[1, 2], [1, 0]])
     assert out.shape.as_list() == [2, 5]
-    np.testing.assert_allclose(out.numpy(), np.tensordot(a, b, [[1, 2], [1, 0]]), rtol=1e-5)
+    np.testing.assert_allclose(out.numpy(), np.tensordot(a, b, [[1, 2], [1, 0]]), rtol=1e-5, atol=1e-6)
     c, d = rand(2, 3), rand(3, 5)
-    np.testing.assert_allclose(tf.tensordot(c, d, 1).numpy(), c @ d, rtol=1e-5)
-    np.testing.assert_allclose(tf.tensordot(c, d, [1, 0]).numpy(), c @ d, rtol=1e-5)
-    np.testing.assert_allclose(tf.tensordot(c, d, tf.constant(1)).numpy(), c @ d, rtol=1e-5)
+    np.testing.assert_allclose(tf.tensordot(c, d, 1).numpy(), c @ d, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(tf.tensordot(c, d, [1, 0]).numpy(), c @ d, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(tf.tensordot(c, d, tf.constant(1)).numpy(), c @ d, rtol=1e-5, atol=1e-6)
     assert tf.tensordot(rand(2), rand(3), 0).shape.as_list() == [2, 3]
     with pytest.raises(ValueError, match="`axes` must not be larger than the number of dimensions"):
         tf.tensordot(c, rand(4, 5), 3)

@@ -8,19 +8,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from helpers import check, check_gradients, numeric_grad
+from helpers import check, check_gradients, traced
 from tensorflux.ops import scatter
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
 SETTINGS = settings(max_examples=25, deadline=None)
-
-
-def traced(fn, *args):
-    """`fn` run inside a tf.function on the same tensors (the graph path of every op)."""
-    return tf.function(fn)(*args)
-
-
 
 
 # -- NumPy references ----------------------------------------------------------------------------------
