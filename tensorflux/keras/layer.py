@@ -71,6 +71,11 @@ def _as_input(x):
         if array.dtype.kind == "f":
             return tf.constant(array, tf.float32)
         return tf.constant(array)
+    if isinstance(x, Layer):  # keras.Input(...) fed to a layer: the functional API, which is not built
+        raise ValueError(f"A layer was called on {type(x).__name__} {x.name!r}: symbolic `keras.Input` "
+                         f"tensors (the functional API) are not implemented in tensorflux's Keras; pass "
+                         f"`keras.Input` as the first entry of a `keras.Sequential`, or subclass "
+                         f"`keras.Model`.")
     return x
 
 
