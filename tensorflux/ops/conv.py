@@ -2,7 +2,9 @@
 
 conv2d is im2col + one matmul: `as_strided` gives a view of every receptive field as
 [N, OH, OW, KH, KW, C] without copying; reshaping it to [N·OH·OW, KH·KW·C] is the single copy, and one
-BLAS matmul with the filter reshaped to [KH·KW·C, O] does the arithmetic. Pooling reduces over the
+BLAS matmul with the filter reshaped to [KH·KW·C, O] does the arithmetic. Large 3×3 stride-1
+convolutions (and their input gradients) go through Winograd's F(2×2, 3×3) instead (`winograd.py`,
+when numba is installed): 2.25× fewer flops and no im2col copy. Pooling reduces over the
 kernel taps with one whole-array `np.maximum`/`np.add` per tap (KH·KW steps, never a loop over pixels).
 
 Output sizes follow TensorFlow: effective kernel `(k - 1)·dilation + 1`; VALID gives
@@ -22,6 +24,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .array import expand_dims, shape, shape_of, squeeze
 from .convert import constant, convert_to_tensor
+from . import winograd
 from .registry import OpDef, apply, constant_value
 
 __all__ = ["conv2d", "conv1d", "depthwise_conv2d", "conv2d_transpose", "separable_conv2d", "max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d",
@@ -201,11 +204,16 @@ def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilat
                                 f"[input_size: {size}, effective_filter_size: {eff}, stride: {strides[axis]}]")
     if x.dtype in _NARROW:
         x, w = x.astype(np.float32), w.astype(np.float32)
+    (oh, _, _), (ow, _, _) = geometry
+    if _winograd_fits(x, w, groups, strides, dilations, axes, n * oh * ow):
+        out = winograd.conv2d_3x3(np.ascontiguousarray(x), np.ascontiguousarray(w),
+                                  [(b, a) for _, b, a in geometry])
+        out = _from_channels_last(out, data_format)
+        return out.reshape(batch_shape + out.shape[1:]).astype(out_dtype, copy=False)
     pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
     if any(p != (0, 0) for p in pads):
         x = np.pad(x, pads)
     x = np.ascontiguousarray(x)
-    (oh, _, _), (ow, _, _) = geometry
     windows = _strided_windows(x, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
     rows = n * oh * ow
     if groups == 1:
@@ -217,6 +225,11 @@ def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilat
     out = out.reshape((n, oh, ow, cout))
     out = _from_channels_last(out, data_format)
     return out.reshape(batch_shape + out.shape[1:]).astype(out_dtype, copy=False)
+
+
+def _winograd_fits(x, w, groups, strides, dilations, axes, pixels):
+    return (groups == 1 and w.shape[:2] == (3, 3) and all(strides[a] == 1 and dilations[a] == 1 for a in axes)
+            and x.dtype == w.dtype and winograd.preferred(pixels, w.shape[2], w.shape[3], x.dtype))
 
 
 def _infer_conv2d(inputs, attrs):
@@ -288,6 +301,14 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
     _check_backprop_dims("Conv2DCustomBackpropInput", (h, wd), (kh, kw), c, cin, cout, geometry, g.shape, attrs)
     work = w.astype(np.float32) if w.dtype in _NARROW else w
     (oh, top, bottom), (ow, left, right) = geometry
+    axes = _spatial_axes(4, data_format)
+    if (max(top, bottom, left, right) <= 2 and g.dtype == work.dtype
+            and _winograd_fits(g, np.swapaxes(work, 2, 3), groups, strides, dilations, axes, n * h * wd)):
+        # Stride 1: dx is the VALID correlation of dy, padded by 2 - (forward padding), with the filter
+        # turned 180° and its in/out channels swapped.
+        flipped = np.ascontiguousarray(work[::-1, ::-1].transpose(0, 1, 3, 2))
+        dx = winograd.conv2d_3x3(np.ascontiguousarray(g), flipped, [(2 - top, 2 - bottom), (2 - left, 2 - right)])
+        return _from_channels_last(dx, data_format).reshape(x_dims).astype(w.dtype, copy=False)
     rows = n * oh * ow
     if groups == 1:
         cols = g.reshape(rows, cout) @ work.reshape(kh * kw * c, cout).T
@@ -295,7 +316,6 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
         cols = np.einsum("mgo,kcgo->mkgc", g.reshape(rows, groups, cout // groups),
                          work.reshape(kh * kw, cin, groups, cout // groups), optimize=True)
     cols = cols.reshape(n, oh, ow, kh, kw, c)
-    axes = _spatial_axes(4, data_format)
     (sh, sw), (dh, dw) = [strides[a] for a in axes], [dilations[a] for a in axes]
     padded = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=cols.dtype)
     for i in range(kh):

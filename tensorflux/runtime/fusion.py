@@ -17,6 +17,8 @@ import os
 
 import numpy as np
 
+from ..ops import jit
+
 __all__ = ["find_regions", "make_fused", "FUSE_MIN_ELEMENTS", "BLOCK"]
 
 FUSE_MIN_ELEMENTS = 1 << 18     # smaller arrays stay in cache anyway: plain calls are faster
@@ -116,13 +118,8 @@ _NUMBA = []   # [module or None], resolved on first use
 def _numba():
     """numba when installed (`pip install tensorflux[jit]`) and not disabled by TENSORFLUX_FUSION=numpy."""
     if not _NUMBA:
-        module = None
-        if os.environ.get("TENSORFLUX_FUSION", "auto") != "numpy":
-            try:
-                import numba as module  # optional extra: compiled, single-pass fused loops
-            except ImportError:
-                module = None
-        _NUMBA.append(module)
+        use = os.environ.get("TENSORFLUX_FUSION", "auto") != "numpy"
+        _NUMBA.append(jit.numba_or_none() if use else None)
     return _NUMBA[0]
 
 
