@@ -228,8 +228,11 @@ def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilat
 
 
 def _winograd_fits(x, w, groups, strides, dilations, axes, pixels):
+    """Winograd for big 3×3 stride-1 convolutions of finite values: its transforms subtract
+    neighbouring inputs, so an inf would turn into inf - inf = NaN where a direct sum gives ±inf."""
     return (groups == 1 and w.shape[:2] == (3, 3) and all(strides[a] == 1 and dilations[a] == 1 for a in axes)
-            and x.dtype == w.dtype and winograd.preferred(pixels, w.shape[2], w.shape[3], x.dtype))
+            and x.dtype == w.dtype and winograd.preferred(pixels, w.shape[2], w.shape[3], x.dtype)
+            and np.isfinite(w).all() and np.isfinite(x).all())
 
 
 def _infer_conv2d(inputs, attrs):

@@ -13,7 +13,8 @@ rounding error at the level of the direct sum. The tiles are processed a few til
 the transformed tiles and products stay in cache between the three steps.
 
 The transforms are tight loops over channels, compiled by numba (the optional `jit` extra); without
-numba `available()` is False and conv2d keeps its im2col path.
+numba `preferred()` is False and conv2d keeps its im2col path. conv2d also keeps im2col for inputs
+holding inf or NaN: the transforms would mix them into neighbouring outputs (inf - inf = NaN).
 """
 import numpy as np
 

@@ -135,3 +135,17 @@ def test_preferred_only_for_large_convolutions(monkeypatch):
     assert not winograd.preferred(200 * 200, 100, 100, np.dtype(np.int32))
     monkeypatch.setattr(jit, "_MODULE", [None])      # numba not installed
     assert not winograd.preferred(200 * 200, 100, 100, np.dtype(np.float32))
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_values_take_the_direct_path(always_winograd, bad):
+    # The transforms subtract neighbouring inputs: an inf inside a tile becomes inf - inf = NaN in
+    # outputs where the direct sum gives ±inf, so inputs with non-finite values skip Winograd.
+    rng = np.random.default_rng(7)
+    x, w = rng.standard_normal((1, 6, 6, 2)), rng.standard_normal((3, 3, 2, 2))
+    x[0, 2, 2, 0] = bad
+    got = tf.nn.conv2d(x, w, strides=1, padding="VALID").numpy()
+    assert always_winograd == []
+    expected = direct(x, w, [(0, 0), (0, 0)])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
