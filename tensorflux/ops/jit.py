@@ -1,10 +1,20 @@
 """The optional numba compiler (`pip install tensorflux[jit]`), imported on first use only, so that
-`import tensorflux` never pays for it and everything still runs (more slowly) without it."""
+`import tensorflux` never pays for it and everything still runs (more slowly) without it.
 
-__all__ = ["numba_or_none", "compiled"]
+Kernels that only speed up an op which already has a NumPy path are built once the op is hot: importing
+numba and compiling (or loading numba's on-disk cache) takes 0.3–2 s, which a convolution called once
+should not pay. The first `after - 1` requests get None (the caller keeps its NumPy path); the next one
+builds in the caller's thread. (A background build was tried: on two cores its GIL-holding import and
+compile stretched the concurrent first calls from 40 ms to 600 ms.)
+"""
+import threading
+
+__all__ = ["numba_or_none", "when_hot", "build_now"]
 
 _MODULE = []      # [numba module or None], resolved on first use
-_COMPILED = {}    # plain Python function -> its numba dispatcher
+_BUILT = {}       # key -> build result, or False when numba is missing or the build failed
+_REQUESTS = {}    # key -> requests so far, while not built
+_LOCK = threading.Lock()
 
 
 def numba_or_none():
@@ -17,14 +27,23 @@ def numba_or_none():
     return _MODULE[0]
 
 
-def compiled(fn):
-    """`fn` compiled by numba (single-threaded, GIL released, cached on disk next to its module), or
-    None when numba is not installed. Serial on purpose: callers interleave these loops with BLAS calls,
-    and numba's worker threads spinning next to OpenBLAS's on two cores cost more than they gain."""
-    numba = numba_or_none()
-    if numba is None:
-        return None
-    kernel = _COMPILED.get(fn)
-    if kernel is None:
-        kernel = _COMPILED[fn] = numba.njit(nogil=True, cache=True)(fn)
-    return kernel
+def when_hot(key, build, after):
+    """`build(numba)`'s result from the `after`-th request on (built by that request); None before,
+    and None for good when numba is not installed or the build raised."""
+    result = _BUILT.get(key)
+    if result is not None:
+        return result or None
+    count = _REQUESTS[key] = _REQUESTS.get(key, 0) + 1
+    return build_now(key, build) if count >= after else None
+
+
+def build_now(key, build):
+    """`build(numba)`'s result, built now unless it already was (None without numba or after a failure)."""
+    with _LOCK:
+        if key not in _BUILT:
+            numba = numba_or_none()
+            try:
+                _BUILT[key] = build(numba) if numba is not None else False
+            except Exception:   # a compiler failure leaves the NumPy path in place; it is never retried
+                _BUILT[key] = False
+    return _BUILT[key] or None

@@ -28,8 +28,10 @@ def always_winograd(monkeypatch):
     """Send every eligible conv through Winograd and count the calls (so no test passes vacuously)."""
     calls = []
     real = winograd.conv2d_3x3
+    winograd.kernels(now=True)
     monkeypatch.setattr(winograd, "MIN_CHANNELS", 1)
     monkeypatch.setattr(winograd, "MIN_MACS", 0)
+    monkeypatch.setattr(winograd, "MIN_PIXELS_PER_CHANNEL", 0)
     monkeypatch.setattr(winograd, "conv2d_3x3", lambda *a: calls.append(a[0].shape) or real(*a))
     return calls
 
@@ -129,12 +131,45 @@ def test_input_gradient_matches_im2col(always_winograd):
 
 
 def test_preferred_only_for_large_convolutions(monkeypatch):
+    winograd.kernels(now=True)
     assert winograd.preferred(200 * 200, 100, 100, np.dtype(np.float32))
-    assert not winograd.preferred(56 * 56, 64, 64, np.dtype(np.float32))
-    assert not winograd.preferred(200 * 200, 16, 16, np.dtype(np.float32))
+    assert winograd.preferred(56 * 56, 32, 32, np.dtype(np.float32))
+    assert not winograd.preferred(64 * 64, 16, 16, np.dtype(np.float32))      # few channels
+    assert not winograd.preferred(7 * 7, 512, 512, np.dtype(np.float32))      # few tiles
+    assert not winograd.preferred(8 * 8, 32, 32, np.dtype(np.float32))        # little work
     assert not winograd.preferred(200 * 200, 100, 100, np.dtype(np.int32))
-    monkeypatch.setattr(jit, "_MODULE", [None])      # numba not installed
+    monkeypatch.setattr(jit, "_BUILT", {"winograd": False})      # numba missing, or its build failed
     assert not winograd.preferred(200 * 200, 100, 100, np.dtype(np.float32))
+
+
+def test_im2col_until_big_convolutions_are_hot(monkeypatch):
+    monkeypatch.setattr(winograd, "MIN_MACS", 0)
+    monkeypatch.setattr(winograd, "MIN_PIXELS_PER_CHANNEL", 0)
+    monkeypatch.setattr(jit, "_BUILT", {})
+    monkeypatch.setattr(jit, "_REQUESTS", {})
+    real = winograd.conv2d_3x3
+    calls = []
+    monkeypatch.setattr(winograd, "conv2d_3x3", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal((1, 20, 20, 64)), rng.standard_normal((3, 3, 64, 64))
+    expected = direct(x, w, [(1, 1), (1, 1)])
+    tf.nn.conv2d(x[:, :, :, :8], w[:, :, :8], strides=1, padding="SAME")    # too few channels: not counted
+    for k in range(winograd.HOT_CALLS + 1):
+        got = tf.nn.conv2d(x, w, strides=1, padding="SAME").numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-10)
+        assert len(calls) == max(0, k - winograd.HOT_CALLS + 2)
+    assert "winograd" in jit._BUILT
+
+
+def test_calls_never_compile_again(always_winograd):
+    rng = np.random.default_rng(9)
+    for dtype in (np.float32, np.float64):
+        x, w = rng.standard_normal((2, 5, 7, 3)).astype(dtype), rng.standard_normal((3, 3, 3, 2)).astype(dtype)
+        tf.nn.conv2d(x, w, strides=1, padding="SAME")
+        tf.nn.conv2d(x[:, :, ::2], w, strides=1, padding="VALID")   # a strided input is made contiguous
+    assert len(always_winograd) == 4
+    for dispatcher in winograd.kernels():
+        assert len(dispatcher.signatures) == 2
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
