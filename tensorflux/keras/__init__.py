@@ -1,5 +1,6 @@
 """A core of Keras 3 (`tf.keras`) built on tensorflux's public API: layers, subclassed and Sequential
-models with compile/fit/evaluate/predict, optimizers, losses, metrics, initializers and activations.
+models and functional ones (`keras.Model(inputs, outputs)`) with compile/fit/evaluate/predict, optimizers,
+losses, metrics, initializers and activations.
 
 Each module lists its names in its own `API` table; this package re-exports them under aliases so that
 `_namespaces.py` can build `tf.keras`, `tf.keras.layers`, … from this one source.
@@ -7,16 +8,17 @@ Each module lists its names in its own `API` table; this package re-exports them
 import sys
 
 from .. import _namespaces  # tensorflux is fully imported before this room loads (_namespaces.LAZY)
-from . import activations, initializers, layers, layers_extra, layers_rnn, losses, metrics, models, optimizers, utils
-from .layer import clear_session
+from . import (activations, functional, initializers, input_layer, layers, layers_extra, layers_merge,  # noqa: F401
+               layers_rnn, losses, metrics, models, optimizers, utils)
+from .naming import clear_session
 
-_SOURCES = (activations, initializers, layers, layers_extra, layers_rnn, losses, metrics, models, optimizers,
-            utils)
+_SOURCES = (activations, initializers, input_layer, layers, layers_extra, layers_merge, layers_rnn, losses, metrics,
+            models, optimizers, utils)
 
-_TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": models.Input,
+_TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,
               "Optimizer": optimizers.Optimizer, "Initializer": initializers.Initializer}
-_EXTRA = {"keras.layers": {"Input": models.Input, "InputLayer": models.InputLayer},
+_EXTRA = {"keras.layers": {"Input": input_layer.Input},
           "keras.models": {"Model": models.Model, "Sequential": models.Sequential},
           "keras.backend": {"clear_session": clear_session},
           "keras.utils": {"clear_session": clear_session}}

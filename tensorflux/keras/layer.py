@@ -13,34 +13,17 @@ inherited from the enclosing layer call, else the default of `call`'s own signat
 """
 import functools
 import inspect
-import re
 
 import numpy as np
 
 import tensorflux as tf
 
 from . import initializers as _initializers
+from . import keras_tensor
+from .naming import to_snake_case, unique_name
 
-_NAME_USES = {}     # snake-case base name -> how many layers have used it
 _TRAINING = [None]  # training flag of the enclosing layer calls (innermost last)
 _CALL_SPECS = {}    # type(layer) -> (call accepts `training`, its default)
-
-
-def to_snake_case(name):
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
-def unique_name(base):
-    """`base`, then `base_1`, `base_2`… (Keras names objects uniquely per process)."""
-    uses = _NAME_USES.get(base, 0)
-    _NAME_USES[base] = uses + 1
-    return base if uses == 0 else f"{base}_{uses}"
-
-
-def clear_session():
-    _NAME_USES.clear()
 
 
 def _call_spec(cls):
@@ -71,11 +54,6 @@ def _as_input(x):
         if array.dtype.kind == "f":
             return tf.constant(array, tf.float32)
         return tf.constant(array)
-    if isinstance(x, Layer):  # keras.Input(...) fed to a layer: the functional API, which is not built
-        raise ValueError(f"A layer was called on {type(x).__name__} {x.name!r}: symbolic `keras.Input` "
-                         f"tensors (the functional API) are not implemented in tensorflux's Keras; pass "
-                         f"`keras.Input` as the first entry of a `keras.Sequential`, or subclass "
-                         f"`keras.Model`.")
     return x
 
 
@@ -160,6 +138,10 @@ class Layer:
         raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call()` method implemented.")
 
     def __call__(self, *args, **kwargs):
+        first = args[0] if args else kwargs.get("inputs")
+        if isinstance(first, keras_tensor.KerasTensor) or (
+                isinstance(first, (list, tuple, dict)) and keras_tensor.any_symbolic(first)):
+            return self._symbolic_call(first, args, kwargs)
         if args:
             args = (_as_input(args[0]),) + args[1:]
             first = args[0]
@@ -184,6 +166,12 @@ class Layer:
             _TRAINING.pop()
         self._output_shape = getattr(outputs, "shape", None)
         return outputs
+
+    def _symbolic_call(self, first, args, kwargs):
+        """The functional API: build from the KerasTensors' shapes, then record the call (see keras_tensor)."""
+        if not self.built:
+            self._build_for(first)
+        return keras_tensor.symbolic_call(self, args, kwargs, self.__call__)
 
     def _build_for(self, first):
         shape = tf.nest.map_structure(_shape_of, first) if first is not None else None

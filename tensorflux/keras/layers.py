@@ -1,4 +1,5 @@
 """`keras.layers`: the built-in layers (Dense, Conv2D, pooling, Flatten, Reshape, Dropout, Activation)."""
+import inspect
 import math
 
 import tensorflux as tf
@@ -181,6 +182,38 @@ class Activation(Layer):
         return tuple(input_shape)
 
 
+class Lambda(Layer):
+    """`function(inputs, **arguments)` as a layer without weights of its own (a functional model's glue:
+    `Lambda(lambda t: tf.reduce_mean(t, axis=1))(x)`). A `training` parameter of the function gets the flag."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise ValueError(f"Argument `function` of Lambda must be callable. Received: function={function!r}")
+        if mask is not None:
+            raise ValueError("tensorflux's Keras layers do not support masks (`mask=`).")
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self._declared_output_shape = output_shape
+        try:
+            self._takes_training = "training" in inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            self._takes_training = False
+
+    def call(self, inputs, training=None):
+        if self._takes_training:
+            return self.function(inputs, training=training, **self.arguments)
+        return self.function(inputs, **self.arguments)
+
+    def compute_output_shape(self, input_shape):
+        declared = self._declared_output_shape
+        if declared is None:
+            raise NotImplementedError("Lambda: pass `output_shape` to know the output shape without calling it.")
+        if callable(declared):
+            return tuple(declared(input_shape))
+        return (tuple(input_shape)[0],) + tuple(declared)
+
+
 class Conv2D(Layer):
     """2-D convolution over `(batch, height, width, channels)` inputs, plus bias and activation."""
 
@@ -256,5 +289,5 @@ class AveragePooling2D(_Pooling2D):
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 
-API = {"keras.layers": ["Layer", "Dense", "Flatten", "Reshape", "Dropout", "Activation", "Conv2D",
+API = {"keras.layers": ["Layer", "Dense", "Flatten", "Reshape", "Dropout", "Activation", "Lambda", "Conv2D",
                         "MaxPooling2D", "AveragePooling2D", "MaxPool2D", "AvgPool2D"]}

@@ -7,7 +7,7 @@ State lives in non-trainable float32 variables, so updates run the same eagerly 
 import tensorflux as tf
 
 from . import losses as _losses
-from .layer import to_snake_case
+from .naming import to_snake_case
 from .losses import squeeze_or_expand_to_same_rank
 
 

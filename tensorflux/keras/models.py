@@ -14,24 +14,31 @@ import numpy as np
 
 import tensorflux as tf
 
-from . import losses as _losses
+from . import compile_utils as _compile_utils
 from . import metrics as _metrics
 from . import optimizers as _optimizers
 from . import trainer as _trainer
 from .summary import summary_text
+from .input_layer import InputLayer
+from .keras_tensor import KerasTensor
 from .layer import Layer, _call_spec
 
 
 class Model(Layer):
     """Subclass it: create layers in `__init__`, use them in `call`; then compile and fit."""
 
+    _functional = None   # the Functional class; registered by keras.functional, which builds on Model
+
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
-            raise ValueError("tensorflux's Keras supports subclassed and Sequential models; the functional API "
-                             "(`keras.Model(inputs, outputs)`) is not implemented.")
+            return super().__new__(Model._functional)   # keras.Model(inputs, outputs)
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        if "inputs" in kwargs or "outputs" in kwargs:
+            raise ValueError(f"{type(self).__name__}: tensorflux's Keras does not support subclassed models built "
+                             f"from `inputs` and `outputs`; use `keras.Model(inputs, outputs)` directly, or "
+                             f"create layers in `__init__` and use them in `call`.")
         if args:
             raise TypeError(f"{type(self).__name__}.__init__() takes keyword arguments only (got {len(args)} "
                             f"positional)")
@@ -42,9 +49,8 @@ class Model(Layer):
         self.history = None
         self.run_eagerly = False
         self.loss = None
-        self._loss_fn = None
-        self._metric_specs = []     # [(identifier, weighted)], resolved on the first batch
-        self._compiled_metrics = None
+        self._loss_plan = None      # compile_utils.LossPlan / MetricPlan, resolved on the first batch
+        self._metric_plan = None
         self._loss_tracker = None
         self._train_function = self._test_function = self._predict_function = None
 
@@ -66,17 +72,14 @@ class Model(Layer):
     # -- compiling -----------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
-        if loss_weights is not None:
-            raise ValueError("tensorflux's Keras models have one output: `loss_weights` is not supported.")
         for arg, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
-            if value is not None and not isinstance(value, (list, tuple)):
+            if value is not None and not isinstance(value, (list, tuple, dict)):
                 raise ValueError(f"Expected `{arg}` argument to be a list or tuple. Received instead: "
                                  f"{arg}={value} of type {type(value)}")
         self.optimizer = _optimizers.get(optimizer)
         self.loss = loss
-        self._loss_fn = _as_loss(loss)
-        self._metric_specs = [(m, False) for m in metrics or ()] + [(m, True) for m in weighted_metrics or ()]
-        self._compiled_metrics = None
+        self._loss_plan = _compile_utils.LossPlan(loss, loss_weights)
+        self._metric_plan = _compile_utils.MetricPlan(metrics, weighted_metrics)
         self._loss_tracker = _metrics.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
         self._train_function = self._test_function = self._predict_function = None
@@ -88,8 +91,9 @@ class Model(Layer):
 
     @property
     def metrics(self):
-        out = [self._loss_tracker] if self._loss_tracker is not None else []
-        return out + [m for m, _ in self._compiled_metrics or ()]
+        if self._loss_tracker is None:
+            return []
+        return [self._loss_tracker] + self._loss_plan.trackers + self._metric_plan.metrics
 
     @property
     def metrics_names(self):
@@ -105,26 +109,35 @@ class Model(Layer):
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         terms = []
-        if self._loss_fn is not None:
-            terms.append(self._loss_fn(y, y_pred, sample_weight))
+        if self._loss_plan is not None:
+            value = self._loss_plan(y, y_pred, sample_weight, self._output_names(y_pred))
+            if value is not None:
+                terms.append(value)
         terms += self.losses
         if not terms:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         return terms[0] if len(terms) == 1 else tf.add_n(terms)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        if self._compiled_metrics is None:
-            self._compiled_metrics = [(_metrics.metric_for_compile(m, tf.convert_to_tensor(y), y_pred), weighted)
-                                      for m, weighted in self._metric_specs]
-        for metric, weighted in self._compiled_metrics:
-            metric.update_state(y, y_pred, sample_weight if weighted else None)
+        self._metric_plan.update(y, y_pred, sample_weight, self._output_names(y_pred))
         return self.get_metrics_result()
+
+    def _output_names(self, y_pred):
+        """Names of a multi-output model's outputs (dict keys, else the functional model's output layers)."""
+        if isinstance(y_pred, dict):
+            return sorted(y_pred)
+        count = len(tf.nest.flatten(y_pred))
+        names = getattr(self, "output_names", None)
+        return list(names) if names and len(names) == count else [f"output_{i}" for i in range(count)]
 
     def get_metrics_result(self):
         return {m.name: m.result() for m in self.metrics}
 
     def _track_loss(self, x, loss):
-        self._loss_tracker.update_state(loss, sample_weight=tf.shape(tf.nest.flatten(x)[0])[0])
+        batch = tf.shape(tf.nest.flatten(x)[0])[0]
+        self._loss_tracker.update_state(loss, sample_weight=batch)
+        for tracker, value in self._loss_plan.last:
+            tracker.update_state(value, sample_weight=batch)
 
     def train_step(self, data):
         x, y, sample_weight = _trainer.unpack_x_y_sample_weight(data)
@@ -318,17 +331,6 @@ def _pack(x, y, sample_weight):
     return (x, y, sample_weight)
 
 
-def _as_loss(loss):
-    if loss is None or isinstance(loss, _losses.Loss):
-        return loss
-    if isinstance(loss, (dict, list, tuple)):
-        raise ValueError("tensorflux's Keras models have one output: pass a single loss to `compile()`.")
-    fn = _losses.get(loss)
-    if isinstance(fn, _losses.Loss):
-        return fn
-    return _losses.LossFunctionWrapper(fn, name=loss if isinstance(loss, str) else None)
-
-
 _WEIGHTS_FORMAT = "tensorflux.weights/1"
 
 
@@ -388,23 +390,6 @@ def _notify(callbacks, method, *args):
             hook(*args)
 
 
-class InputLayer(Layer):
-    """Declares the shape of a Sequential model's inputs (`keras.Input(shape=(4,))`): the model is built at once."""
-
-    def __init__(self, shape=None, batch_size=None, dtype=None, name=None, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self.shape = (batch_size,) + tuple(shape or ())
-        self.built = True
-
-    def call(self, inputs):
-        return inputs
-
-
-def Input(shape=None, batch_size=None, dtype=None, name=None, **kwargs):
-    """`keras.Input`: here an InputLayer, meaningful as the first entry of a `keras.Sequential`."""
-    return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name, **kwargs)
-
-
 class Sequential(Model):
     """A plain stack of layers, each fed the previous one's output."""
 
@@ -417,10 +402,12 @@ class Sequential(Model):
         self._build_from_input_shape()
 
     def add(self, layer, rebuild=True):
+        if isinstance(layer, KerasTensor) and isinstance(layer._keras_history[0].operation, InputLayer):
+            layer = layer._keras_history[0].operation    # keras.Input(...) as the first entry
         if isinstance(layer, InputLayer):
             if self._stack:
                 raise ValueError("An `Input` can only be the first entry of a Sequential model.")
-            self._input_shape = layer.shape
+            self._input_shape = layer.batch_shape
         elif not isinstance(layer, Layer):
             raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
                              f"{layer} (of type {type(layer)})")

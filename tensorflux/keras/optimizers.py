@@ -9,7 +9,7 @@ Slots are keyed by the variable's handle id, which a variable keeps when passed 
 """
 import tensorflux as tf
 
-from .layer import to_snake_case
+from .naming import to_snake_case
 
 
 def _key(variable):

@@ -26,9 +26,9 @@ def _shape_text(layer):
     return "(" + ", ".join(dims) + (",)" if len(dims) == 1 else ")")
 
 
-def _row(cells, widths, left, middle, right):
+def _row(cells, widths, columns, left, middle, right):
     parts = []
-    for text, (_, _, align), width in zip(cells, _COLUMNS, widths):
+    for text, (_, _, align), width in zip(cells, columns, widths):
         parts.append(" " + f"{text:{align}{width}}" + " ")
     return left + middle.join(parts) + right
 
@@ -38,17 +38,21 @@ def _rule(widths, left, fill, middle, right):
 
 
 def summary_text(model):
+    steps = model._summary_steps() if hasattr(model, "_summary_steps") else model.layers
+    connections = model._connections() if hasattr(model, "_connections") else None
+    columns = _COLUMNS + ((("Connected to", 17, "<"),) if connections is not None else ())
     rows = []
-    for layer in model.layers:
+    for layer in steps:
         params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
-        rows.append((f"{layer.name} ({type(layer).__name__})", _shape_text(layer), params))
-    widths = [max([w] + [len(r[i]) for r in rows]) for i, (_, w, _) in enumerate(_COLUMNS)]
+        row = (f"{layer.name} ({type(layer).__name__})", _shape_text(layer), params)
+        rows.append(row + ((connections.get(layer, ""),) if connections is not None else ()))
+    widths = [max([w] + [len(r[i]) for r in rows]) for i, (_, w, _) in enumerate(columns)]
     lines = [f'Model: "{model.name}"', _rule(widths, "┏", "━", "┳", "┓"),
-             _row([c[0] for c in _COLUMNS], widths, "┃", "┃", "┃"), _rule(widths, "┡", "━", "╇", "┩")]
+             _row([c[0] for c in columns], widths, columns, "┃", "┃", "┃"), _rule(widths, "┡", "━", "╇", "┩")]
     for i, row in enumerate(rows):
         if i:
             lines.append(_rule(widths, "├", "─", "┼", "┤"))
-        lines.append(_row(row, widths, "│", "│", "│"))
+        lines.append(_row(row, widths, columns, "│", "│", "│"))
     lines.append(_rule(widths, "└", "─", "┴", "┘"))
     trainable = _count(model.trainable_weights)
     non_trainable = _count(model.non_trainable_weights)

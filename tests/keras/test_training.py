@@ -205,13 +205,3 @@ def test_sample_weight_and_nested_inputs():
     expected = np.mean((X.sum(1) + 1 - Y) ** 2)
     assert history.history["loss"][0] == pytest.approx(float(expected), rel=1e-5)
     assert model.predict({"a": X, "b": b}, verbose=0).shape == (64, 1)
-
-
-def test_functional_api_fails_clearly():
-    inputs = tf.keras.Input((3,))
-    with pytest.raises(ValueError, match=r"functional API\) are not implemented"):
-        tf.keras.layers.Dense(2)(inputs)
-    with pytest.raises(ValueError, match="functional API"):
-        tf.keras.Model(inputs, inputs)
-    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])  # the supported form
-    assert model(np.ones((1, 3), np.float32)).shape == (1, 2)

@@ -1,0 +1,220 @@
+"""KerasTensor, the symbolic placeholder of the functional API, and the Node that records each call on it.
+
+    x = keras.Input((4,))                 # a KerasTensor: shape (None, 4), no value
+    h = keras.layers.Dense(3)(x) * 2      # a Node for the Dense call, one for the multiplication
+
+Calling a layer (or an operator) on KerasTensors runs nothing: `symbolic_call` traces the call once on
+symbolic tensors of the same shapes and dtypes (a throwaway tf.function), wraps the results' shapes in
+new KerasTensors, and records a Node (what was called, with which arguments, producing which
+KerasTensors). A functional model later replays its Nodes on real tensors. Operators on KerasTensors
+become `Operation`s — weightless callables that the model runs like layers (`Add`, `Multiply`, …, as
+Keras lists them in `summary()`); any other TensorFlow function refuses a KerasTensor, as in Keras 3.
+"""
+import weakref
+
+import tensorflux as tf
+
+from .naming import to_snake_case, unique_name
+
+__all__ = ["KerasTensor", "Node", "Operation", "any_symbolic", "symbolic_call"]
+
+_NOT_A_TENSOR = (
+    "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic placeholder "
+    "for a shape and dtype, used when constructing Keras Functional models or Keras Functions. You can only "
+    "use it as input to a Keras layer or a Keras operation (from the namespaces `keras.layers` and "
+    "`keras.ops`). You are likely doing something like:\n\n```\nx = Input(...)\n...\ntf_fn(x)  # Invalid.\n```\n\n"
+    "What you should do instead is wrap `tf_fn` in a layer:\n\n```\nclass MyLayer(Layer):\n"
+    "    def call(self, x):\n        return tf_fn(x)\n\nx = MyLayer()(x)\n```\n")
+
+_CALLS = weakref.WeakKeyDictionary()   # layer or operation -> how many Nodes it has made (node indices)
+
+
+class Node:
+    """One call of a layer or operation on KerasTensors: `operation(*args, **kwargs)` gave `outputs`."""
+
+    __slots__ = ("operation", "args", "kwargs", "outputs", "structure", "index")
+
+    def __init__(self, operation, args, kwargs):
+        self.operation, self.args, self.kwargs = operation, args, kwargs
+        self.index = _CALLS.get(operation, 0)
+        _CALLS[operation] = self.index + 1
+        self.outputs, self.structure = [], None
+
+    @property
+    def inputs(self):
+        return [x for x in tf.nest.flatten((self.args, self.kwargs)) if isinstance(x, KerasTensor)]
+
+
+class KerasTensor:
+    """A symbolic tensor of the functional API: a shape (a tuple, None for unknown dims), a dtype and the
+    Node that produced it (`_keras_history`: (node, output index))."""
+
+    def __init__(self, shape, dtype="float32", name=None, history=None):
+        self._shape = tuple(None if d is None else int(d) for d in shape)
+        self._dtype = tf.as_dtype(getattr(dtype, "name", dtype))
+        self.name = name or unique_name("keras_tensor")
+        self._keras_history = history
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype.name
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def __repr__(self):
+        return (f"<KerasTensor shape={self._shape}, dtype={self._dtype.name}, sparse=False, ragged=False, "
+                f"name={self.name}>")
+
+    def __tf_tensor__(self, dtype=None, name=None):
+        raise ValueError(_NOT_A_TENSOR)
+
+    def __array__(self, dtype=None, copy=None):
+        raise ValueError(_NOT_A_TENSOR)
+
+    def __bool__(self):
+        raise TypeError("A symbolic KerasTensor cannot be used as a boolean.")
+
+    # Operators build Operations (named and typed as Keras names them); reflected forms swap the operands.
+    def __add__(self, other):
+        return _operation("Add", tf.add)(self, other)
+
+    def __radd__(self, other):
+        return _operation("Add", tf.add)(other, self)
+
+    def __sub__(self, other):
+        return _operation("Subtract", tf.subtract)(self, other)
+
+    def __rsub__(self, other):
+        return _operation("Subtract", tf.subtract)(other, self)
+
+    def __mul__(self, other):
+        return _operation("Multiply", tf.multiply)(self, other)
+
+    def __rmul__(self, other):
+        return _operation("Multiply", tf.multiply)(other, self)
+
+    def __truediv__(self, other):
+        return _operation("TrueDivide", tf.truediv)(self, other)
+
+    def __rtruediv__(self, other):
+        return _operation("TrueDivide", tf.truediv)(other, self)
+
+    def __floordiv__(self, other):
+        return _operation("FloorDivide", tf.math.floordiv)(self, other)
+
+    def __rfloordiv__(self, other):
+        return _operation("FloorDivide", tf.math.floordiv)(other, self)
+
+    def __mod__(self, other):
+        return _operation("Mod", tf.math.floormod)(self, other)
+
+    def __rmod__(self, other):
+        return _operation("Mod", tf.math.floormod)(other, self)
+
+    def __pow__(self, other):
+        return _operation("Power", tf.pow)(self, other)
+
+    def __rpow__(self, other):
+        return _operation("Power", tf.pow)(other, self)
+
+    def __matmul__(self, other):
+        return _operation("Matmul", tf.matmul)(self, other)
+
+    def __rmatmul__(self, other):
+        return _operation("Matmul", tf.matmul)(other, self)
+
+    def __neg__(self):
+        return _operation("Negative", tf.negative)(self)
+
+    def __abs__(self):
+        return _operation("Absolute", tf.abs)(self)
+
+    def __lt__(self, other):
+        return _operation("Less", tf.less)(self, other)
+
+    def __le__(self, other):
+        return _operation("LessEqual", tf.less_equal)(self, other)
+
+    def __gt__(self, other):
+        return _operation("Greater", tf.greater)(self, other)
+
+    def __ge__(self, other):
+        return _operation("GreaterEqual", tf.greater_equal)(self, other)
+
+    def __getitem__(self, key):
+        return _operation("GetItem", _get_item)(self, key)
+
+
+def _get_item(x, key):
+    return x[key]
+
+
+class Operation:
+    """A TensorFlow function applied to KerasTensors (`x * 2`, `x[:, 0]`): in a functional model it runs
+    like a layer without weights. Each use is its own Operation, named like Keras's (`add`, `add_1`…)."""
+
+    built = True
+    trainable_weights = non_trainable_weights = weights = ()
+
+    def __init__(self, fn):
+        self._fn = fn
+        self.name = unique_name(to_snake_case(type(self).__name__))
+        self._output_shape = None
+
+    def __call__(self, *args):
+        if any_symbolic(args):
+            return symbolic_call(self, args, {}, self._fn)
+        return self._fn(*args)
+
+    def count_params(self):
+        return 0
+
+
+_OPERATION_TYPES = {}   # Keras class name -> Operation subclass of that name (what summary() shows)
+
+
+def _operation(class_name, fn):
+    cls = _OPERATION_TYPES.get(class_name)
+    if cls is None:
+        cls = _OPERATION_TYPES[class_name] = type(class_name, (Operation,), {"__module__": __name__})
+    return cls(fn)
+
+
+def any_symbolic(structure):
+    return any(isinstance(x, KerasTensor) for x in tf.nest.flatten(structure))
+
+
+def symbolic_call(operation, args, kwargs, run):
+    """KerasTensors for what `run(*args, **kwargs)` returns, found by tracing it once on symbolic tensors
+    standing in for the KerasTensors among the arguments; records the call as a Node of `operation`."""
+    flat = tf.nest.flatten((args, kwargs))
+    placeholders = [x for x in flat if isinstance(x, KerasTensor)]
+
+    def traced(*values):
+        it = iter(values)
+        a, k = tf.nest.pack_sequence_as((args, kwargs), [next(it) if isinstance(x, KerasTensor) else x
+                                                          for x in flat])
+        return run(*a, **k)
+
+    specs = [tf.TensorSpec(x.shape, x._dtype) for x in placeholders]
+    result = tf.function(traced).get_concrete_function(*specs).structured_outputs
+    node = Node(operation, args, kwargs)
+
+    def wrap(t):
+        if not isinstance(t, tf.Tensor) or t.shape.rank is None:
+            raise ValueError(f"{type(operation).__name__} '{operation.name}' returned {t!r} when called on "
+                             f"KerasTensors; in a functional model it must return tensors of known rank.")
+        out = KerasTensor(t.shape.as_list(), t.dtype, history=(node, len(node.outputs)))
+        node.outputs.append(out)
+        return out
+
+    node.structure = tf.nest.map_structure(wrap, result)
+    first = node.outputs[0] if node.outputs else None
+    operation._output_shape = tf.TensorShape(first.shape) if first is not None else None
+    return node.structure
