@@ -138,6 +138,7 @@ class MetricPlan:
                     metric = _metrics.metric_for_compile(m, targets[index], predictions[index])
                     metric.name = f"{names[index]}_{metric.name}"
                     self.entries.append((metric, w, index))
+        self.entries.sort(key=lambda entry: entry[0].name)     # Keras lists per-output metrics by name
 
     def update(self, y, y_pred, sample_weight, names):
         self.resolve(y, y_pred, names)

@@ -32,13 +32,7 @@ class Functional(Model):
             if not isinstance(t._keras_history[0].operation, InputLayer):
                 raise ValueError(f"All `inputs` of a functional model must come from `keras.Input`; "
                                  f"{t.name} is the output of '{t._keras_history[0].operation.name}'.")
-        self._nodes = _nodes_between(self._flat_inputs, self._flat_outputs)
-        operations = []
-        for t in self._flat_inputs:
-            operations.append(t._keras_history[0].operation)
-        for node in self._nodes:
-            if node.operation not in operations:
-                operations.append(node.operation)
+        self._nodes, operations = _graph(self._flat_inputs, self._flat_outputs)
         self._operations = operations    # every step, for summary(); Operations hold no weights
         self._functional_layers = [op for op in operations if not isinstance(op, Operation)]
         self._output_shape = tf.TensorShape(self._flat_outputs[0].shape)
@@ -182,15 +176,20 @@ def _keras_tensors(structure, what):
     return structure
 
 
-def _nodes_between(inputs, outputs):
-    """The Nodes computing `outputs` from `inputs`, each after the Nodes that feed it."""
+def _graph(inputs, outputs):
+    """(Nodes computing `outputs` from `inputs`, each after the Nodes that feed it; the layers and
+    operations in Keras's order: deepest first — depth counts steps to the furthest output — and, at equal
+    depth, in the order a walk back from the outputs first reaches them). The model's weights follow
+    this order, so `get_weights()` lists them as Keras does."""
     known = {id(t) for t in inputs}
-    order, done, active = [], set(), set()
+    input_nodes = {id(t._keras_history[0]): t._keras_history[0] for t in inputs}
+    order, done, active, first_seen = [], set(), set(), {}
 
     def visit(t, path):
+        node = t._keras_history[0]
+        first_seen.setdefault(node.operation, len(first_seen))
         if id(t) in known:
             return
-        node = t._keras_history[0]
         if isinstance(node.operation, InputLayer):
             raise ValueError(f"Output {path} is not connected to `inputs`: it depends on the Input "
                              f"'{node.operation.name}', which is not among the model's inputs "
@@ -208,4 +207,17 @@ def _nodes_between(inputs, outputs):
 
     for k, t in enumerate(outputs):
         visit(t, f"{k} ({t.name})")
-    return order
+    for node in input_nodes.values():   # an input no output depends on still belongs to the model (first at depth 0)
+        first_seen.setdefault(node.operation, -1)
+    depth = {}
+    for node in reversed(order):                      # consumers before producers
+        here = depth.setdefault(id(node), 0)
+        for source in node.inputs:
+            producer = source._keras_history[0]
+            depth[id(producer)] = max(depth.get(id(producer), 0), here + 1)
+    operation_depth = {}
+    for node in order + list(input_nodes.values()):
+        d = depth.get(id(node), 0)
+        operation_depth[node.operation] = max(operation_depth.get(node.operation, 0), d)
+    operations = sorted(operation_depth, key=lambda op: (-operation_depth[op], first_seen[op]))
+    return order, operations

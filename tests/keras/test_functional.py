@@ -302,3 +302,17 @@ def test_merge_layers_and_lambda():
         layers.Subtract()([a, b, c])
     with pytest.raises(ValueError, match="must be callable"):
         layers.Lambda(3)
+
+
+def test_layer_order_is_keras_depth_order():
+    # Keras lists layers deepest first (steps to the furthest output), ties in the order a walk back
+    # from the outputs reaches them; the weights (and get/set_weights) follow that order.
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    c = layers.Concatenate(name="cat")([a, b])
+    h = layers.Dense(4, name="h")(c)
+    o1 = layers.Dense(1, name="o1")(h)
+    o2 = layers.Dense(2, name="o2")(layers.Add(name="add")([h, layers.Dense(4, name="skip")(c)]))
+    unused = keras.Input((1,), name="unused")
+    model = keras.Model([a, b, unused], [o1, o2 * 0.5])
+    assert [layer.name for layer in model.layers] == ["a", "b", "cat", "h", "skip", "add", "o2", "unused", "o1"]
+    assert [w.shape.as_list() for w in model.weights][:4] == [[5, 4], [4], [5, 4], [4]]
