@@ -8,12 +8,12 @@ Each module lists its names in its own `API` table; this package re-exports them
 import sys
 
 from .. import _namespaces  # tensorflux is fully imported before this room loads (_namespaces.LAZY)
-from . import (activations, functional, initializers, input_layer, layers, layers_extra, layers_merge,  # noqa: F401
-               layers_rnn, losses, metrics, models, optimizers, utils)
+from . import (activations, callbacks, functional, initializers, input_layer, layers, layers_extra,  # noqa: F401
+               layers_merge, layers_rnn, losses, metrics, models, optimizers, utils)
 from .naming import clear_session
 
-_SOURCES = (activations, initializers, input_layer, layers, layers_extra, layers_merge, layers_rnn, losses, metrics,
-            models, optimizers, utils)
+_SOURCES = (activations, callbacks, initializers, input_layer, layers, layers_extra, layers_merge, layers_rnn, losses,
+            metrics, models, optimizers, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

@@ -14,6 +14,7 @@ import numpy as np
 
 import tensorflux as tf
 
+from . import callbacks as _callbacks
 from . import compile_utils as _compile_utils
 from . import metrics as _metrics
 from . import optimizers as _optimizers
@@ -203,40 +204,51 @@ class Model(Layer):
                                  "tf.data.Dataset.")
             data, held_out = data.split(validation_split)
         verbose = _trainer.resolve_verbose(verbose)
-        callbacks = list(callbacks or ())
-        history = _trainer.History(self, {"verbose": verbose, "epochs": epochs, "steps": data.steps})
+        history = _callbacks.History()     # notified last, so it records what other callbacks add to the logs
+        callbacks = _callbacks.CallbackList(list(callbacks or ()) + [history], self,
+                                            {"verbose": verbose, "epochs": epochs, "steps": data.steps})
         train_function = self.make_train_function()
         self.stop_training = False
-        _notify(callbacks, "set_model", self)
-        _notify(callbacks, "on_train_begin", None)
+        callbacks.on_train_begin({})
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
-            _notify(callbacks, "on_epoch_begin", epoch, None)
+            callbacks.on_epoch_begin(epoch, {})
             if verbose and epochs > 1:
                 _trainer.emit(f"Epoch {epoch + 1}/{epochs}")
             timer = _trainer.Timer()
-            logs, steps = self._run_epoch(train_function, data, steps_per_epoch)
+            logs, steps = self._run_epoch(train_function, data, steps_per_epoch, callbacks, "train")
             if held_out is not None and (epoch + 1) % validation_freq == 0:
-                val_logs, _ = self._run_epoch(self.make_test_function(), held_out, validation_steps, reset=True)
+                callbacks.on_test_begin({})
+                val_logs, _ = self._run_epoch(self.make_test_function(), held_out, validation_steps, callbacks, "test",
+                                              reset=True)
+                callbacks.on_test_end(dict(val_logs))
                 logs.update({"val_" + k: v for k, v in val_logs.items()})
             if verbose:
                 _trainer.emit(_trainer.progress_line(verbose, steps, timer.elapsed(), logs))
-            history.record(epoch, logs)
-            _notify(callbacks, "on_epoch_end", epoch, logs)
+            callbacks.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
-        _notify(callbacks, "on_train_end", None)
+        callbacks.on_train_end({})
         self.history = history
         return history
 
-    def _run_epoch(self, function, data, max_steps, reset=False):
+    def _run_epoch(self, function, data, max_steps, callbacks, kind, reset=False):
+        """Runs `function` on each batch; returns (the last step's logs as floats, steps run). Batch hooks of
+        `callbacks` ("train" or "test" ones) run only when a callback overrides them."""
         if reset:
             self.reset_metrics()
+        begin, end = f"on_{kind}_batch_begin", f"on_{kind}_batch_end"
+        begin = begin if callbacks.wants_batches[begin] else None
+        end = end if callbacks.wants_batches[end] else None
         logs, steps = None, 0
         for batch in data:
+            if begin:
+                getattr(callbacks, begin)(steps, {})
             logs = function(*batch)
+            if end:
+                getattr(callbacks, end)(steps, {k: float(logs[k]) for k in sorted(logs)})
             steps += 1
-            if max_steps and steps >= max_steps:
+            if max_steps and steps >= max_steps or kind == "train" and self.stop_training:
                 break
         if logs is None:
             raise ValueError("Unexpected result of the step function (Empty logs). This could be due to issues "
@@ -247,9 +259,12 @@ class Model(Layer):
                  callbacks=None, return_dict=False):
         self._assert_compiled()
         data = _trainer.batches_for(x, y, sample_weight, batch_size)
-        timer = _trainer.Timer()
-        logs, count = self._run_epoch(self.make_test_function(), data, steps, reset=True)
         verbose = _trainer.resolve_verbose(verbose)
+        callbacks = _callbacks.CallbackList(callbacks, self, {"verbose": verbose, "epochs": 1, "steps": data.steps})
+        timer = _trainer.Timer()
+        callbacks.on_test_begin({})
+        logs, count = self._run_epoch(self.make_test_function(), data, steps, callbacks, "test", reset=True)
+        callbacks.on_test_end(dict(logs))
         if verbose:
             _trainer.emit(_trainer.progress_line(verbose, count, timer.elapsed(), logs))
         return logs if return_dict else self._in_metric_order(logs)
@@ -263,13 +278,23 @@ class Model(Layer):
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         data = _trainer.batches_for(x, None, None, batch_size)
         function = self.make_predict_function()
+        callbacks = _callbacks.CallbackList(callbacks, self, {"verbose": _trainer.resolve_verbose(verbose),
+                                                              "epochs": 1, "steps": data.steps})
+        begin = callbacks.wants_batches["on_predict_batch_begin"]
+        end = callbacks.wants_batches["on_predict_batch_end"]
         timer = _trainer.Timer()
+        callbacks.on_predict_begin({})
         outputs, count = [], 0
         for batch in data:
+            if begin:
+                callbacks.on_predict_batch_begin(count, {})
             outputs.append(function(batch[0]))
+            if end:
+                callbacks.on_predict_batch_end(count, {"outputs": outputs[-1]})
             count += 1
             if steps and count >= steps:
                 break
+        callbacks.on_predict_end({})
         if not outputs:
             raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). Please use "
                              "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly(True)` "
@@ -381,13 +406,6 @@ def _load_weights(model, filepath, skip_mismatch):
     for variable, value in zip(variables, values):
         if tuple(variable.shape.as_list()) == value.shape:
             variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
-
-
-def _notify(callbacks, method, *args):
-    for callback in callbacks:
-        hook = getattr(callback, method, None)
-        if hook is not None:
-            hook(*args)
 
 
 class Sequential(Model):

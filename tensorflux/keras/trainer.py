@@ -1,4 +1,4 @@
-"""What `Model.fit/evaluate/predict` loop over: batches of data, a progress line, and the History record.
+"""What `Model.fit/evaluate/predict` loop over: batches of data and a progress line.
 
 Arrays (NumPy, tensors, lists; possibly nested) are converted to NumPy once, floats to float32; each epoch
 shuffles them with one permutation and slices contiguous batches. A `tf.data.Dataset` is iterated as is,
@@ -160,18 +160,3 @@ class Timer:
 def emit(line):
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
-
-
-class History:
-    """What `fit` returns: `history` maps each logged name to its value per epoch."""
-
-    def __init__(self, model=None, params=None):
-        self.model = model
-        self.params = params or {}
-        self.epoch = []
-        self.history = {}
-
-    def record(self, epoch, logs):
-        self.epoch.append(epoch)
-        for name, value in logs.items():
-            self.history.setdefault(name, []).append(value)
