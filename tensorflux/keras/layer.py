@@ -20,6 +20,7 @@ import tensorflux as tf
 
 from . import initializers as _initializers
 from . import keras_tensor
+from . import regularizers as _regularizers
 from .naming import to_snake_case, unique_name
 
 _TRAINING = [None]  # training flag of the enclosing layer calls (innermost last)
@@ -201,10 +202,8 @@ class Layer:
         variable = tf.Variable(lambda: initializer(shape, dtype), trainable=trainable, dtype=dtype,
                                name=f"{self._name}/{name or 'variable'}")
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
+        regularizer = _regularizers.get(regularizer)
         if regularizer is not None:
-            if not callable(regularizer):
-                raise ValueError(f"`regularizer` must be a callable `weight -> scalar loss`. Received: "
-                                 f"regularizer={regularizer!r}")
             self._regularized.append((variable, regularizer))
         return variable
 

@@ -6,6 +6,7 @@ import tensorflux as tf
 
 from . import activations as _activations
 from . import initializers as _initializers
+from . import regularizers as _regularizers
 from .layer import Layer
 
 
@@ -71,7 +72,7 @@ class Dense(Layer):
     """`activation(inputs @ kernel + bias)` over the last axis."""
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", **kwargs):
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
@@ -81,6 +82,8 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
@@ -88,9 +91,9 @@ class Dense(Layer):
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {input_shape}")
         self.kernel = self.add_weight(shape=(input_dim, self.units), initializer=self.kernel_initializer,
-                                      name="kernel")
-        self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer, name="bias") \
-            if self.use_bias else None
+                                      regularizer=self.kernel_regularizer, name="kernel")
+        self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
 
     def call(self, inputs):
         if inputs.shape.rank == 2:
@@ -219,7 +222,8 @@ class Conv2D(Layer):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(filters, int) or filters <= 0:
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. "
@@ -237,13 +241,16 @@ class Conv2D(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         channels = channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer, name="kernel")
-        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \
-            if self.use_bias else None
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
 
     def call(self, inputs):
         x = tf.nn.conv2d(inputs, self.kernel, self.strides, self.padding.upper(), dilations=self.dilation_rate)

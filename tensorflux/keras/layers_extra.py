@@ -9,6 +9,7 @@ import tensorflux as tf
 
 from . import activations as _activations
 from . import initializers as _initializers
+from . import regularizers as _regularizers
 from . import layers as _layers
 from .layer import Layer
 from .layers import _channels_last, _pair, _padding, _window_output, conv2d_output_shape
@@ -259,7 +260,8 @@ class Conv1D(Layer):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", **kwargs):
+                 bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
         if groups != 1:
             raise ValueError(f"tensorflux's Conv1D supports groups=1 only. Received: groups={groups}")
@@ -274,13 +276,16 @@ class Conv1D(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         channels = _layers.channel_dim(input_shape)
         self.kernel = self.add_weight(shape=(self.kernel_size, channels, self.filters),
-                                      initializer=self.kernel_initializer, name="kernel")
-        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias") \
-            if self.use_bias else None
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
 
     def call(self, inputs):
         padding = self.padding.upper()
@@ -306,7 +311,7 @@ class DepthwiseConv2D(Layer):
 
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
                  dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", **kwargs):
+                 bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
             raise ValueError(f"Invalid value for argument `depth_multiplier`. Expected a strictly positive value. "
@@ -322,13 +327,16 @@ class DepthwiseConv2D(Layer):
         self.use_bias = use_bias
         self.depthwise_initializer = _initializers.get(depthwise_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
+        self.depthwise_regularizer = _regularizers.get(depthwise_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         channels = _layers.channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.depth_multiplier),
-                                      initializer=self.depthwise_initializer, name="kernel")
+                                      initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+                                      name="kernel")
         self.bias = self.add_weight(shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
-                                    name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
 
     def call(self, inputs):
         x = tf.nn.depthwise_conv2d(inputs, self.kernel, (1,) + self.strides + (1,), self.padding.upper(),

@@ -1,0 +1,97 @@
+"""`keras.regularizers`: penalties on a weight added to the training loss (through `layer.losses`).
+
+    Dense(8, kernel_regularizer=keras.regularizers.L2(1e-4))     # adds 1e-4 · Σ kernel² to the loss
+
+As in Keras: L1 is `l1 · Σ|w|`, L2 is `l2 · Σ w²` (no ½), L1L2 both; the names "l1", "l2", "l1_l2" give
+the default factor 0.01.
+"""
+import tensorflux as tf
+
+__all__ = ["Regularizer", "L1", "L2", "L1L2", "get"]
+
+
+class Regularizer:
+    """Base class: `regularizer(weight)` returns a scalar penalty."""
+
+    def __call__(self, x):
+        return 0.0
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def _factor(value, name):
+    value = float(value)
+    if value < 0 or value != value:
+        raise ValueError(f"Value for argument `{name}` should be a positive float. Received: {name}={value}")
+    return value
+
+
+class L1(Regularizer):
+    def __init__(self, l1=0.01):
+        self.l1 = _factor(l1, "l1")
+
+    def __call__(self, x):
+        return self.l1 * tf.reduce_sum(tf.abs(x))
+
+    def get_config(self):
+        return {"l1": self.l1}
+
+
+class L2(Regularizer):
+    def __init__(self, l2=0.01):
+        self.l2 = _factor(l2, "l2")
+
+    def __call__(self, x):
+        return self.l2 * tf.reduce_sum(tf.square(x))
+
+    def get_config(self):
+        return {"l2": self.l2}
+
+
+class L1L2(Regularizer):
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1, self.l2 = _factor(l1, "l1"), _factor(l2, "l2")
+
+    def __call__(self, x):
+        penalty = tf.constant(0.0, x.dtype)
+        if self.l1:
+            penalty += self.l1 * tf.reduce_sum(tf.abs(x))
+        if self.l2:
+            penalty += self.l2 * tf.reduce_sum(tf.square(x))
+        return penalty
+
+    def get_config(self):
+        return {"l1": self.l1, "l2": self.l2}
+
+
+def l1_l2(l1=0.01, l2=0.01):
+    return L1L2(l1=l1, l2=l2)
+
+
+l1, l2 = L1, L2
+_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "l1l2": L1L2}
+
+
+def get(identifier):
+    """A regularizer from None, a name ("l2"), a config dict, or a callable (returned as is)."""
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, str):
+        factory = _BY_NAME.get(identifier.lower())
+        if factory is None:
+            raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+        return factory()
+    if isinstance(identifier, dict) and "class_name" in identifier:
+        factory = {"L1": L1, "L2": L2, "L1L2": L1L2}.get(identifier["class_name"])
+        if factory is None:
+            raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+        return factory(**identifier.get("config", {}))
+    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+
+
+API = {"keras.regularizers": __all__ + ["l1", "l2", "l1_l2"]}
