@@ -9,11 +9,12 @@ import sys
 
 from .. import _namespaces  # tensorflux is fully imported before this room loads (_namespaces.LAZY)
 from . import (activations, callbacks, functional, initializers, input_layer, layers, layers_extra,  # noqa: F401
-               layers_merge, layers_rnn, losses, metrics, models, optimizers, regularizers, utils)
+               layers_merge, layers_rnn, losses, metrics, models, optimizers, regularizers, saving, serialization,
+               utils)
 from .naming import clear_session
 
 _SOURCES = (activations, callbacks, initializers, input_layer, layers, layers_extra, layers_merge, layers_rnn, losses,
-            metrics, models, optimizers, regularizers, utils)
+            metrics, models, optimizers, regularizers, saving, serialization, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

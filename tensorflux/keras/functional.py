@@ -15,7 +15,7 @@ bigger model.
 import tensorflux as tf
 
 from .input_layer import InputLayer
-from .keras_tensor import KerasTensor, Operation
+from .keras_tensor import KerasTensor, Operation, operation_named
 from .models import Model
 
 __all__ = ["Functional"]
@@ -134,8 +134,52 @@ class Functional(Model):
         return self.output_shape
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "layers": [layer.name for layer in self._functional_layers]}
+        """The layers and the graph of calls between them: each Node as the layer (by name) or operator
+        (by Keras class name) it calls, with its KerasTensor arguments as references
+        `{"__keras_tensor__": ["input", i, 0] or ["node", k, output index]}` to earlier results."""
+        refs = {id(t): ["input", i, 0] for i, t in enumerate(self._flat_inputs)}
+        nodes = []
+        for k, node in enumerate(self._nodes):
+            refs.update({id(t): ["node", k, j] for j, t in enumerate(node.outputs)})
+
+        def encode(value):
+            return {"__keras_tensor__": refs[id(value)]} if isinstance(value, KerasTensor) else value
+        for node in self._nodes:
+            entry = {"args": tf.nest.map_structure(encode, list(node.args)),
+                     "kwargs": tf.nest.map_structure(encode, dict(node.kwargs))}
+            if isinstance(node.operation, Operation):
+                entry["operation"] = type(node.operation).__name__
+            else:
+                entry["layer"] = node.operation.name
+            nodes.append(entry)
+        return {"name": self.name, "trainable": self.trainable, "layers": self.layers, "nodes": nodes,
+                "input_names": [t.name for t in self._flat_inputs],
+                "inputs": tf.nest.map_structure(encode, self._input_struct),
+                "outputs": tf.nest.map_structure(encode, self._output_struct)}
+
+    @classmethod
+    def from_config(cls, config):
+        """Replays the saved calls on the (already rebuilt) layers to make the same graph."""
+        layers = {layer.name: layer for layer in config["layers"]}
+        values = {("input", i, 0): layers[name].output for i, name in enumerate(config["input_names"])}
+
+        def decode(value):
+            if isinstance(value, dict) and "__keras_tensor__" in value:
+                return values[tuple(value["__keras_tensor__"])]
+            if isinstance(value, (list, tuple)):
+                return [decode(v) for v in value]
+            if isinstance(value, dict):
+                return {k: decode(v) for k, v in value.items()}
+            return value
+        for k, entry in enumerate(config["nodes"]):
+            args, kwargs = decode(entry["args"]), decode(entry["kwargs"])
+            if "operation" in entry:
+                result = operation_named(entry["operation"])(*args)
+            else:
+                result = layers[entry["layer"]](*args, **kwargs)
+            values.update({("node", k, j): t for j, t in enumerate(tf.nest.flatten(result))})
+        return cls(decode(config["inputs"]), decode(config["outputs"]), name=config["name"],
+                   trainable=config["trainable"])
 
     # -- summary() -----------------------------------------------------------------------------
     def _summary_steps(self):

@@ -16,7 +16,7 @@ import tensorflux as tf
 
 from .naming import to_snake_case, unique_name
 
-__all__ = ["KerasTensor", "Node", "Operation", "any_symbolic", "symbolic_call"]
+__all__ = ["KerasTensor", "Node", "Operation", "any_symbolic", "operation_named", "symbolic_call"]
 
 _NOT_A_TENSOR = (
     "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic placeholder "
@@ -82,73 +82,73 @@ class KerasTensor:
 
     # Operators build Operations (named and typed as Keras names them); reflected forms swap the operands.
     def __add__(self, other):
-        return _operation("Add", tf.add)(self, other)
+        return operation_named("Add")(self, other)
 
     def __radd__(self, other):
-        return _operation("Add", tf.add)(other, self)
+        return operation_named("Add")(other, self)
 
     def __sub__(self, other):
-        return _operation("Subtract", tf.subtract)(self, other)
+        return operation_named("Subtract")(self, other)
 
     def __rsub__(self, other):
-        return _operation("Subtract", tf.subtract)(other, self)
+        return operation_named("Subtract")(other, self)
 
     def __mul__(self, other):
-        return _operation("Multiply", tf.multiply)(self, other)
+        return operation_named("Multiply")(self, other)
 
     def __rmul__(self, other):
-        return _operation("Multiply", tf.multiply)(other, self)
+        return operation_named("Multiply")(other, self)
 
     def __truediv__(self, other):
-        return _operation("TrueDivide", tf.truediv)(self, other)
+        return operation_named("TrueDivide")(self, other)
 
     def __rtruediv__(self, other):
-        return _operation("TrueDivide", tf.truediv)(other, self)
+        return operation_named("TrueDivide")(other, self)
 
     def __floordiv__(self, other):
-        return _operation("FloorDivide", tf.math.floordiv)(self, other)
+        return operation_named("FloorDivide")(self, other)
 
     def __rfloordiv__(self, other):
-        return _operation("FloorDivide", tf.math.floordiv)(other, self)
+        return operation_named("FloorDivide")(other, self)
 
     def __mod__(self, other):
-        return _operation("Mod", tf.math.floormod)(self, other)
+        return operation_named("Mod")(self, other)
 
     def __rmod__(self, other):
-        return _operation("Mod", tf.math.floormod)(other, self)
+        return operation_named("Mod")(other, self)
 
     def __pow__(self, other):
-        return _operation("Power", tf.pow)(self, other)
+        return operation_named("Power")(self, other)
 
     def __rpow__(self, other):
-        return _operation("Power", tf.pow)(other, self)
+        return operation_named("Power")(other, self)
 
     def __matmul__(self, other):
-        return _operation("Matmul", tf.matmul)(self, other)
+        return operation_named("Matmul")(self, other)
 
     def __rmatmul__(self, other):
-        return _operation("Matmul", tf.matmul)(other, self)
+        return operation_named("Matmul")(other, self)
 
     def __neg__(self):
-        return _operation("Negative", tf.negative)(self)
+        return operation_named("Negative")(self)
 
     def __abs__(self):
-        return _operation("Absolute", tf.abs)(self)
+        return operation_named("Absolute")(self)
 
     def __lt__(self, other):
-        return _operation("Less", tf.less)(self, other)
+        return operation_named("Less")(self, other)
 
     def __le__(self, other):
-        return _operation("LessEqual", tf.less_equal)(self, other)
+        return operation_named("LessEqual")(self, other)
 
     def __gt__(self, other):
-        return _operation("Greater", tf.greater)(self, other)
+        return operation_named("Greater")(self, other)
 
     def __ge__(self, other):
-        return _operation("GreaterEqual", tf.greater_equal)(self, other)
+        return operation_named("GreaterEqual")(self, other)
 
     def __getitem__(self, key):
-        return _operation("GetItem", _get_item)(self, key)
+        return operation_named("GetItem")(self, key)
 
 
 def _get_item(x, key):
@@ -176,14 +176,21 @@ class Operation:
         return 0
 
 
-_OPERATION_TYPES = {}   # Keras class name -> Operation subclass of that name (what summary() shows)
+# Keras's class name of each operator's Operation (what summary() shows, and what saving records).
+_OPERATOR_FUNCTIONS = {
+    "Add": tf.add, "Subtract": tf.subtract, "Multiply": tf.multiply, "TrueDivide": tf.truediv,
+    "FloorDivide": tf.math.floordiv, "Mod": tf.math.floormod, "Power": tf.pow, "Matmul": tf.matmul,
+    "Negative": tf.negative, "Absolute": tf.abs, "Less": tf.less, "LessEqual": tf.less_equal,
+    "Greater": tf.greater, "GreaterEqual": tf.greater_equal, "GetItem": _get_item}
+_OPERATION_TYPES = {}   # class name -> the Operation subclass of that name
 
 
-def _operation(class_name, fn):
+def operation_named(class_name):
+    """A new Operation of the given Keras class name (`"Add"`, `"GetItem"`, …)."""
     cls = _OPERATION_TYPES.get(class_name)
     if cls is None:
         cls = _OPERATION_TYPES[class_name] = type(class_name, (Operation,), {"__module__": __name__})
-    return cls(fn)
+    return cls(_OPERATOR_FUNCTIONS[class_name])
 
 
 def any_symbolic(structure):

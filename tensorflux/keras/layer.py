@@ -18,6 +18,7 @@ import numpy as np
 
 import tensorflux as tf
 
+from . import config as _config
 from . import initializers as _initializers
 from . import keras_tensor
 from . import regularizers as _regularizers
@@ -99,6 +100,7 @@ class Layer:
     def __init_subclass__(cls, **kwargs):
         # A layer counts as built once its own build() returns, whoever calls it (Keras wraps build alike).
         super().__init_subclass__(**kwargs)
+        _config.record_init_arguments(cls)
         build = cls.__dict__.get("build")
         if build is not None and not getattr(build, "_default_build", False):
             @functools.wraps(build)
@@ -176,6 +178,7 @@ class Layer:
 
     def _build_for(self, first):
         shape = tf.nest.map_structure(_shape_of, first) if first is not None else None
+        self._build_shapes = shape      # what a saved model is rebuilt from (keras.saving)
         self._build_with_shape(shape)
 
     def _build_with_shape(self, shape):
@@ -293,7 +296,22 @@ class Layer:
             variable.assign(value)
 
     def get_config(self):
-        return {"name": self._name, "trainable": self._trainable, "dtype": "float32"}
+        """The constructor arguments this layer was created with (see keras.config), with its name."""
+        config = _config.init_arguments(self)
+        config.update({"name": self._name, "trainable": self._trainable, "dtype": "float32"})
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """`cls(**config)`, leaving out the base entries (name, trainable, dtype) a subclass's `__init__`
+        does not accept."""
+        try:
+            parameters = inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):
+            return cls(**config)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            config = {k: v for k, v in config.items() if k in parameters or k not in ("name", "trainable", "dtype")}
+        return cls(**config)
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self._name}, built={self.built}>"

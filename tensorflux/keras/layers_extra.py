@@ -1,5 +1,5 @@
 """More `keras.layers`: normalization (BatchNormalization, LayerNormalization), Embedding, global pooling,
-Conv1D, DepthwiseConv2D and the Concatenate/Add merge layers.
+Conv1D and DepthwiseConv2D.
 
 They follow Keras 3's numerics: batch normalization computes `x * inv + (beta - mean * inv)` with
 `inv = gamma / sqrt(variance + epsilon)` using the batch's biased moments while training and the moving

@@ -6,6 +6,8 @@ arguments to float32, lines up their ranks (`(n,)` labels against `(n, 1)` predi
 """
 import tensorflux as tf
 
+from . import config as _config
+
 EPSILON = 1e-7
 
 
@@ -117,6 +119,10 @@ _REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean")
 
 class Loss:
     """Base class: subclasses implement `call(y_true, y_pred)` returning per-sample values."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _config.record_init_arguments(cls)    # so compile() arguments can be saved with a model
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
         if reduction not in _REDUCTIONS:

@@ -6,6 +6,8 @@ State lives in non-trainable float32 variables, so updates run the same eagerly 
 """
 import tensorflux as tf
 
+from . import config as _config
+
 from . import losses as _losses
 from .naming import to_snake_case
 from .losses import squeeze_or_expand_to_same_rank
@@ -13,6 +15,10 @@ from .losses import squeeze_or_expand_to_same_rank
 
 class Metric:
     """Base class: subclasses make state with `add_variable` and implement update_state/result."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _config.record_init_arguments(cls)    # so compile() arguments can be saved with a model
 
     def __init__(self, name=None, dtype=None):
         self.name = name or to_snake_case(type(self).__name__)

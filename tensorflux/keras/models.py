@@ -28,7 +28,10 @@ from .layer import Layer, _call_spec
 class Model(Layer):
     """Subclass it: create layers in `__init__`, use them in `call`; then compile and fit."""
 
-    _functional = None   # the Functional class; registered by keras.functional, which builds on Model
+    # Set by the modules built on Model: keras.functional registers the Functional class (what
+    # `keras.Model(inputs, outputs)` makes), keras.saving the function behind `model.save`.
+    _functional = None
+    _save_model = None
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
@@ -78,6 +81,9 @@ class Model(Layer):
                 raise ValueError(f"Expected `{arg}` argument to be a list or tuple. Received instead: "
                                  f"{arg}={value} of type {type(value)}")
         self.optimizer = _optimizers.get(optimizer)
+        self._compile_arguments = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
+                                   "metrics": metrics, "weighted_metrics": weighted_metrics,
+                                   "run_eagerly": run_eagerly}
         self.loss = loss
         self._loss_plan = _compile_utils.LossPlan(loss, loss_weights)
         self._metric_plan = _compile_utils.MetricPlan(metrics, weighted_metrics)
@@ -342,6 +348,10 @@ class Model(Layer):
             raise ValueError(f"Invalid keyword arguments: {kwargs}")
         _load_weights(self, filepath, skip_mismatch)
 
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Writes the whole model (config, weights, compile arguments) to a `.keras` file; see keras.saving."""
+        Model._save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
     # -- text ----------------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
@@ -359,40 +369,50 @@ def _pack(x, y, sample_weight):
 _WEIGHTS_FORMAT = "tensorflux.weights/1"
 
 
+def _weight_entries(model):
+    """The archive entries of a weights file: `w00000`… in `model.weights` order, their names, the format."""
+    entries = {f"w{i:05d}": v.numpy() for i, v in enumerate(model.weights)}
+    entries["names"] = np.array([v.name for v in model.weights], dtype=str)
+    entries["format"] = np.array(_WEIGHTS_FORMAT)
+    return entries
+
+
 def _save_weights(model, filepath, overwrite):
     filepath = os.fspath(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath} already exists and overwrite=False.")
-    entries = {f"w{i:05d}": v.numpy() for i, v in enumerate(model.weights)}
-    entries["names"] = np.array([v.name for v in model.weights], dtype=str)
-    entries["format"] = np.array(_WEIGHTS_FORMAT)
     with open(filepath, "wb") as f:  # a file object, so that NumPy does not append ".npz" to the name
-        np.savez(f, **entries)
+        np.savez(f, **_weight_entries(model))
 
 
-def _read_weights(filepath):
-    filepath = os.fspath(filepath)
-    if not os.path.exists(filepath):
-        raise FileNotFoundError(f"No such file: {filepath}")
+def _read_weight_entries(source, label):
+    """(weights in order, their names) from a weights file (a path or an open binary file)."""
     try:
-        with np.load(filepath, allow_pickle=False) as archive:
+        with np.load(source, allow_pickle=False) as archive:
             entries = {k: archive[k] for k in archive.files}
     except (ValueError, OSError, zipfile.BadZipFile) as e:
-        raise ValueError(f"{filepath} is not a weights file written by tensorflux's `save_weights` (a NumPy .npz "
+        raise ValueError(f"{label} is not a weights file written by tensorflux's `save_weights` (a NumPy .npz "
                          f"archive); Keras's HDF5 weight files cannot be read. ({e})") from None
     if str(entries.get("format", "")) != _WEIGHTS_FORMAT:
-        raise ValueError(f"{filepath} is not a weights file written by tensorflux's `save_weights` (its `format` "
+        raise ValueError(f"{label} is not a weights file written by tensorflux's `save_weights` (its `format` "
                          f"entry is missing or unknown).")
     count = sum(1 for k in entries if k.startswith("w") and k[1:].isdigit())
     return [entries[f"w{i:05d}"] for i in range(count)], [str(n) for n in entries["names"]]
 
 
 def _load_weights(model, filepath, skip_mismatch):
-    values, names = _read_weights(filepath)
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f"No such file: {filepath}")
+    values, names = _read_weight_entries(filepath, filepath)
+    _assign_weights(model, values, names, filepath, skip_mismatch)
+
+
+def _assign_weights(model, values, names, label, skip_mismatch):
     variables = model.weights
     if len(values) != len(variables):
         hint = " Build the model first (call it on a batch, or give it an `Input`)." if not variables else ""
-        raise ValueError(f"The weights file {os.fspath(filepath)} holds {len(values)} weights, but the model "
+        raise ValueError(f"The weights file {label} holds {len(values)} weights, but the model "
                          f"'{model.name}' has {len(variables)} weights.{hint}")
     for index, (variable, value, name) in enumerate(zip(variables, values, names)):
         expected = tuple(variable.shape.as_list())
@@ -400,7 +420,7 @@ def _load_weights(model, filepath, skip_mismatch):
             message = (f"Weight {index} ('{variable.name}') of model '{model.name}' has shape {expected}, but the "
                        f"saved weight {index} ('{name}') has shape {value.shape}.")
             if skip_mismatch:
-                warnings.warn(message + " Skipping it (skip_mismatch=True).", stacklevel=3)
+                warnings.warn(message + " Skipping it (skip_mismatch=True).", stacklevel=4)
                 continue
             raise ValueError(message)
     for variable, value in zip(variables, values):
@@ -470,5 +490,19 @@ class Sequential(Model):
         for layer in self._stack:
             input_shape = layer.compute_output_shape(input_shape)
         return input_shape
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "layers": self.layers,
+                "input_shape": list(self._input_shape) if self._input_shape is not None else None}
+
+    @classmethod
+    def from_config(cls, config):
+        model = cls(name=config["name"], trainable=config["trainable"])
+        if config.get("input_shape") is not None:
+            model.add(InputLayer(batch_shape=config["input_shape"]), rebuild=False)
+        for layer in config["layers"]:
+            model.add(layer, rebuild=False)
+        model._build_from_input_shape()
+        return model
 
 API = {"keras.models": ["Model", "Sequential"]}

@@ -9,6 +9,8 @@ Slots are keyed by the variable's handle id, which a variable keeps when passed 
 """
 import tensorflux as tf
 
+from . import config as _config
+
 from .naming import to_snake_case
 
 
@@ -22,6 +24,10 @@ def _slot_name(variable, slot):
 
 class Optimizer:
     """Base class: subclasses create slots in `build` and update one variable in `update_step`."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _config.record_init_arguments(cls)    # so compile() arguments can be saved with a model
 
     def __init__(self, learning_rate=0.001, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,

@@ -1,0 +1,128 @@
+"""Whole-model saving: `.keras` files round-trip Sequential, functional and subclassed models (their
+structure, weights and compile arguments); configs rebuild layers; unsavable things fail clearly."""
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+keras = tf.keras
+layers = keras.layers
+RNG = np.random.default_rng(0)
+
+
+def _same_predictions(a, b, x):
+    for p, q in zip(tf.nest.flatten(a.predict(x, verbose=0)), tf.nest.flatten(b.predict(x, verbose=0))):
+        np.testing.assert_array_equal(p, q)
+
+
+def test_functional_round_trip_with_graph_operators_and_compile(tmp_path):
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    c = layers.Concatenate()([a, b])
+    h = layers.Dense(4, activation="tanh", kernel_regularizer="l2")(c)
+    shared = layers.Dense(2, activation=tf.nn.relu)
+    out = layers.Dense(1)(h) * 0.5 + a[:, :1]
+    model = keras.Model({"a": a, "b": b}, [out, shared(h) - shared(layers.Dense(4)(c))])
+    model.compile(optimizer=keras.optimizers.Adam(0.01, beta_1=0.8),
+                  loss=["mse", keras.losses.MeanAbsoluteError()], metrics=[["mae"], []])
+    x = {"a": RNG.standard_normal((8, 3)).astype("float32"), "b": RNG.standard_normal((8, 2)).astype("float32")}
+    y = [RNG.standard_normal((8, 1)).astype("float32"), RNG.standard_normal((8, 2)).astype("float32")]
+    model.fit(x, y, verbose=0)
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    assert type(loaded).__name__ == "Functional"
+    assert [layer.name for layer in loaded.layers] == [layer.name for layer in model.layers]
+    _same_predictions(model, loaded, x)
+    assert loaded.optimizer.get_config()["learning_rate"] == pytest.approx(0.01)
+    assert float(loaded.optimizer.beta_1) == pytest.approx(0.8)
+    assert len(loaded.losses) == 1       # the regularizer came back
+    history = loaded.fit(x, y, verbose=0).history
+    assert sorted(history) == ["dense_loss", "loss", "subtract_loss"] or "loss" in history
+    with zipfile.ZipFile(path) as archive:
+        assert sorted(archive.namelist()) == ["config.json", "metadata.json", "model.weights.npz"]
+        assert json.loads(archive.read("config.json"))["class_name"] == "Functional"
+
+
+def test_sequential_built_by_a_call_and_nested_layers(tmp_path):
+    model = keras.Sequential([layers.Dense(3, activation="relu"), layers.Dropout(0.2),
+                              layers.BatchNormalization(), layers.Dense(1)])
+    model(np.ones((2, 4), np.float32))
+    path = str(tmp_path / "seq.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    assert len(loaded.weights) == len(model.weights) == 8
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    np.testing.assert_array_equal(model(x).numpy(), loaded(x).numpy())
+    rnn = keras.Sequential([keras.Input((4, 3)), layers.Bidirectional(layers.LSTM(2, return_sequences=True)),
+                            layers.GRU(2)])
+    rnn.save(path)
+    x = RNG.standard_normal((2, 4, 3)).astype(np.float32)
+    np.testing.assert_array_equal(rnn(x).numpy(), keras.models.load_model(path)(x).numpy())
+
+
+def test_subclassed_models_and_registered_layers(tmp_path):
+    @keras.saving.register_keras_serializable(package="Tests")
+    class Scale(layers.Layer):
+        def __init__(self, factor, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+    class TwoLayers(keras.Model):
+        def __init__(self, units):
+            super().__init__()
+            self.dense = layers.Dense(units)
+            self.scale = Scale(3.0)
+
+        def call(self, x):
+            return self.scale(self.dense(x))
+
+    model = TwoLayers(5)
+    model(np.ones((1, 3), np.float32))
+    path = str(tmp_path / "sub.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path, custom_objects={"TwoLayers": TwoLayers})
+    assert isinstance(loaded, TwoLayers) and loaded.dense.units == 5
+    np.testing.assert_array_equal(model(np.ones((2, 3))).numpy(), loaded(np.ones((2, 3))).numpy())
+
+    inputs = keras.Input((2,))
+    functional = keras.Model(inputs, Scale(2.0, name="scale")(inputs))
+    functional.save(path)
+    assert keras.models.load_model(path).get_layer("scale").factor == 2.0
+
+
+def test_layer_configs_rebuild_layers():
+    dense = layers.Dense(3, activation="relu", use_bias=False, name="d")
+    config = dense.get_config()
+    assert config["units"] == 3 and config["activation"] == "relu" and config["name"] == "d"
+    clone = layers.Dense.from_config(config)
+    assert clone.units == 3 and clone.use_bias is False and clone.name == "d"
+    data = keras.saving.serialize_keras_object(layers.Conv2D(4, (3, 3), padding="same"))
+    rebuilt = keras.saving.deserialize_keras_object(json.loads(json.dumps(data)))
+    assert type(rebuilt).__name__ == "Conv2D" and rebuilt.kernel_size == (3, 3) and rebuilt.padding == "same"
+
+
+def test_what_cannot_be_saved_fails_clearly(tmp_path):
+    model = keras.Sequential([keras.Input((2,)), layers.Lambda(lambda t: t * 2)])
+    with pytest.raises(ValueError, match="lambdas.*cannot be saved"):
+        model.save(str(tmp_path / "m.keras"))
+    with pytest.raises(ValueError, match="`.keras` format only"):
+        model.save(str(tmp_path / "m.h5"))
+    with pytest.raises(ValueError, match="File not found"):
+        keras.models.load_model(str(tmp_path / "missing.keras"))
+    (tmp_path / "bad.keras").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a model file written by tensorflux"):
+        keras.models.load_model(str(tmp_path / "bad.keras"))
+
+    class Local(layers.Layer):
+        def call(self, x):
+            return x
+    inputs = keras.Input((2,))
+    keras.Model(inputs, Local()(inputs)).save(str(tmp_path / "local.keras"))
+    with pytest.raises(ValueError, match="Could not locate class .*Local.*custom_objects"):
+        keras.models.load_model(str(tmp_path / "local.keras"))
