@@ -6,6 +6,7 @@ updates. Metric state lives in variables, so the step returns the running result
 once per epoch. The first traced step builds the model and the optimizer's slots (creating variables on
 the first call, as tf.function allows); a smaller last batch retraces once with a generalised batch size.
 """
+import json
 import os
 import warnings
 import zipfile
@@ -31,7 +32,7 @@ class Model(Layer):
     # Set by the modules built on Model: keras.functional registers the Functional class (what
     # `keras.Model(inputs, outputs)` makes), keras.saving the function behind `model.save`.
     _functional = None
-    _save_model = None
+    _save_model = _model_config = None
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
@@ -351,6 +352,10 @@ class Model(Layer):
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Writes the whole model (config, weights, compile arguments) to a `.keras` file; see keras.saving."""
         Model._save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+    def to_json(self, **kwargs):
+        """The model's structure as JSON (`keras.models.model_from_json` rebuilds it, without weights)."""
+        return json.dumps(Model._model_config(self), **kwargs)
 
     # -- text ----------------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,

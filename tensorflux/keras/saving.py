@@ -20,7 +20,7 @@ import tensorflux as tf
 from .models import Model, _assign_weights, _read_weight_entries, _weight_entries
 from .serialization import deserialize_keras_object, serialize_keras_object
 
-__all__ = ["save_model", "load_model"]
+__all__ = ["save_model", "load_model", "clone_model", "model_from_json"]
 
 _FORMAT = "tensorflux.keras/1"
 
@@ -38,6 +38,20 @@ def model_from_config(data, custom_objects=None):
     if not model.built and shapes is not None:
         model(_zeros_like_shapes(shapes))    # one call creates every weight
     return model
+
+
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive=False,
+                **kwargs):
+    """A new model of the same structure with freshly initialised weights (rebuilt from its config)."""
+    if input_tensors is not None or clone_function is not None or call_function is not None or recursive:
+        raise ValueError("tensorflux's clone_model supports none of `input_tensors`, `clone_function`, "
+                         "`call_function` or `recursive`.")
+    return model_from_config(model_config(model))
+
+
+def model_from_json(json_string, custom_objects=None):
+    """The model described by `model.to_json()` (structure only; weights are freshly initialised)."""
+    return model_from_config(json.loads(json_string), custom_objects)
 
 
 def _zeros_like_shapes(shapes):
@@ -92,6 +106,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     return model
 
 
-API = {"keras.saving": __all__, "keras.models": __all__}
+API = {"keras.saving": ["save_model", "load_model"], "keras.models": __all__}
 
 Model._save_model = staticmethod(save_model)
+Model._model_config = staticmethod(model_config)

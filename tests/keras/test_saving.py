@@ -126,3 +126,15 @@ def test_what_cannot_be_saved_fails_clearly(tmp_path):
     keras.Model(inputs, Local()(inputs)).save(str(tmp_path / "local.keras"))
     with pytest.raises(ValueError, match="Could not locate class .*Local.*custom_objects"):
         keras.models.load_model(str(tmp_path / "local.keras"))
+
+
+def test_clone_and_json_rebuild_the_structure_with_new_weights():
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, layers.Dense(2, activation="relu")(layers.Dense(4)(inputs)))
+    for copy in (keras.models.clone_model(model), keras.models.model_from_json(model.to_json())):
+        assert [type(layer).__name__ for layer in copy.layers] == ["InputLayer", "Dense", "Dense"]
+        assert [w.shape.as_list() for w in copy.weights] == [w.shape.as_list() for w in model.weights]
+        assert not np.array_equal(copy.get_weights()[0], model.get_weights()[0])   # fresh weights
+        copy.set_weights(model.get_weights())
+        x = RNG.standard_normal((2, 3)).astype(np.float32)
+        np.testing.assert_array_equal(copy(x).numpy(), model(x).numpy())
