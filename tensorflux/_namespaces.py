@@ -19,8 +19,10 @@ from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
 from . import checkpoint as _checkpoint, saved_model as _saved_model
+from . import distribute as _distribute
+from .framework import device as _device
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, _autograph, _autodiff, _data, _checkpoint, _saved_model)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, _autograph, _autodiff, _data, _checkpoint, _saved_model, _distribute, _device)
 
 
 def namespace(name, doc="", **members):

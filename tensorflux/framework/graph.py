@@ -21,6 +21,7 @@ import numpy as np
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .context import graph_mode
+from .device import merge_device
 from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 
@@ -78,7 +79,7 @@ class SymbolicTensor(Tensor):
 
     @property
     def device(self):
-        return ""
+        return self.op.device
 
     def set_shape(self, shape):
         self._shape = self._shape.merge_with(shape)
@@ -121,7 +122,7 @@ class Operation:
     """A node: op type, inputs, attrs, outputs and control inputs; `opdef` holds the kernel."""
 
     __slots__ = ("name", "type", "inputs", "attrs", "outputs", "control_inputs", "graph", "opdef", "source",
-                 "__weakref__")
+                 "device", "__weakref__")
 
     def __init__(self, graph, name, opdef, type_name, inputs, attrs, source):
         self.graph = graph
@@ -133,6 +134,7 @@ class Operation:
         self.outputs = []
         self.control_inputs = []
         self.source = source
+        self.device = graph._device      # requested with tf.device ("" when none): recorded, as in TF
 
     def get_attr(self, name):
         try:
@@ -222,6 +224,7 @@ class Graph:
         self._finalized = False
         self._control_dependencies = []
         self._implicit_consts = set()   # ids of Const ops converted from Python values, not yet consumed
+        self._device = ""               # the innermost tf.device scope, as "/device:CPU:0"
 
     # -- building ------------------------------------------------------------------------------
     def as_default(self):
@@ -259,6 +262,16 @@ class Graph:
             yield self._name_stack
         finally:
             self._name_stack = old
+
+    @contextlib.contextmanager
+    def device(self, device_name):
+        """Ops created inside record `device_name` (merged over the enclosing scope's; None clears it)."""
+        old = self._device
+        self._device = "" if device_name is None else merge_device(device_name, old)
+        try:
+            yield
+        finally:
+            self._device = old
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):

@@ -13,6 +13,7 @@ CALL_TYPES = ("PartitionedCall", "StatefulPartitionedCall")
 
 def _copy(op, inputs, copies):
     new = Operation(op.graph, op.name, op.opdef, op.type, inputs, op.attrs, op.source)
+    new.device = op.device
     new.outputs = [SymbolicTensor(new, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
     new.control_inputs = [copies.get(id(c), c) for c in op.control_inputs]
     copies[id(op)] = new

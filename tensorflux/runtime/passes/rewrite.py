@@ -92,6 +92,7 @@ class Rewrite:
 def copy_op(op, inputs, control_inputs):
     """A copy of `op` reading `inputs`, with fresh output tensors of the same dtypes and static shapes."""
     new = Operation(op.graph, op.name, op.opdef, op.type, list(inputs), op.attrs, op.source)
+    new.device = op.device
     new.outputs = [SymbolicTensor(new, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
     new.control_inputs = list(control_inputs)
     return new

@@ -1,0 +1,46 @@
+"""tf.device, tf.DeviceSpec and tf.config's device lists, as TensorFlow 2.21 behaves on a machine with one
+CPU and no accelerators (the expected values are what it printed)."""
+import pytest
+
+import tensorflux as tf
+
+
+def test_device_lists():
+    cpu = tf.config.list_physical_devices("CPU")
+    assert repr(cpu) == "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]"
+    assert tf.config.list_physical_devices() == cpu and tf.config.list_physical_devices("GPU") == []
+    assert repr(tf.config.list_logical_devices()) == "[LogicalDevice(name='/device:CPU:0', device_type='CPU')]"
+    tf.config.set_visible_devices([], "GPU")
+    assert tf.config.get_visible_devices() == cpu
+    with pytest.raises(ValueError, match="Cannot set memory growth on non-GPU and non-Pluggable devices"):
+        tf.config.experimental.set_memory_growth(cpu[0], True)
+
+
+def test_eager_tensors_live_on_the_cpu_whatever_is_asked():
+    with tf.device("/GPU:0"):
+        x = tf.constant(1.0) + 1
+    assert x.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_graph_ops_record_the_requested_device():
+    @tf.function
+    def f(a):
+        b = a * 2
+        with tf.device("/cpu:0"):
+            with tf.device("/job:localhost"):
+                c = b + 1
+        return c
+
+    ops = {op.name: op.device for op in f.get_concrete_function(tf.constant(1.0)).graph.get_operations()}
+    assert ops["mul"] == "" and ops["add"] == "/job:localhost/device:CPU:0"
+    assert f(tf.constant(1.0)).numpy() == 3.0
+
+
+def test_device_spec_parsing():
+    spec = tf.DeviceSpec.from_string("/job:worker/replica:1/task:2/device:GPU:3")
+    assert (spec.job, spec.replica, spec.task, spec.device_type, spec.device_index) == ("worker", 1, 2, "GPU", 3)
+    assert tf.DeviceSpec.from_string("/gpu:1").to_string() == "/device:GPU:1"
+    assert tf.DeviceSpec.from_string("/device:CPU:*").to_string() == "/device:CPU:*"
+    with pytest.raises(ValueError, match="Unknown attribute 'nonsense' is encountered while parsing the device "
+                                         "spec: 'nonsense:::'"):
+        tf.device("nonsense:::")
