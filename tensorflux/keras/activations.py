@@ -10,7 +10,7 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     if negative_slope == 0.0 and max_value is None and threshold == 0.0:
         return tf.nn.relu(x)  # the common case is one op
     x = tf.convert_to_tensor(x)
-    below = x < threshold
+    below = x <= threshold       # Keras damps the threshold value itself too
     y = tf.where(below, negative_slope * (x - threshold) if negative_slope else tf.zeros_like(x), x)
     if max_value is not None:
         y = tf.minimum(y, tf.cast(max_value, y.dtype))
