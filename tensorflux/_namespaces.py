@@ -14,7 +14,7 @@ from .ops import operators  # noqa: F401  (installs Tensor's operators)
 from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
 from . import variables, module
 from . import function as _function
-from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal
+from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, complex as _complex
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
@@ -22,7 +22,7 @@ from . import checkpoint as _checkpoint, saved_model as _saved_model
 from . import distribute as _distribute
 from .framework import device as _device
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, _autograph, _autodiff, _data, _checkpoint, _saved_model, _distribute, _device)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data, _checkpoint, _saved_model, _distribute, _device)
 
 
 def namespace(name, doc="", **members):
