@@ -55,10 +55,14 @@ def install(sources, namespaces):
     top_level = table.pop("", {})
     for name, members in table.items():
         namespaces[name] = namespace(name, **members)
-    for name in list(namespaces):
+    pending = list(namespaces)
+    while pending:                       # parents made on the way ("a.b" for "a.b.c") get linked too
+        name = pending.pop()
         parent, _, child = name.rpartition(".")
         if parent:
-            namespaces.setdefault(parent, namespace(parent))
+            if parent not in namespaces:
+                namespaces[parent] = namespace(parent)
+                pending.append(parent)
             setattr(namespaces[parent], child, namespaces[name])
     return top_level
 
