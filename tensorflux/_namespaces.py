@@ -21,8 +21,9 @@ from . import data as _data
 from . import checkpoint as _checkpoint, saved_model as _saved_model
 from . import distribute as _distribute
 from .framework import device as _device
+from . import io_ops, summary as _summary
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data, _checkpoint, _saved_model, _distribute, _device)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data, _checkpoint, _saved_model, _distribute, _device, io_ops, _summary)
 
 
 def namespace(name, doc="", **members):

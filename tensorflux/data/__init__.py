@@ -1,9 +1,11 @@
 """`tf.data`: datasets and iterators."""
 from .dataset import Dataset, Iterator
+from .readers import TextLineDataset
+from .transforms import AUTOTUNE, get_single_element
 
-AUTOTUNE = -1
 INFINITE_CARDINALITY = Dataset.INFINITE
 UNKNOWN_CARDINALITY = Dataset.UNKNOWN
 
-API = {"data": ["Dataset", "Iterator", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
-       "data.experimental": ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]}
+API = {"data": ["Dataset", "Iterator", "TextLineDataset", "AUTOTUNE", "INFINITE_CARDINALITY",
+                "UNKNOWN_CARDINALITY"],
+       "data.experimental": ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "get_single_element"]}

@@ -16,11 +16,11 @@ import numpy as np
 
 from ..autograph import operators
 from ..framework import nest
-from ..framework.errors import OutOfRangeError
+from ..framework.errors import OpError, OutOfRangeError, eager_error
 from ..function.polymorphic import Function
 from ..function.trace_type import TraceType, Weakref
 from ..framework.context import state as _state
-from ..framework.tensor import EagerTensor, Tensor, VariantTensor
+from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import convert as _convert
 from ..ops.registry import OpDef, apply
 from ..types import dtypes as _dt
@@ -32,6 +32,40 @@ __all__ = ["Dataset", "Iterator"]
 
 def _spec_of(value):
     return TensorSpec(value.shape, value.dtype)
+
+
+def pack_element(spec, flat):
+    """The element of structure `spec` from its flat values: arrays become eager tensors, while dataset
+    components (the windows of `Dataset.window`) stay datasets."""
+    return nest.pack_sequence_as(spec, [v if isinstance(v, Dataset) else EagerTensor(_as_stored(v)) for v in flat])
+
+
+def flatten_up_to(structure, value, what):
+    """`value` split into one part per component of `structure`; below that, lists are leaves (shapes)."""
+    if isinstance(structure, dict):
+        if not isinstance(value, dict) or set(value) != set(structure):
+            raise ValueError(f"The structure of `{what}` does not match the dataset's elements: {value!r}")
+        return [part for key in sorted(structure) for part in flatten_up_to(structure[key], value[key], what)]
+    if isinstance(structure, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(structure):
+            raise ValueError(f"The structure of `{what}` does not match the dataset's elements: {value!r}")
+        return [part for s, v in zip(structure, value) for part in flatten_up_to(s, v, what)]
+    return [value]
+
+
+def call_with_element(func, element):
+    """Calls a user function on an element as tf.data does: a tuple is spread over the arguments."""
+    return func(*element) if isinstance(element, tuple) else func(element)
+
+
+def has_dataset_components(spec):
+    return any(isinstance(s, DatasetSpec) for s in nest.flatten(spec))
+
+
+def _check_tensor_elements(spec, where):
+    if has_dataset_components(spec):
+        raise TypeError(f"{where} is not supported for datasets whose elements are datasets (as made by "
+                        f"`window`); turn the windows into tensors first, e.g. with `flat_map`.")
 
 
 def _as_tensors(structure):
@@ -128,17 +162,19 @@ class Dataset:
         else:
             if output_types is None:
                 raise TypeError("The `output_types` argument can not be None when `output_signature` is None.")
-            shapes = output_shapes if output_shapes is not None else \
-                nest.map_structure(lambda _: None, output_types)
-            spec = nest.map_structure(lambda t, s: TensorSpec(TensorShape(s), _dt.as_dtype(t)),
-                                      output_types, shapes)
+            types = nest.flatten(output_types)
+            shapes = [None] * len(types) if output_shapes is None else \
+                flatten_up_to(output_types, output_shapes, "output_shapes")
+            spec = nest.pack_sequence_as(output_types, [TensorSpec(TensorShape(s), _dt.as_dtype(t))
+                                                        for t, s in zip(types, shapes)])
         flat_specs = nest.flatten(spec)
 
         def arrays():
             for element in generator(*(args or ())):
-                values = nest.flatten(element) if nest.is_nested(spec) else [element]
-                if len(values) != len(flat_specs):
-                    raise TypeError(f"`generator` yielded an element of the wrong structure: {element!r}")
+                try:
+                    values = flatten_up_to(spec, element, "generator")
+                except ValueError:
+                    raise TypeError(f"`generator` yielded an element of the wrong structure: {element!r}") from None
                 out = []
                 for v, s in zip(values, flat_specs):
                     a = np.asarray(_convert.to_array(v, s.dtype))
@@ -152,10 +188,22 @@ class Dataset:
 
     @staticmethod
     def zip(*datasets, name=None):
-        datasets = datasets[0] if len(datasets) == 1 and isinstance(datasets[0], (tuple, list)) else datasets
-        spec = tuple(d.element_spec for d in datasets)
+        structure = datasets[0] if len(datasets) == 1 and not isinstance(datasets[0], Dataset) else datasets
+        datasets = nest.flatten(structure)
+        spec = nest.pack_sequence_as(structure, [d.element_spec for d in datasets])
+        counts = [d._cardinality for d in datasets]
+        if Dataset.UNKNOWN in counts:
+            total = Dataset.UNKNOWN
+        else:
+            finite = [n for n in counts if n != Dataset.INFINITE]
+            total = min(finite) if finite else Dataset.INFINITE
         return Dataset(spec, lambda: ([a for part in parts for a in part]
-                                      for parts in zip(*(d._arrays() for d in datasets))), "_ZipDataset")
+                                      for parts in zip(*(d._arrays() for d in datasets))), "_ZipDataset", total)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching `file_pattern` (a pattern or a list of them), shuffled unless `shuffle=False`."""
+        return _readers.list_files(file_pattern, shuffle, seed)
 
     # -- transformations ---------------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
@@ -169,8 +217,7 @@ class Dataset:
 
         def arrays():
             for flat in source._arrays():
-                args = [EagerTensor(a) for a in flat]
-                result = concrete(*args) if structured else concrete(nest.pack_sequence_as(specs, args))
+                result = call_with_element(concrete, pack_element(specs, flat))
                 yield [np.asarray(t) for t in nest.flatten(result)]
 
         return Dataset(out_spec, arrays, "_MapDataset", self._cardinality)
@@ -180,9 +227,7 @@ class Dataset:
 
         def arrays():
             for flat in source._arrays():
-                element = nest.pack_sequence_as(specs, [EagerTensor(a) for a in flat])
-                keep = predicate(*element) if isinstance(element, tuple) else predicate(element)
-                if bool(keep):
+                if bool(call_with_element(predicate, pack_element(specs, flat))):
                     yield flat
 
         return Dataset(specs, arrays, "_FilterDataset")
@@ -252,13 +297,46 @@ class Dataset:
                        "_SkipDataset", total)
 
     def enumerate(self, start=0, name=None):
-        return Dataset.zip(Dataset.range(start, 2 ** 62), self)
+        counted = Dataset.zip(Dataset.range(start, 2 ** 62), self)
+        counted._cardinality = self._cardinality
+        return counted
 
     def prefetch(self, buffer_size, name=None):
         return self
 
     def cache(self, filename="", name=None):
-        return self
+        return _transforms.cache(self)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False,
+                     name=None):
+        return _transforms.padded_batch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def unbatch(self, name=None):
+        return _transforms.unbatch(self)
+
+    def flat_map(self, map_func, name=None):
+        return _transforms.flat_map(self, map_func)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Elements of `map_func(x)` for `cycle_length` inputs at a time, `block_length` from each in turn.
+        The order is TensorFlow's deterministic order, whatever `num_parallel_calls` and `deterministic`."""
+        return _transforms.interleave(self, map_func, cycle_length, block_length, num_parallel_calls)
+
+    def concatenate(self, dataset, name=None):
+        return _transforms.concatenate(self, dataset)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        return _transforms.window(self, size, shift, stride, drop_remainder)
+
+    def scan(self, initial_state, scan_func, name=None):
+        return _transforms.scan(self, initial_state, scan_func)
+
+    def unique(self, name=None):
+        return _transforms.unique(self)
+
+    def get_single_element(self, name=None):
+        return _transforms.get_single_element(self)
 
     # -- consumption -------------------------------------------------------------------------------
     @property
@@ -275,9 +353,15 @@ class Dataset:
         return Iterator(self)
 
     def as_numpy_iterator(self):
-        specs = self._element_spec
+        if has_dataset_components(self._element_spec):
+            raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that "
+                            "produce values of type <class 'tensorflux.data.Dataset'>")
+        return self._numpy_elements(self._element_spec)
+
+    def _numpy_elements(self, specs):
         for flat in self._arrays():
-            yield nest.pack_sequence_as(specs, [a[()] if np.ndim(a) == 0 else a for a in flat])
+            yield nest.pack_sequence_as(specs, [a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a
+                                                for a in flat])
 
     def reduce(self, initial_state, reduce_func, name=None):
         state = initial_state
@@ -304,6 +388,7 @@ class Dataset:
                     break
                 body(element)
             return
+        _check_tensor_elements(self._element_spec, "Iterating inside a tf.function")
         specs = nest.flatten(self._element_spec)
         iterator = apply(MAKE_ITERATOR, (self._variant_tensor(),), None, "AnonymousIteratorV3")
         first = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
@@ -391,16 +476,23 @@ class Iterator:
     def __next__(self):
         specs = self._dataset.element_spec
         if _state.graph is not None:
+            _check_tensor_elements(specs, "`next(iterator)` inside a tf.function")
             values = apply(NEXT, (), {"iterator": self, "specs": tuple(nest.flatten(specs))}, "IteratorGetNext")
             return nest.pack_sequence_as(specs, list(values))
         try:
             flat = self._next_arrays()
         except StopIteration:
             raise StopIteration from None
-        return nest.pack_sequence_as(specs, [EagerTensor(a) for a in flat])
+        except OpError as e:  # a failure inside the pipeline surfaces as the failure of the "get next" op
+            raise eager_error(type(e), e.message, "IteratorGetNext") from None
+        return pack_element(specs, flat)
 
     def get_next(self):
         return next(self)
 
     def __tf_tracing_type__(self, context):
         return Weakref(self)
+
+
+# The transformations and file sources defined on top of the core above (they build `Dataset`s).
+from . import readers as _readers, transforms as _transforms  # noqa: E402

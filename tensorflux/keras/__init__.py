@@ -8,15 +8,18 @@ Each module lists its names in its own `API` table; this package re-exports them
 import sys
 
 from .. import _namespaces  # tensorflux is fully imported before this room loads (_namespaces.LAZY)
-from . import (activations, backend_config, callbacks, functional, initializers, input_layer, layers, layers_activation,  # noqa: F401
-               layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
-               layers_reshaping, layers_rnn, losses, metrics, models, optimizers, regularizers, saving,
-               serialization, utils)
+# functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
+from . import (  # noqa: F401
+    activations, backend_config, callbacks, functional, initializers, input_layer, layers,
+    layers_activation, layers_attention, layers_conv_extra, layers_extra, layers_merge,
+    layers_preprocessing, layers_reshaping, layers_rnn, losses, metrics, models, optimizers,
+    regularizers, saving, schedules, serialization, utils)
 from .naming import clear_session
 
-_SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation, layers_attention,
-            layers_conv_extra, layers_extra, layers_merge, layers_preprocessing, layers_reshaping, layers_rnn, losses,
-            metrics, models, optimizers, regularizers, saving, serialization, utils)
+_SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
+            layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
+            layers_reshaping, layers_rnn, losses, metrics, models, optimizers, regularizers, saving, schedules,
+            serialization, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

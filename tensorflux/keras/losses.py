@@ -63,9 +63,13 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if from_logits:
         values = tf.nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
-        p = tf.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
-        values = -(y_true * tf.math.log(p) + (1 - y_true) * tf.math.log(1 - p))
+        values = _elementwise_binary_crossentropy(y_true, y_pred)
     return tf.reduce_mean(values, axis=axis)
+
+
+def _elementwise_binary_crossentropy(y_true, probabilities):
+    p = tf.clip_by_value(probabilities, EPSILON, 1.0 - EPSILON)
+    return -(y_true * tf.math.log(p) + (1 - y_true) * tf.math.log(1 - p))
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -98,6 +102,105 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if ignore_class is not None:
         values = tf.where(keep, values, tf.zeros_like(values))
     return values
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25, gamma=2.0,
+                              from_logits=False, label_smoothing=0.0, axis=-1):
+    """Binary crossentropy scaled by `(1 - p_t)^gamma`, which down-weights well-classified samples."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        y_pred = tf.sigmoid(y_pred)
+    _check_same_shape(y_true, y_pred)
+    crossentropy = _elementwise_binary_crossentropy(y_true, y_pred)
+    p_t = y_true * y_pred + (1 - y_true) * (1 - y_pred)    # the probability given to the true class
+    values = tf.pow(1.0 - p_t, gamma) * crossentropy
+    if apply_class_balancing:
+        values = (y_true * alpha + (1 - y_true) * (1 - alpha)) * values
+    return tf.reduce_mean(values, axis=axis)
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """Quadratic for errors up to `delta`, linear beyond."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    delta = tf.cast(delta, y_pred.dtype)
+    error = y_pred - y_true
+    abs_error = tf.abs(error)
+    values = tf.where(abs_error <= delta, 0.5 * tf.square(error), delta * abs_error - 0.5 * tf.square(delta))
+    return tf.reduce_mean(values, axis=-1)
+
+
+def log_cosh(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - y_true
+    # log(cosh(x)) = x + log(1 + exp(-2x)) - log(2), which does not overflow for large |x|.
+    return tf.reduce_mean(x + tf.math.softplus(-2.0 * x) - tf.cast(tf.math.log(2.0), x.dtype), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.clip_by_value(tf.cast(y_true, y_pred.dtype), EPSILON, 1.0)
+    y_pred = tf.clip_by_value(y_pred, EPSILON, 1.0)
+    return tf.reduce_sum(y_true * tf.math.log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true, y_pred):
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    return tf.reduce_mean(y_pred - y_true * tf.math.log(y_pred + EPSILON), axis=-1)
+
+
+def l2_normalize(x, axis=-1):
+    """`x / ||x||`, with the inverse norm capped at 1/EPSILON so that zero vectors stay zero."""
+    inverse_norm = tf.math.rsqrt(tf.reduce_sum(tf.square(x), axis=axis, keepdims=True))
+    return x * tf.minimum(inverse_norm, 1.0 / EPSILON)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """The negated cosine similarity, so that minimizing it aligns the vectors (-1 when they point alike)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return -tf.reduce_sum(l2_normalize(y_true, axis) * l2_normalize(y_pred, axis), axis=axis)
+
+
+def _binary_labels_to_signs(y_true):
+    """Labels that are all 0 or 1 become -1 or 1; other labels are taken to be signs already."""
+    is_binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0), tf.equal(y_true, 1)))
+    return tf.where(is_binary, 2.0 * y_true - 1.0, y_true)
+
+
+def hinge(y_true, y_pred):
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = _binary_labels_to_signs(tf.cast(y_true, y_pred.dtype))
+    return tf.reduce_mean(tf.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = _binary_labels_to_signs(tf.cast(y_true, y_pred.dtype))
+    return tf.reduce_mean(tf.square(tf.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    """`max(0, 1 + best wrong score - true score)` for one-hot `y_true`."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    positive = tf.reduce_sum(y_true * y_pred, axis=-1)
+    negative = tf.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return tf.maximum(negative - positive + 1.0, 0.0)
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    relative = tf.abs((y_true - y_pred) / tf.maximum(tf.abs(y_true), EPSILON))
+    return 100.0 * tf.reduce_mean(relative, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    difference = tf.math.log(tf.maximum(y_pred, EPSILON) + 1.0) - tf.math.log(tf.maximum(y_true, EPSILON) + 1.0)
+    return tf.reduce_mean(tf.square(difference), axis=-1)
 
 
 def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size"):
@@ -200,15 +303,62 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         return self.fn(y_true, y_pred, **self._fn_kwargs)  # labels have one rank less: no rank matching
 
 
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0,
+                 axis=-1, reduction="sum_over_batch_size", name="binary_focal_crossentropy", dtype=None):
+        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name, dtype=dtype,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha, gamma=gamma,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+        self.apply_class_balancing, self.alpha, self.gamma = apply_class_balancing, alpha, gamma
+
+
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss", dtype=None):
+        super().__init__(huber, reduction=reduction, name=name, dtype=dtype, delta=delta)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity", dtype=None):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, dtype=dtype, axis=axis)
+
+
+def _plain_loss_class(class_name, fn):
+    """A `Loss` class around `fn`, which takes no options; its default name is the function's."""
+    def __init__(self, reduction="sum_over_batch_size", name=fn.__name__, dtype=None):
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype)
+    return type(class_name, (LossFunctionWrapper,), {"__init__": __init__})
+
+
+LogCosh = _plain_loss_class("LogCosh", log_cosh)
+KLDivergence = _plain_loss_class("KLDivergence", kl_divergence)
+Poisson = _plain_loss_class("Poisson", poisson)
+Hinge = _plain_loss_class("Hinge", hinge)
+SquaredHinge = _plain_loss_class("SquaredHinge", squared_hinge)
+CategoricalHinge = _plain_loss_class("CategoricalHinge", categorical_hinge)
+MeanAbsolutePercentageError = _plain_loss_class("MeanAbsolutePercentageError", mean_absolute_percentage_error)
+MeanSquaredLogarithmicError = _plain_loss_class("MeanSquaredLogarithmicError", mean_squared_logarithmic_error)
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+bce = BCE = binary_crossentropy
 
-_FUNCTIONS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error, "MSE": mean_squared_error,
-              "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "MAE": mean_absolute_error,
-              "binary_crossentropy": binary_crossentropy, "categorical_crossentropy": categorical_crossentropy,
-              "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+# Keras's string names: every function by its name, plus the short aliases.
+_FUNCTIONS = {fn.__name__: fn for fn in (
+    mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
+    sparse_categorical_crossentropy, binary_focal_crossentropy, huber, log_cosh, kl_divergence, poisson,
+    cosine_similarity, hinge, squared_hinge, categorical_hinge, mean_absolute_percentage_error,
+    mean_squared_logarithmic_error)}
+_FUNCTIONS.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape, "msle": msle,
+                   "MSLE": msle, "kld": kld, "KLD": kld, "bce": bce, "BCE": bce})
 _CLASSES = (Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
-            CategoricalCrossentropy, SparseCategoricalCrossentropy)
+            CategoricalCrossentropy, SparseCategoricalCrossentropy, BinaryFocalCrossentropy, Huber, LogCosh,
+            KLDivergence, Poisson, CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge,
+            MeanAbsolutePercentageError, MeanSquaredLogarithmicError)
 
 
 def get(identifier):
@@ -227,4 +377,7 @@ def get(identifier):
     raise ValueError(f"Could not interpret loss identifier: {identifier}")
 
 
-API = {"keras.losses": [c.__name__ for c in _CLASSES] + list(_FUNCTIONS) + ["get"]}
+# tf.keras (TF 2.21) also names two functions as Keras 2 did; `get` does not accept these names.
+_LEGACY_ALIASES = ["logcosh", "kullback_leibler_divergence"]
+
+API = {"keras.losses": [c.__name__ for c in _CLASSES] + list(_FUNCTIONS) + _LEGACY_ALIASES + ["get"]}

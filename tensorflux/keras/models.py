@@ -253,14 +253,14 @@ class Model(Layer):
                 getattr(callbacks, begin)(steps, {})
             logs = function(*batch)
             if end:
-                getattr(callbacks, end)(steps, {k: float(logs[k]) for k in sorted(logs)})
+                getattr(callbacks, end)(steps, _trainer.log_values(logs))
             steps += 1
             if max_steps and steps >= max_steps or kind == "train" and self.stop_training:
                 break
         if logs is None:
             raise ValueError("Unexpected result of the step function (Empty logs). This could be due to issues "
                              "in input pipeline that resulted in an empty dataset.")
-        return {k: float(logs[k]) for k in sorted(logs)}, steps
+        return _trainer.log_values(logs), steps
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
                  callbacks=None, return_dict=False):
@@ -314,7 +314,7 @@ class Model(Layer):
         self._assert_compiled()
         batch = next(iter(_trainer.ArrayBatches(x, y, sample_weight, batch_size=len(tf.nest.flatten(x)[0]))))
         logs = self.make_train_function()(*batch)
-        logs = {k: float(logs[k]) for k in sorted(logs)}
+        logs = _trainer.log_values(logs)
         return logs if return_dict else self._in_metric_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -322,7 +322,7 @@ class Model(Layer):
         self.reset_metrics()
         batch = next(iter(_trainer.ArrayBatches(x, y, sample_weight, batch_size=len(tf.nest.flatten(x)[0]))))
         logs = self.make_test_function()(*batch)
-        logs = {k: float(logs[k]) for k in sorted(logs)}
+        logs = _trainer.log_values(logs)
         return logs if return_dict else self._in_metric_order(logs)
 
     def predict_on_batch(self, x):

@@ -1,4 +1,5 @@
-"""`keras.optimizers`: SGD, Adam, Nadam, RMSprop and Adagrad with Keras 3's update rules.
+"""`keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl and Lion with Keras 3's
+update rules.
 
 An optimizer owns an `iterations` counter and a `learning_rate` variable from the start, and creates its
 slot variables (momentums, velocities…) on the first `apply_gradients`, for exactly the variables it is
@@ -6,10 +7,14 @@ given then. Inside a tf.function that first call creates variables, so calling t
 second, fresh optimizer breaks tf.function's rule that variables are only created on the first call.
 
 Slots are keyed by the variable's handle id, which a variable keeps when passed into a tf.function.
+
+`learning_rate` may be a `keras.optimizers.schedules.LearningRateSchedule`, called with `iterations` (the
+number of steps taken so far) on every step, or any other callable, called without arguments.
 """
 import tensorflux as tf
 
 from . import config as _config
+from . import schedules as _schedules
 
 from .naming import to_snake_case
 
@@ -49,7 +54,8 @@ class Optimizer:
         self._trainable_variables = []
         self._iterations = tf.Variable(0, dtype=tf.int64, trainable=False, name=f"{self.name}/iteration")
         self._schedule = learning_rate if callable(learning_rate) else None
-        initial = self._schedule() if self._schedule is not None else learning_rate
+        initial = self._scheduled_learning_rate() if self._schedule is not None else learning_rate
+        # With a schedule this variable holds the rate of the latest step (for saving and callbacks).
         self._learning_rate = tf.Variable(tf.cast(initial, tf.float32), trainable=False,
                                           name=f"{self.name}/learning_rate")
         self._variables = [self._iterations, self._learning_rate]
@@ -61,15 +67,28 @@ class Optimizer:
 
     @property
     def learning_rate(self):
+        """The rate the next step uses: a variable, or with a schedule the schedule's value at `iterations`."""
+        if isinstance(self._schedule, _schedules.LearningRateSchedule):
+            return tf.cast(self._scheduled_learning_rate(), tf.float32)
         return self._learning_rate
 
     @learning_rate.setter
     def learning_rate(self, value):
         if callable(value):
             self._schedule = value
-        else:
-            self._schedule = None
-            self._learning_rate.assign(tf.cast(value, tf.float32))
+            return
+        if isinstance(self._schedule, _schedules.LearningRateSchedule):
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object as its "
+                            "`learning_rate` constructor argument, hence its learning rate is not settable. If you "
+                            "need the learning rate to be settable, you should instantiate the optimizer with a "
+                            "float `learning_rate` argument.")
+        self._schedule = None
+        self._learning_rate.assign(tf.cast(value, tf.float32))
+
+    def _scheduled_learning_rate(self):
+        if isinstance(self._schedule, _schedules.LearningRateSchedule):
+            return self._schedule(self._iterations)
+        return self._schedule()
 
     @property
     def variables(self):
@@ -135,11 +154,12 @@ class Optimizer:
             grads = [g / self.loss_scale_factor for g in grads]
         grads = self._clip(grads)
         if self._schedule is not None:
-            self._learning_rate.assign(tf.cast(self._schedule(), tf.float32))
+            self._learning_rate.assign(tf.cast(self._scheduled_learning_rate(), tf.float32))
         learning_rate = self._learning_rate.read_value()
         if self.weight_decay:
+            # Decoupled weight decay, in Keras's order of operations (v * wd * lr) for identical rounding.
             for v in variables:
-                v.assign_sub(v * tf.cast(self.weight_decay * learning_rate, v.dtype))
+                v.assign_sub(v * tf.cast(self.weight_decay, v.dtype) * tf.cast(learning_rate, v.dtype))
         self._update_all(grads, variables, learning_rate)
         self._iterations.assign_add(tf.constant(1, tf.int64))
 
@@ -338,7 +358,136 @@ class Adagrad(Optimizer):
         variable.assign_sub(lr * gradient / tf.sqrt(accumulator + self.epsilon))
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "nadam": Nadam, "rmsprop": RMSprop, "adagrad": Adagrad}
+class AdamW(Adam):
+    """Adam with decoupled weight decay (`v -= v * weight_decay * lr` before each step)."""
+
+    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
+                         amsgrad=amsgrad, weight_decay=weight_decay, name=name, **kwargs)
+        if self.weight_decay is None:
+            raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: `u = max(beta_2 * u, |g|)` replaces the second moment."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._m = self.add_optimizer_variables(var_list, "momentum")
+        self._u = self.add_optimizer_variables(var_list, "norm")
+
+    def update_step(self, gradient, variable, learning_rate):
+        dtype = variable.dtype
+        lr = tf.cast(learning_rate, dtype)
+        beta_1_power = tf.pow(tf.cast(self.beta_1, dtype), self._step(dtype))
+        i = self._index(variable)
+        m, u = self._m[i], self._u[i]
+        m.assign_add((gradient - m) * (1 - self.beta_1))
+        u.assign(tf.maximum(self.beta_2 * u, tf.abs(gradient)))
+        variable.assign_sub(lr * m / ((1 - beta_1_power) * (u + self.epsilon)))
+
+
+class Adadelta(Optimizer):
+    """Steps of `rms(past steps) / rms(gradients)` times the gradient, both running averages with decay `rho`."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.rho, self.epsilon = rho, epsilon
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._accumulated_grads = self.add_optimizer_variables(var_list, "accumulated_grad")
+        self._accumulated_delta_vars = self.add_optimizer_variables(var_list, "accumulated_delta_var")
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        i = self._index(variable)
+        accumulated_grad, accumulated_delta = self._accumulated_grads[i], self._accumulated_delta_vars[i]
+        rho = self.rho
+        accumulated_grad.assign(rho * accumulated_grad + (1 - rho) * tf.square(gradient))
+        delta = -(tf.sqrt(accumulated_delta + self.epsilon) * gradient) / tf.sqrt(accumulated_grad + self.epsilon)
+        accumulated_delta.assign(rho * accumulated_delta + (1 - rho) * tf.square(delta))
+        variable.assign_add(lr * delta)
+
+
+class Ftrl(Optimizer):
+    """Follow The Regularized Leader (McMahan et al., 2013) with L1, L2 and L2-shrinkage regularization."""
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 l2_shrinkage_regularization_strength=0.0, beta=0.0, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"`initial_accumulator_value` needs to be positive or zero. Received: "
+                             f"initial_accumulator_value={initial_accumulator_value}.")
+        if learning_rate_power > 0.0:
+            raise ValueError(f"`learning_rate_power` needs to be negative or zero. Received: "
+                             f"learning_rate_power={learning_rate_power}.")
+        for argument, value in (("l1_regularization_strength", l1_regularization_strength),
+                                ("l2_regularization_strength", l2_regularization_strength),
+                                ("l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength)):
+            if value < 0.0:
+                raise ValueError(f"`{argument}` needs to be positive or zero. Received: {argument}={value}.")
+        self.learning_rate_power = learning_rate_power
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l1_regularization_strength = l1_regularization_strength
+        self.l2_regularization_strength = l2_regularization_strength
+        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self.beta = beta
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._accumulators = self.add_optimizer_variables(var_list, "accumulator",
+                                                          float(self.initial_accumulator_value))
+        self._linears = self.add_optimizer_variables(var_list, "linear")
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        i = self._index(variable)
+        accumulator, linear = self._accumulators[i], self._linears[i]
+        power = -self.learning_rate_power
+        l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
+        shrunk_gradient = gradient + 2 * self.l2_shrinkage_regularization_strength * variable
+        new_accumulator = accumulator + tf.square(gradient)
+        sigma = (tf.pow(new_accumulator, power) - tf.pow(accumulator, power)) / lr
+        linear.assign_add(shrunk_gradient - sigma * variable)
+        quadratic = tf.pow(new_accumulator, power) / lr + 2 * l2
+        l1 = self.l1_regularization_strength
+        # Coordinates whose |linear| stays within l1 are set to exactly zero.
+        variable.assign((tf.clip_by_value(linear, -l1, l1) - linear) / quadratic)
+        accumulator.assign(new_accumulator)
+
+
+class Lion(Optimizer):
+    """EvoLved Sign Momentum (Chen et al., 2023): steps of `lr * sign(interpolated momentum)`."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, name=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.beta_1, self.beta_2 = beta_1, beta_2
+        if beta_1 <= 0 or beta_1 > 1:
+            raise ValueError(f"Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates "
+                             f"to SignSGD. Received: beta_1={beta_1}.")
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._momentums = self.add_optimizer_variables(var_list, "momentum")
+
+    def update_step(self, gradient, variable, learning_rate):
+        dtype = variable.dtype
+        lr = tf.cast(learning_rate, dtype)
+        beta_1, beta_2 = tf.cast(self.beta_1, dtype), tf.cast(self.beta_2, dtype)
+        m = self._momentums[self._index(variable)]
+        variable.assign_sub(lr * tf.sign(m * beta_1 + gradient * (1.0 - beta_1)))
+        m.assign(m * beta_2 + gradient * (1.0 - beta_2))
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "nadam": Nadam, "adamax": Adamax, "rmsprop": RMSprop,
+            "adagrad": Adagrad, "adadelta": Adadelta, "ftrl": Ftrl, "lion": Lion}
 
 
 def get(identifier):
@@ -352,4 +501,5 @@ def get(identifier):
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
 
 
-API = {"keras.optimizers": ["Optimizer", "SGD", "Adam", "Nadam", "RMSprop", "Adagrad", "get"]}
+API = {"keras.optimizers": ["Optimizer", "SGD", "Adam", "AdamW", "Nadam", "Adamax", "RMSprop", "Adagrad", "Adadelta",
+                            "Ftrl", "Lion", "get"]}

@@ -121,11 +121,24 @@ def batches_for(x, y=None, sample_weight=None, batch_size=None, shuffle=False):
     return ArrayBatches(x, y, sample_weight, batch_size, shuffle)
 
 
+def log_values(logs):
+    """A step's results by name, sorted: Python floats, or arrays for vector-valued metrics (e.g.
+    Precision at several thresholds), as Keras logs them."""
+    values = {}
+    for name in sorted(logs):
+        value = np.asarray(logs[name])
+        values[name] = float(value) if value.ndim == 0 else value
+    return values
+
+
 def format_logs(logs):
     """` - loss: 0.1234 - mae: 0.0001e+00`, as Keras's progress bar shows values."""
     parts = []
     for name, value in logs.items():
-        parts.append(f" - {name}: {value:.4f}" if abs(value) > 1e-3 else f" - {name}: {value:.4e}")
+        if isinstance(value, np.ndarray):
+            parts.append(f" - {name}: {np.array2string(value, precision=4)}")
+        else:
+            parts.append(f" - {name}: {value:.4f}" if abs(value) > 1e-3 else f" - {name}: {value:.4e}")
     return "".join(parts)
 
 

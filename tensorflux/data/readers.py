@@ -1,0 +1,59 @@
+"""The file sources of tf.data: `tf.data.TextLineDataset` and `Dataset.list_files` (local files)."""
+import os
+
+import numpy as np
+
+from .. import io_ops
+from ..framework.errors import InvalidArgumentError
+from ..framework.tensor import Tensor
+from ..ops import convert as _convert
+from ..types import dtypes as _dt
+from ..types.spec import TensorSpec
+from .dataset import Dataset
+
+__all__ = ["TextLineDataset", "list_files"]
+
+
+def _strings(value, argument):
+    """The bytes in `value` (a string, a list of them or a string tensor of any shape)."""
+    tensor = value if isinstance(value, Tensor) else _convert.convert_to_tensor(value)
+    if tensor.dtype != _dt.string:
+        raise TypeError(f"The `{argument}` argument must contain `tf.string` elements. Got `{tensor.dtype!r}` "
+                        f"elements.")
+    return list(np.asarray(tensor).ravel())
+
+
+def _lines(path):
+    """A file's lines as scalar strings, without their '\\n' and with every '\\r' removed (as TensorFlow)."""
+    lines = io_ops.read_local_file(os.fsdecode(path)).split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for line in lines:
+        yield [np.array(line.replace(b"\r", b""), dtype=object)]
+
+
+def TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+    """The lines of the files `filenames`, file after file; with `num_parallel_reads`, lines of that many
+    files in turn (TensorFlow's order). Files are read when iterated."""
+    if compression_type not in (None, ""):
+        raise NotImplementedError(f"TextLineDataset reads uncompressed files only; compression_type="
+                                  f"{compression_type!r} is not supported.")
+    paths = _strings(filenames, "filenames")
+    if num_parallel_reads is not None:
+        return Dataset.from_tensor_slices(np.array(paths, dtype=object)).interleave(
+            TextLineDataset, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
+    return Dataset(TensorSpec([], _dt.string), lambda: (line for path in paths for line in _lines(path)),
+                   "TextLineDatasetV2")
+
+
+def list_files(file_pattern, shuffle, seed):
+    """The files matching the pattern(s), sorted, then shuffled unless `shuffle` is False. The files are
+    matched when the dataset is made, so its cardinality is known."""
+    patterns = _strings(file_pattern, "file_pattern")
+    matches = sorted(os.fsencode(m) for p in patterns for m in io_ops.glob(p))
+    if not matches:
+        summary = b"No files matched pattern: " + b", ".join(patterns)
+        raise InvalidArgumentError(None, None, f"Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+                                               f"Summarized data: {summary!r}")
+    files = Dataset.from_tensor_slices(np.array(matches, dtype=object))
+    return files if shuffle is False else files.shuffle(len(matches), seed=seed)

@@ -1,0 +1,424 @@
+"""The `tf.data.Dataset` transformations built on the core of `dataset.py`: padded_batch, unbatch,
+flat_map, interleave, concatenate, window, scan, unique, cache and get_single_element.
+
+Each function takes the input dataset and returns a new `Dataset` (the methods of `Dataset` call
+them), with TensorFlow's element spec and cardinality. Like the core transformations, they run on
+flat lists of NumPy arrays; the elements of `window` hold datasets in place of arrays.
+
+`flat_map` and `interleave` call the user's function on each element (it returns a dataset, which
+this runtime builds from concrete values). The element spec of those datasets is found before any
+data flows, by calling the function on stand-in elements.
+"""
+import itertools
+import os
+
+import numpy as np
+
+from ..framework import nest
+from ..framework.context import init_scope
+from ..framework.errors import DataLossError, InvalidArgumentError, eager_error
+from ..framework.tensor import EagerTensor, Tensor
+from ..function.polymorphic import Function
+from ..ops import convert as _convert
+from ..ops.registry import OpDef, apply
+from ..types import dtypes as _dt
+from ..types.shape import TensorShape
+from ..types.spec import TensorSpec
+from .dataset import Dataset, DatasetSpec, call_with_element, flatten_up_to, pack_element
+
+AUTOTUNE = -1   # `tf.data.AUTOTUNE`: let the runtime choose (here: the number of available CPUs)
+
+
+def _spec_of(tensor):
+    return TensorSpec(tensor.shape, tensor.dtype)
+
+
+def _dtype_text(dtype):
+    return f"<dtype: '{dtype.name}'>"   # how TensorFlow's messages print a dtype
+
+
+def _available_cpus():
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def _batched_count(count, batch_size, drop_remainder):
+    if count < 0:
+        return count
+    return count // batch_size if drop_remainder else -(-count // batch_size)
+
+
+# -- padded_batch ------------------------------------------------------------------------------------
+def _as_padded_shape(value):
+    """A padded shape: a TensorShape, list or 1-D tensor, where None or -1 means "the longest in the batch"."""
+    if isinstance(value, Tensor):
+        value = value.numpy().tolist()
+    if isinstance(value, (list, tuple)):
+        return TensorShape([None if d is None or d < 0 else d for d in value])
+    return TensorShape(value)
+
+
+def _padding_value(value, spec):
+    if value is None:
+        return b"" if spec.dtype == _dt.string else np.zeros((), spec.dtype.as_numpy_dtype)
+    tensor = value if isinstance(value, Tensor) else _convert.convert_to_tensor(value)
+    if tensor.dtype != spec.dtype:
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type {_dtype_text(tensor.dtype)} does "
+                        f"not match type {_dtype_text(spec.dtype)} of the corresponding input component.")
+    if tensor.shape.rank != 0:
+        raise ValueError(f"Invalid `padding_values`. `padding_values` values must be scalars, but got a value of "
+                         f"shape {tensor.shape}.")
+    return np.asarray(tensor)[()]
+
+
+def _pad_and_stack(parts, padded_shape, value):
+    dims = [d if d is not None else max(p.shape[i] for p in parts) for i, d in enumerate(padded_shape.as_list())]
+    out = np.full([len(parts)] + dims, value, dtype=np.asarray(parts[0]).dtype)
+    for row, part in enumerate(parts):
+        if np.ndim(part) != len(dims) or any(s > d for s, d in zip(np.shape(part), dims)):
+            raise DataLossError(None, None, "Attempted to pad to a smaller size than the input element.")
+        out[(row,) + tuple(slice(0, s) for s in np.shape(part))] = part
+    return out
+
+
+def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+    batch_size = int(batch_size)
+    if batch_size <= 0:
+        raise eager_error(InvalidArgumentError, "Batch size must be greater than zero.", "PaddedBatchDatasetV2")
+    structure = dataset.element_spec
+    specs = nest.flatten(structure)
+    if padded_shapes is None:
+        for i, spec in enumerate(specs):
+            if spec.shape.rank is None:
+                raise ValueError(f"You must provide `padded_shapes` argument because component {i} has unknown "
+                                 f"rank.")
+        shapes = [spec.shape for spec in specs]
+    else:
+        shapes = [_as_padded_shape(s) for s in flatten_up_to(structure, padded_shapes, "padded_shapes")]
+        for shape, spec in zip(shapes, specs):
+            if not shape.is_compatible_with(spec.shape):
+                raise ValueError(f"The padded shape {shape} is not compatible with the shape {spec.shape} of the "
+                                 f"corresponding input component.")
+    if padding_values is None or not nest.is_nested(padding_values):
+        padding_values = [padding_values] * len(specs)   # one value (or the default) for every component
+    else:
+        padding_values = flatten_up_to(structure, padding_values, "padding_values")
+    values = [_padding_value(v, spec) for v, spec in zip(padding_values, specs)]
+    batch_dim = TensorShape([batch_size if drop_remainder else None])
+    out_spec = nest.pack_sequence_as(structure, [TensorSpec(batch_dim.concatenate(shape), spec.dtype)
+                                                 for shape, spec in zip(shapes, specs)])
+
+    def arrays():
+        inputs = dataset._arrays()
+        while True:
+            chunk = list(itertools.islice(inputs, batch_size))
+            if not chunk or (drop_remainder and len(chunk) < batch_size):
+                return
+            yield [_pad_and_stack(parts, shape, value) for parts, shape, value in zip(zip(*chunk), shapes, values)]
+
+    return Dataset(out_spec, arrays, "_PaddedBatchDataset",
+                   _batched_count(dataset._cardinality, batch_size, drop_remainder))
+
+
+# -- unbatch -----------------------------------------------------------------------------------------
+def _without_leading_dim(shape):
+    return shape if shape.rank is None else TensorShape(shape.as_list()[1:])
+
+
+def unbatch(dataset):
+    structure = dataset.element_spec
+    specs = nest.flatten(structure)
+    if any(spec.shape.rank == 0 for spec in specs):
+        raise ValueError("Cannot unbatch an input with scalar components.")
+    known = []
+    for spec in specs:
+        size = spec.shape.as_list()[0] if spec.shape.rank is not None else None
+        if size is not None and size not in known:
+            known.append(size)
+    if len(known) > 1:
+        raise ValueError(f"`unbatch()` is only supported for datasets of elements whose components have a matching "
+                         f"leading dimension. Encountered both {known[0]} and {known[1]}.")
+    out_spec = nest.pack_sequence_as(structure, [TensorSpec(_without_leading_dim(s.shape), s.dtype) for s in specs])
+
+    def arrays():
+        for flat in dataset._arrays():
+            sizes = [len(a) for a in flat]
+            for i, size in enumerate(sizes):
+                if size != sizes[0]:
+                    raise InvalidArgumentError(None, None, f"Input element must have the same batch size in each "
+                                               f"component. Component 0 had size {sizes[0]} but component {i} had "
+                                               f"size, {size}.")
+            for row in range(sizes[0]):
+                yield [a[row] for a in flat]
+
+    count = dataset._cardinality
+    if count == Dataset.INFINITE:
+        total = Dataset.INFINITE
+    elif count >= 0 and known:
+        total = count * known[0]
+    else:
+        total = Dataset.UNKNOWN
+    return Dataset(out_spec, arrays, "_UnbatchDataset", total)
+
+
+# -- flat_map and interleave -------------------------------------------------------------------------
+def _returned_dataset(map_func, element):
+    result = call_with_element(map_func, element)
+    if not isinstance(result, Dataset):
+        returned = tuple if isinstance(result, list) else type(result)  # TensorFlow reports lists as tuples
+        raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got {returned}.")
+    return result
+
+
+def _stand_in(spec, probe):
+    """An element component for the `probe`-th (1 or 2) call of `map_func`: its unknown dimensions have
+    size `probe` and its values are `probe` (strings of `probe` - 1 characters); datasets are empty."""
+    if isinstance(spec, DatasetSpec):
+        return Dataset(spec.element_spec, lambda: iter(()), "_VariantDataset", 0)
+    shape = [] if spec.shape.rank is None else [probe if d is None else d for d in spec.shape.as_list()]
+    fill = b"0" * (probe - 1) if spec.dtype == _dt.string else probe
+    return EagerTensor(np.full(shape, fill, dtype=spec.dtype.as_numpy_dtype))
+
+
+def _common_spec(first, second):
+    if isinstance(first, TensorSpec):
+        return first.most_specific_common_supertype([second]) or first
+    return first
+
+
+def _returned_element_spec(map_func, input_spec):
+    """The element spec of the datasets `map_func` returns. It is called (eagerly) on two stand-in
+    elements that differ in their unknown dimensions and values: output dimensions that depend on those
+    differ between the two calls and so come out unknown, as from a trace with symbolic inputs."""
+    found = []
+    with init_scope():
+        for probe in (1, 2):
+            element = nest.map_structure(lambda s: _stand_in(s, probe), input_spec)
+            found.append(_returned_dataset(map_func, element).element_spec)
+    return nest.map_structure(_common_spec, *found)
+
+
+def flat_map(dataset, map_func):
+    input_spec = dataset.element_spec
+    out_spec = _returned_element_spec(map_func, input_spec)
+
+    def arrays():
+        for flat in dataset._arrays():
+            yield from _returned_dataset(map_func, pack_element(input_spec, flat))._arrays()
+
+    return Dataset(out_spec, arrays, "_FlatMapDataset")
+
+
+def interleave(dataset, map_func, cycle_length, block_length, num_parallel_calls):
+    """TensorFlow's order: `cycle_length` open datasets visited in turn, `block_length` elements from
+    each; an exhausted one frees its place, which the next input element takes when the turn comes."""
+    op_name = "InterleaveDataset" if num_parallel_calls is None else "ParallelInterleaveDatasetV4"
+    cycle_length = _available_cpus() if cycle_length is None or cycle_length == AUTOTUNE else int(cycle_length)
+    block_length = 1 if block_length is None else int(block_length)
+    if cycle_length <= 0:
+        raise eager_error(InvalidArgumentError, "cycle_length must be greater than zero.", op_name)
+    if block_length <= 0:
+        raise eager_error(InvalidArgumentError, "block_length must be greater than zero.", op_name)
+    input_spec = dataset.element_spec
+    out_spec = _returned_element_spec(map_func, input_spec)
+
+    def arrays():
+        inputs = dataset._arrays()
+        slots = [None] * cycle_length           # the open datasets' element iterators
+        open_count, slot, taken, inputs_left = 0, 0, 0, True
+        while inputs_left or open_count:
+            if slots[slot] is None:
+                flat = next(inputs, None) if inputs_left else None
+                if flat is not None:
+                    slots[slot] = _returned_dataset(map_func, pack_element(input_spec, flat))._arrays()
+                    open_count += 1
+                    continue
+                inputs_left = False
+                slot, taken = (slot + 1) % cycle_length, 0
+                continue
+            element = next(slots[slot], None)
+            if element is None:
+                slots[slot] = None
+                open_count -= 1
+                slot, taken = (slot + 1) % cycle_length, 0
+                continue
+            yield element
+            taken += 1
+            if taken == block_length:
+                slot, taken = (slot + 1) % cycle_length, 0
+
+    kind = "_InterleaveDataset" if num_parallel_calls is None else "_ParallelInterleaveDataset"
+    return Dataset(out_spec, arrays, kind)
+
+
+# -- concatenate -------------------------------------------------------------------------------------
+def concatenate(dataset, other):
+    first, second = dataset.element_spec, other.element_spec
+
+    def incompatible():
+        return TypeError(f"Incompatible dataset elements:\n  {first} vs.   {second}")
+
+    try:
+        nest.assert_same_structure(first, second)
+    except (TypeError, ValueError):
+        raise incompatible() from None
+    specs = []
+    for a, b in zip(nest.flatten(first), nest.flatten(second)):
+        common = a.most_specific_common_supertype([b])
+        if common is None:
+            raise incompatible()
+        specs.append(common)
+    counts = (dataset._cardinality, other._cardinality)
+    if Dataset.INFINITE in counts:
+        total = Dataset.INFINITE
+    elif Dataset.UNKNOWN in counts:
+        total = Dataset.UNKNOWN
+    else:
+        total = sum(counts)
+    return Dataset(nest.pack_sequence_as(first, specs), lambda: itertools.chain(dataset._arrays(), other._arrays()),
+                   "_ConcatenateDataset", total)
+
+
+# -- window ------------------------------------------------------------------------------------------
+def _window_dataset(spec, values):
+    return Dataset(spec, lambda: ([v] for v in values), "_VariantDataset", len(values))
+
+
+def window(dataset, size, shift, stride, drop_remainder):
+    """Windows of `size` elements `stride` apart, starting every `shift` elements; each element of the
+    result is the input's structure with one dataset per component."""
+    size = int(size)
+    shift = size if shift is None else int(shift)
+    stride = int(stride)
+    for value, what in ((size, "size"), (shift, "shift"), (stride, "stride")):
+        if value <= 0:
+            raise eager_error(InvalidArgumentError, f"Window {what} must be greater than zero.", "WindowDataset")
+    structure = dataset.element_spec
+    specs = nest.flatten(structure)
+    span = (size - 1) * stride + 1    # input elements from a window's first to its last
+
+    def arrays():
+        inputs = dataset._arrays()
+        buffer = []
+        while True:
+            buffer.extend(itertools.islice(inputs, span - len(buffer)))
+            rows = buffer[:span:stride]
+            if not rows or (drop_remainder and len(rows) < size):
+                return
+            yield [_window_dataset(spec, [row[i] for row in rows]) for i, spec in enumerate(specs)]
+            skipped = shift - len(buffer)
+            del buffer[:shift]
+            if skipped > 0:
+                next(itertools.islice(inputs, skipped, skipped), None)
+
+    count = dataset._cardinality
+    if count < 0:
+        total = count
+    elif drop_remainder:
+        total = (count - span) // shift + 1 if count >= span else 0
+    else:
+        total = -(-count // shift)
+    return Dataset(nest.map_structure(DatasetSpec, structure), arrays, "_WindowDataset", total)
+
+
+# -- scan --------------------------------------------------------------------------------------------
+def _traced_scan(scan_func, state_spec, element_spec):
+    """The concrete `scan_func` whose state spec covers every state it returns: traced once, again with
+    the state's shapes relaxed where the new state's differ (as TensorFlow does)."""
+    function = Function(lambda state, element: scan_func(state, element), name="scan_fn")
+    while True:
+        concrete = function.get_concrete_function(state_spec, element_spec)
+        outputs = concrete.structured_outputs
+        if not (isinstance(outputs, tuple) and len(outputs) == 2):
+            returned = nest.map_structure(_spec_of, outputs)
+            raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and "
+                            f"the output value but its return type is {returned}.")
+        new_state_spec = nest.map_structure(_spec_of, outputs[0])
+        try:
+            nest.assert_same_structure(state_spec, new_state_spec)
+        except (TypeError, ValueError):
+            raise TypeError(f"Invalid `scan_func`. The element classes for the new state must match the initial "
+                            f"state. Expected {state_spec}; got {new_state_spec}.") from None
+        for old, new in zip(nest.flatten(state_spec), nest.flatten(new_state_spec)):
+            if old.dtype != new.dtype:
+                raise TypeError(f"Invalid `scan_func`. The element types for the new state must match the initial "
+                                f"state. Expected {_dtype_text(old.dtype)}, got {_dtype_text(new.dtype)}.")
+        relaxed = nest.map_structure(_common_spec, state_spec, new_state_spec)
+        if relaxed == state_spec:
+            return concrete, nest.map_structure(_spec_of, outputs[1])
+        state_spec = relaxed
+
+
+def scan(dataset, initial_state, scan_func):
+    initial = nest.map_structure(lambda v: v if isinstance(v, Tensor) else _convert.convert_to_tensor(v),
+                                 initial_state)
+    element_spec = dataset.element_spec
+    concrete, out_spec = _traced_scan(scan_func, nest.map_structure(_spec_of, initial), element_spec)
+
+    def arrays():
+        state = initial
+        for flat in dataset._arrays():
+            state, output = concrete(state, pack_element(element_spec, flat))
+            yield [np.asarray(t) for t in nest.flatten(output)]
+
+    return Dataset(out_spec, arrays, "_ScanDataset", dataset._cardinality)
+
+
+# -- unique, cache, get_single_element -----------------------------------------------------------------
+def unique(dataset):
+    specs = nest.flatten(dataset.element_spec)
+    if len(specs) != 1:
+        raise eager_error(InvalidArgumentError, "UniqueDataset only supports inputs with a single component.",
+                          "UniqueDataset")
+    if specs[0].dtype not in (_dt.int32, _dt.int64, _dt.string):
+        raise TypeError(f"`tf.data.Dataset.unique` does not support type {_dtype_text(specs[0].dtype)} -- only "
+                        f"`tf.int32`, `tf.int64`, and `tf.string` are supported.")
+
+    def arrays():
+        seen = set()
+        for flat in dataset._arrays():
+            value = np.asarray(flat[0])
+            key = (value.shape, tuple(value.ravel().tolist()))
+            if key not in seen:
+                seen.add(key)
+                yield flat
+
+    return Dataset(dataset.element_spec, arrays, "_UniqueDataset")
+
+
+def cache(dataset):
+    """The elements of the first complete pass, replayed by every later pass (kept in memory)."""
+    stored = []
+
+    def arrays():
+        if stored:
+            yield from stored[0]
+            return
+        elements = []
+        for flat in dataset._arrays():
+            elements.append(flat)
+            yield flat
+        stored.append(elements)
+
+    return Dataset(dataset.element_spec, arrays, "CacheDataset", dataset._cardinality)
+
+
+def _k_single_element(dataset, *, specs):
+    elements = dataset._arrays()
+    first = next(elements, None)
+    if first is None:
+        raise InvalidArgumentError(None, None, "Dataset was empty.")
+    if next(elements, None) is not None:
+        raise InvalidArgumentError(None, None, "Dataset had more than one element.")
+    return tuple(first)
+
+
+SINGLE_ELEMENT = OpDef("DatasetToSingleElement", lambda i, a: [(s.dtype, s.shape) for s in a["specs"]],
+                       _k_single_element, stateful=True, multi=True)
+
+
+def get_single_element(dataset):
+    """The only element of `dataset` (an op, so it also runs inside a tf.function)."""
+    structure = dataset.element_spec
+    specs = tuple(nest.flatten(structure))
+    values = apply(SINGLE_ELEMENT, (dataset._variant_tensor(),), {"specs": specs}, "DatasetToSingleElement")
+    return nest.pack_sequence_as(structure, list(values))
