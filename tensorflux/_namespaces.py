@@ -14,7 +14,8 @@ from .ops import operators  # noqa: F401  (installs Tensor's operators)
 from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
 from . import variables, module
 from . import function as _function
-from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, complex as _complex
+from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal
+from .ops import complex as _complex
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
@@ -23,7 +24,10 @@ from . import distribute as _distribute
 from .framework import device as _device
 from . import io_ops, summary as _summary
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging, variables, module, _function, functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data, _checkpoint, _saved_model, _distribute, _device, io_ops, _summary)
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv,
+           random, string, logging, variables, module, _function, functional, control_flow, tensor_array,
+           segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data,
+           _checkpoint, _saved_model, _distribute, _device, io_ops, _summary)
 
 
 def namespace(name, doc="", **members):

@@ -48,7 +48,8 @@ def summary_text(model):
         rows.append(row + ((connections.get(layer, ""),) if connections is not None else ()))
     widths = [max([w] + [len(r[i]) for r in rows]) for i, (_, w, _) in enumerate(columns)]
     lines = [f'Model: "{model.name}"', _rule(widths, "┏", "━", "┳", "┓"),
-             _row([c[0] for c in columns], widths, columns, "┃", "┃", "┃"), _rule(widths, "┡", "━", "╇", "┩")]
+             _row([c[0] for c in columns], widths, columns, "┃", "┃", "┃"),
+             _rule(widths, "┡", "━", "╇", "┩")]
     for i, row in enumerate(rows):
         if i:
             lines.append(_rule(widths, "├", "─", "┼", "┤"))
