@@ -65,6 +65,11 @@ def _zeros_like_shapes(shapes):
 
 # -- files ----------------------------------------------------------------------------------------------
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
+    if zipped is False:
+        raise ValueError("tensorflux writes `.keras` files as zip archives only: `zipped=False` (a directory) is "
+                         "not supported.")
+    if kwargs:
+        raise ValueError(f"Unsupported arguments for `save`: {sorted(kwargs)}")
     filepath = os.fspath(filepath)
     if not filepath.endswith(".keras"):
         raise ValueError(f"Invalid filepath extension for saving. tensorflux saves whole models in the `.keras` "

@@ -39,19 +39,26 @@ def _float(value):
     return tf.cast(value, tf.float32)
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """`initial_learning_rate * decay_rate ^ (step / decay_steps)` (the exponent floored with `staircase`)."""
+class _StepDecay(LearningRateSchedule):
+    """Schedules of `progress = step / decay_steps` (floored with `staircase`): subclasses give `_rate`."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="ExponentialDecay"):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
         _check_decay_steps(decay_steps)
         self.initial_learning_rate, self.decay_steps, self.decay_rate = initial_learning_rate, decay_steps, decay_rate
-        self.staircase, self.name = staircase, name
+        self.staircase, self.name = staircase, name or type(self).__name__
 
     def __call__(self, step):
         progress = _float(step) / _float(self.decay_steps)
         if self.staircase:
             progress = tf.floor(progress)
-        return _float(self.initial_learning_rate) * tf.pow(_float(self.decay_rate), progress)
+        return self._rate(_float(self.initial_learning_rate), _float(self.decay_rate), progress)
+
+
+class ExponentialDecay(_StepDecay):
+    """`initial_learning_rate * decay_rate ^ (step / decay_steps)` (the exponent floored with `staircase`)."""
+
+    def _rate(self, initial, decay_rate, progress):
+        return initial * tf.pow(decay_rate, progress)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -99,19 +106,11 @@ class PolynomialDecay(LearningRateSchedule):
         return (initial - end) * tf.pow(1.0 - step / decay_steps, _float(self.power)) + end
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)` (the ratio floored with `staircase`)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="InverseTimeDecay"):
-        _check_decay_steps(decay_steps)
-        self.initial_learning_rate, self.decay_steps, self.decay_rate = initial_learning_rate, decay_steps, decay_rate
-        self.staircase, self.name = staircase, name
-
-    def __call__(self, step):
-        progress = _float(step) / _float(self.decay_steps)
-        if self.staircase:
-            progress = tf.floor(progress)
-        return _float(self.initial_learning_rate) / (1.0 + _float(self.decay_rate) * progress)
+    def _rate(self, initial, decay_rate, progress):
+        return initial / (1.0 + decay_rate * progress)
 
 
 def _cosine_decay(fraction, alpha, start):

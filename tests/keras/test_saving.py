@@ -138,3 +138,11 @@ def test_clone_and_json_rebuild_the_structure_with_new_weights():
         copy.set_weights(model.get_weights())
         x = RNG.standard_normal((2, 3)).astype(np.float32)
         np.testing.assert_array_equal(copy(x).numpy(), model(x).numpy())
+
+
+def test_save_refuses_what_it_cannot_write(tmp_path):
+    model = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
+    with pytest.raises(ValueError, match="zip archives only"):
+        model.save(str(tmp_path / "m.keras"), zipped=False)
+    with pytest.raises(ValueError, match=r"Unsupported arguments for `save`: \['save_format'\]"):
+        model.save(str(tmp_path / "m.keras"), save_format="tf")
