@@ -209,11 +209,12 @@ def test_sample_weight_and_nested_inputs():
 
 def test_vector_valued_metrics_are_logged_as_arrays(capsys):
     model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1, activation="sigmoid")])
-    model.compile("sgd", "binary_crossentropy", metrics=[tf.keras.metrics.Precision(thresholds=[0.3, 0.6])])
+    metric = tf.keras.metrics.Precision(thresholds=[0.3, 0.6])   # named precision, precision_1, … per process
+    model.compile("sgd", "binary_crossentropy", metrics=[metric])
     x, y = np.random.rand(8, 2).astype(np.float32), np.random.randint(0, 2, (8, 1))
     history = model.fit(x, y, epochs=2, verbose=1)
-    precision = history.history["precision"]
+    precision = history.history[metric.name]
     assert len(precision) == 2 and all(isinstance(p, np.ndarray) and p.shape == (2,) for p in precision)
-    assert "precision: [" in capsys.readouterr().out
+    assert f"{metric.name}: [" in capsys.readouterr().out
     loss, evaluated = model.evaluate(x, y, verbose=0)
     assert isinstance(loss, float) and evaluated.shape == (2,)
