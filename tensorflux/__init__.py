@@ -1,28 +1,33 @@
-"""tensorflux: TensorFlow 2's eager tensors and tf.function, rebuilt small and fast on NumPy.
+"""tensorflux: TensorFlow 2's public API, rebuilt small and fast on NumPy. Use it as `import tensorflux as tf`.
 
-Use it as `import tensorflux as tf`. This module only re-exports, in TensorFlow's namespaces; each
-module lists its public names in its `API` table (see `_namespaces.py`).
+This module is only the public face. The implementation lives in the private package `tensorflux._src`
+(see docs/architecture.md); each public namespace (`tf.math`, `tf.nn`, `tf.keras.layers`, …) is a module
+built by `_src/namespaces.py` from the `API` tables of the implementation modules, so it holds exactly
+its API names and nothing that an implementation module happened to import.
 """
-from .types.dtypes import (DType, as_dtype, float16, half, float32, float64, double, bfloat16, int8, int16,
-                           int32, int64, uint8, uint16, uint32, uint64, bool, string, complex64, complex128,
-                           resource, variant, qint8, quint8, qint16, quint16, qint32)
-from .types.shape import TensorShape, Dimension
-from .types.spec import TensorSpec
-from .framework.tensor import Tensor, is_tensor
-from .framework.context import executing_eagerly, init_scope, name_scope, control_dependencies
-from .framework import errors
-from . import _namespaces
+from ._src.types.dtypes import (DType, as_dtype, float16, half, float32, float64, double, bfloat16, int8,
+                                int16, int32, int64, uint8, uint16, uint32, uint64, bool, string, complex64,
+                                complex128, resource, variant, qint8, quint8, qint16, quint16, qint32)
+from ._src.types.shape import TensorShape, Dimension
+from ._src.types.spec import TensorSpec
+from ._src.framework.tensor import Tensor, is_tensor
+from ._src.framework.context import executing_eagerly, init_scope, name_scope, control_dependencies
+from ._src import namespaces as _namespaces
 
 globals().update(_namespaces.TOP_LEVEL)
 globals().update({k: v for k, v in _namespaces.NAMESPACES.items() if '.' not in k})
 newaxis = None
-__version__ = "0.1.0"
+__version__ = _namespaces.NAMESPACES["version"].VERSION
 
 
 def __getattr__(name):
-    """Loads `tf.keras` (and other rooms built on this package's public API) on first access."""
+    """Loads `tf.keras` (a room built on this package's public API) on first access."""
     if name in _namespaces.LAZY:
         module = _namespaces.load_lazy(name)
         globals()[name] = module
         return module
     raise AttributeError(f"module 'tensorflux' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_namespaces.LAZY))

@@ -6,8 +6,8 @@ messages were printed by TensorFlow 2.21 for the same calls.
 import pytest
 
 import tensorflux as tf
-from tensorflux import io_ops
-from tensorflux import _namespaces
+from tensorflux._src import io_ops
+from tensorflux._src import namespaces as _namespaces
 
 gfile = io_ops
 

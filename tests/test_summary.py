@@ -2,6 +2,7 @@
 where real TensorFlow is installed at ~/venv-tf, by TensorBoard's own reader and compared with the bytes
 TensorFlow writes for the same summaries."""
 import json
+import functools
 import os
 import re
 import socket
@@ -14,8 +15,8 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux import summary as tf_summary
-from tensorflux.framework import errors
+from tensorflux._src import summary as tf_summary
+from tensorflux._src.framework import errors
 
 TF_PYTHON = os.path.expanduser("~/venv-tf/bin/python")
 
@@ -389,9 +390,24 @@ def test_summaries_from_a_tf_function_are_written_each_run_in_program_order(tmp_
 
 # -- against real TensorFlow and TensorBoard (skipped where ~/venv-tf is missing) ---------------------------
 
-def _run_real_tensorflow(script):
+@functools.lru_cache(maxsize=None)
+def _missing_reference_packages():
+    """Which of tensorflow/tensorboard the reference interpreter cannot import ('' when it has both)."""
     if not os.path.exists(TF_PYTHON):
-        pytest.skip("TensorFlow's interpreter ~/venv-tf/bin/python is not installed")
+        return "an interpreter at ~/venv-tf/bin/python"
+    missing = []
+    for package in ("tensorflow", "tensorboard"):
+        probe = subprocess.run([TF_PYTHON, "-c", f"import {package}"], capture_output=True, timeout=300,
+                               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+        if probe.returncode != 0:
+            missing.append(package)
+    return " and ".join(missing)
+
+
+def _run_real_tensorflow(script):
+    missing = _missing_reference_packages()
+    if missing:
+        pytest.skip(f"the reference TensorFlow environment lacks {missing}")
     completed = subprocess.run([TF_PYTHON, "-c", textwrap.dedent(script)], capture_output=True, text=True,
                                timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     if "NO_TENSORBOARD" in completed.stdout:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import state as S
-from tensorflux.ops.registry import apply
+from tensorflux._src.ops import state as S
+from tensorflux._src.ops.registry import apply
 
 
 def test_creation_and_identity():

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux.ops import array, conv, creation, indexing, nn, registry, sorting, state
+from tensorflux._src.ops import array, conv, creation, indexing, nn, registry, sorting, state
 
 SETTINGS = settings(max_examples=20, deadline=None)
 

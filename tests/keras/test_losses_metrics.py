@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.keras.metrics import metric_for_compile
+from tensorflux._src.keras.metrics import metric_for_compile
 
 keras = tf.keras
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux.ops import conv, jit, winograd
+from tensorflux._src.ops import conv, jit, winograd
 from tests.helpers import check_gradients
 
 pytest.importorskip("numba")

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux.framework import errors
+from tensorflux._src.framework import errors
 
 SETTINGS = settings(max_examples=25, deadline=None)
 WHILE_TYPES = ("While", "StatelessWhile")
@@ -569,6 +569,6 @@ def test_integer_elems_get_no_gradient():
 
 
 def test_exported_at_top_level():
-    from tensorflux.ops import functional_ops
+    from tensorflux._src.ops import functional_ops
     for name in ("map_fn", "foldl", "foldr", "scan", "vectorized_map"):
         assert getattr(tf, name) is getattr(functional_ops, name)

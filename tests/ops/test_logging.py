@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import logging as L
-from tensorflux.ops.registry import apply
+from tensorflux._src.ops import logging as L
+from tensorflux._src.ops.registry import apply
 
 
 def _err(capsys):

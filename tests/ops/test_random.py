@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.ops import random as rnd
+from tensorflux._src.ops import random as rnd
 
 S = tf.TensorSpec
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check, check_gradients, traced
-from tensorflux.ops import scatter
+from tensorflux._src.ops import scatter
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

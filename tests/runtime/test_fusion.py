@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux.runtime import fusion
+from tensorflux._src.runtime import fusion
 
 
 def chain(x, y):

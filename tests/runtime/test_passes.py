@@ -4,15 +4,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux.framework.context import state
-from tensorflux.ops import registry
-from tensorflux.ops.math import CAST
-from tensorflux.runtime import passes
-from tensorflux.runtime.passes.cse import eliminate_common_subexpressions
-from tensorflux.runtime.passes.fold import FOLD_MAX_ELEMENTS, fold_constants
-from tensorflux.runtime.passes.inline import inline_calls
-from tensorflux.runtime.passes.rewrite import plain_key
-from tensorflux.runtime.passes.simplify import _broadcasts_into, _inverse, simplify_arithmetic
+from tensorflux._src.framework.context import state
+from tensorflux._src.ops import registry
+from tensorflux._src.ops.math import CAST
+from tensorflux._src.runtime import passes
+from tensorflux._src.runtime.passes.cse import eliminate_common_subexpressions
+from tensorflux._src.runtime.passes.fold import FOLD_MAX_ELEMENTS, fold_constants
+from tensorflux._src.runtime.passes.inline import inline_calls
+from tensorflux._src.runtime.passes.rewrite import plain_key
+from tensorflux._src.runtime.passes.simplify import _broadcasts_into, _inverse, simplify_arithmetic
 
 F32 = tf.float32
 RNG = np.random.default_rng(0)

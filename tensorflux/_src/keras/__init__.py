@@ -1,0 +1,62 @@
+"""A core of Keras 3 (`tf.keras`) built on tensorflux's public API: layers, subclassed and Sequential
+models and functional ones (`keras.Model(inputs, outputs)`) with compile/fit/evaluate/predict, optimizers,
+losses, metrics, initializers and activations.
+
+Each module lists its names in its own `API` table; this package re-exports them under aliases so that
+`_src/namespaces.py` can build `tf.keras`, `tf.keras.layers`, … from this one source.
+"""
+import sys
+
+from .. import namespaces as _namespaces  # tensorflux is fully imported before this room loads (LAZY)
+# functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
+from . import (  # noqa: F401
+    activations, backend_config, callbacks, functional, initializers, input_layer, layers,
+    layers_activation, layers_attention, layers_conv_extra, layers_extra, layers_merge,
+    layers_preprocessing, layers_reshaping, layers_rnn, losses, metrics, models, optimizers,
+    regularizers, saving, schedules, serialization, utils)
+from .naming import clear_session
+
+_SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
+            layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
+            layers_reshaping, layers_rnn, losses, metrics, models, optimizers, regularizers, saving, schedules,
+            serialization, utils)
+
+_TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
+              "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,
+              "Optimizer": optimizers.Optimizer, "Initializer": initializers.Initializer}
+_EXTRA = {"keras.layers": {"Input": input_layer.Input},
+          "keras.models": {"Model": models.Model, "Sequential": models.Sequential},
+          "keras.backend": {"clear_session": clear_session},
+          "keras.utils": {"clear_session": clear_session}}
+
+
+def _api():
+    """`{namespace: ["public=alias"]}`, with every object bound here under a unique alias."""
+    table = {}
+
+    def export(namespace, name, obj):
+        alias = "_" + namespace.replace(".", "_") + "__" + name
+        globals()[alias] = obj
+        table.setdefault(namespace, []).append(f"{name}={alias}")
+
+    for source in _SOURCES:
+        for namespace, names in source.API.items():
+            for name in names:
+                export(namespace, name, getattr(source, name))
+    for name, obj in _TOP_LEVEL.items():
+        export("keras", name, obj)
+    for namespace, members in _EXTRA.items():
+        for name, obj in members.items():
+            export(namespace, name, obj)
+    return table
+
+
+API = _api()
+
+
+def _install_namespaces():
+    """Builds `tf.keras`, `tf.keras.layers`, … from this package's API table (on first import)."""
+    _namespaces.install([sys.modules[__name__]], _namespaces.NAMESPACES)
+
+
+_install_namespaces()

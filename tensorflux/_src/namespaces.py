@@ -1,0 +1,103 @@
+"""TensorFlow's namespaces (`tf.math`, `tf.nn`, `tf.dtypes`, …) assembled from each module's `API` table.
+
+Every module that defines public names lists them in `API = {namespace: [names]}`; "" means the top
+level. Each namespace becomes a real module registered as `tensorflux.<name>` in `sys.modules`, so both
+`tf.math.add` and `import tensorflux.math` work.
+"""
+import sys
+import types as _pytypes
+
+from .types import dtypes as _dtypes_mod
+from .framework import nest as _nest_mod
+from .framework import errors as _errors_mod
+from .ops import operators  # noqa: F401  (installs Tensor's operators)
+from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
+from . import variables, module
+from . import function as _function
+from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal
+from .ops import complex as _complex
+from . import autograph as _autograph
+from . import autodiff as _autodiff
+from . import data as _data
+from . import checkpoint as _checkpoint, saved_model as _saved_model
+from . import distribute as _distribute
+from .framework import device as _device
+from . import io_ops, summary as _summary
+
+TENSORFLUX_VERSION = "0.2.0"  # this package's own release (pyproject.toml's version)
+
+SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv,
+           random, string, logging, variables, module, _function, functional, control_flow, tensor_array,
+           segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data,
+           _checkpoint, _saved_model, _distribute, _device, io_ops, _summary)
+
+
+def namespace(name, doc="", **members):
+    """Creates (or extends) the module `tensorflux.<name>` holding `members`."""
+    full = f"tensorflux.{name}"
+    ns = sys.modules.get(full)
+    if ns is None:
+        ns = _pytypes.ModuleType(full, doc)
+        sys.modules[full] = ns
+    for k, v in members.items():
+        setattr(ns, k, v)
+    return ns
+
+
+def collect(sources):
+    """`{namespace: {name: object}}` from the API tables of `sources`."""
+    table = {}
+    for source in sources:
+        for ns, names in getattr(source, "API", {}).items():
+            bucket = table.setdefault(ns, {})
+            for n in names:
+                public, _, private = n.partition("=")  # "public=private" exports under another name
+                bucket[public] = getattr(source, private or public)
+    return table
+
+
+def install(sources, namespaces):
+    """Creates the namespaces listed by `sources` (adding to `namespaces`); returns the top-level names."""
+    table = collect(sources)
+    top_level = table.pop("", {})
+    for name, members in table.items():
+        namespaces[name] = namespace(name, **members)
+    pending = list(namespaces)
+    while pending:                       # parents made on the way ("a.b" for "a.b.c") get linked too
+        name = pending.pop()
+        parent, _, child = name.rpartition(".")
+        if parent:
+            if parent not in namespaces:
+                namespaces[parent] = namespace(parent)
+                pending.append(parent)
+            setattr(namespaces[parent], child, namespaces[name])
+    return top_level
+
+
+NAMESPACES = {}
+TOP_LEVEL = install(SOURCES, NAMESPACES)
+NAMESPACES["dtypes"] = namespace("dtypes", "TensorFlow's dtypes.",
+                                 **{k: getattr(_dtypes_mod, k) for k in _dtypes_mod.__all__})
+NAMESPACES["nest"] = namespace("nest", "Nested structures.",
+                               **{k: getattr(_nest_mod, k) for k in _nest_mod.__all__})
+NAMESPACES["errors"] = namespace("errors", _errors_mod.__doc__ or "",
+                                  **{k: getattr(_errors_mod, k) for k in _errors_mod.__all__})
+NAMESPACES["version"] = namespace(
+    "version", "Versions: the TensorFlow API implemented, and tensorflux's own release.",
+    VERSION="2.21.0",                 # the TensorFlow release whose public API and behaviour this implements
+    GIT_VERSION="v2.21.0-tensorflux-" + TENSORFLUX_VERSION,
+    COMPILER_VERSION="CPython (tensorflux has no compiled core)",
+    GRAPH_DEF_VERSION=2474,           # GraphDef producer version of TensorFlow 2.21
+    GRAPH_DEF_VERSION_MIN_CONSUMER=0,
+    GRAPH_DEF_VERSION_MIN_PRODUCER=0,
+    TENSORFLUX_VERSION=TENSORFLUX_VERSION)
+
+
+# Rooms loaded on first use (`tf.keras`): they are built on the public `tensorflux` API, so they import
+# the finished package instead of being part of its import.
+LAZY = {"keras": "tensorflux.keras"}  # the public face, tensorflux/keras/__init__.py
+
+
+def load_lazy(name):
+    import importlib
+    return importlib.import_module(LAZY[name])
