@@ -6,7 +6,7 @@ messages were printed by TensorFlow 2.21 for the same calls.
 import pytest
 
 import tensorflux as tf
-from tensorflux._src import io_ops
+from tensorflux._src.io import gfile as io_ops
 from tensorflux._src import namespaces as _namespaces
 
 gfile = io_ops

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux._src import summary as tf_summary
+from tensorflux._src.io import summary as tf_summary
 from tensorflux._src.framework import errors
 
 TF_PYTHON = os.path.expanduser("~/venv-tf/bin/python")

@@ -11,18 +11,27 @@ from .types import dtypes as _dtypes_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
 from .ops import operators  # noqa: F401  (installs Tensor's operators)
-from .ops import convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv, random, string, logging
-from . import variables, module
+from .ops import convert, random, strings as string, logging
+from .ops.math import arith as math, logic as math_logic, reduce as math_reduce
+from .ops.linalg import matrix as linalg
+from .ops.array import basic as array, indexing, sorting, creation
+from .ops.nn import basic as nn, conv
+from .state import variables, module
 from . import function as _function
-from .ops import functional, control_flow, tensor_array, segment, scatter, manip, functional_ops, image, signal
-from .ops import complex as _complex
+from .ops.control_flow import (py_function as functional, cond_while as control_flow, tensor_array,
+    higher_order as functional_ops)
+from .ops.array import segment, scatter, manip
+from .ops.image import basic as image
+from .ops import signal
+from .ops.math import complex as _complex
 from . import autograph as _autograph
 from . import autodiff as _autodiff
 from . import data as _data
-from . import checkpoint as _checkpoint, saved_model as _saved_model
-from . import distribute as _distribute
+from .state import checkpoint as _checkpoint
+from .io import saved_model as _saved_model
+from .distribute import strategies as _distribute
 from .framework import device as _device
-from . import io_ops, summary as _summary
+from .io import gfile as io_ops, summary as _summary
 
 TENSORFLUX_VERSION = "0.2.0"  # this package's own release (pyproject.toml's version)
 

@@ -8,7 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux._src.ops import array, conv, creation, indexing, nn, registry, sorting, state
+from tensorflux._src.ops.array import basic as array, creation, indexing, sorting
+from tensorflux._src.ops.nn import conv, basic as nn
+from tensorflux._src.ops import registry, state
 
 SETTINGS = settings(max_examples=20, deadline=None)
 

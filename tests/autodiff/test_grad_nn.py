@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check_gradients
-from tensorflux._src.ops import conv, nn, registry
+from tensorflux._src.ops.nn import conv, basic as nn
+from tensorflux._src.ops import registry
 
 SETTINGS = settings(max_examples=20, deadline=None)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux._src.keras import schedules
+from tensorflux._src.keras.optimizers import schedules
 
 keras = tf.keras
 O = keras.optimizers

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check
-from tensorflux._src.ops import array
+from tensorflux._src.ops.array import basic as array
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

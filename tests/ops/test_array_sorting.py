@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check
-from tensorflux._src.ops import sorting
+from tensorflux._src.ops.array import sorting
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux._src.ops import conv
+from tensorflux._src.ops.nn import conv
 
 S = tf.TensorSpec
 

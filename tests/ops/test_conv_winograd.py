@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux._src.ops import conv, jit, winograd
+from tensorflux._src.ops.nn import conv, winograd
+from tensorflux._src.ops import jit
 from tests.helpers import check_gradients
 
 pytest.importorskip("numba")

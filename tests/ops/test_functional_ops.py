@@ -569,6 +569,6 @@ def test_integer_elems_get_no_gradient():
 
 
 def test_exported_at_top_level():
-    from tensorflux._src.ops import functional_ops
+    from tensorflux._src.ops.control_flow import higher_order as functional_ops
     for name in ("map_fn", "foldl", "foldr", "scan", "vectorized_map"):
         assert getattr(tf, name) is getattr(functional_ops, name)

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad, static_shape, traced
-from tensorflux._src.ops import image, image_color, image_resize
+from tensorflux._src.ops.image import basic as image, color as image_color, resize as image_resize
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check, check_gradients, static_shape, traced
-from tensorflux._src.ops import manip
+from tensorflux._src.ops.array import manip
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux._src.ops import math as m, math_logic
+from tensorflux._src.ops.math import arith as m, logic as math_logic
 
 F32 = np.float32
 

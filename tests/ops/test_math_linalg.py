@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux._src.ops import linalg as la
+from tensorflux._src.ops.linalg import matrix as la
 
 RNG = np.random.default_rng(0)
 

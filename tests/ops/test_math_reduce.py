@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux._src.ops import math_reduce as r
+from tensorflux._src.ops.math import reduce as r
 
 X = np.array([[1, -2, 3], [4, 5, -7]], np.int32)
 

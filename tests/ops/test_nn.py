@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux._src.ops import nn
+from tensorflux._src.ops.nn import basic as nn
 
 S = tf.TensorSpec
 X = np.array([[-1.5, 0.0, 2.0, 7.0]], np.float32)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux._src.ops import conv
+from tensorflux._src.ops.nn import conv
 
 S = tf.TensorSpec
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
-from tensorflux._src.ops import math_reduce as r
+from tensorflux._src.ops.math import reduce as r
 from helpers import numeric_grad
 
 SPEC = tf.TensorSpec

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check, check_gradients, traced
-from tensorflux._src.ops import scatter
+from tensorflux._src.ops.array import scatter
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux._src.ops import segment as seg
+from tensorflux._src.ops.array import segment as seg
 from helpers import numeric_grad
 
 F32_MAX = np.finfo(np.float32).max

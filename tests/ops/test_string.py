@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux._src.ops import string as S
+from tensorflux._src.ops import strings as S
 
 
 def _b(t):

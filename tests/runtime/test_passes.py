@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 import tensorflux as tf
 from tensorflux._src.framework.context import state
 from tensorflux._src.ops import registry
-from tensorflux._src.ops.math import CAST
+from tensorflux._src.ops.math.arith import CAST
 from tensorflux._src.runtime import passes
 from tensorflux._src.runtime.passes.cse import eliminate_common_subexpressions
 from tensorflux._src.runtime.passes.fold import FOLD_MAX_ELEMENTS, fold_constants

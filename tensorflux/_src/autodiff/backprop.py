@@ -9,7 +9,7 @@ A variable's gradient is the gradient of its resource handle: `ReadVariableOp`'s
 output gradient to the handle, so every read of the variable contributes.
 """
 from ..framework.graph import OpRecord
-from ..ops import tensor_array as _tensor_array
+from ..ops.control_flow import tensor_array as _tensor_array
 from ..types import dtypes as _dt
 
 __all__ = ["Record", "backprop", "NoGradient"]

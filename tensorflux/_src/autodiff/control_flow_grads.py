@@ -15,8 +15,8 @@ traced body-gradient graph once per iteration and summing the gradients of the c
 """
 from ..framework.context import state as _state
 from ..framework.graph import SymbolicTensor
-from ..ops import control_flow as _cf
-from ..ops import tensor_array as _tensor_array
+from ..ops.control_flow import cond_while as _cf
+from ..ops.control_flow import tensor_array as _tensor_array
 from ..ops.registry import OPS, OpDef, apply
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape

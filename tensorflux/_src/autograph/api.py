@@ -22,8 +22,8 @@ import types
 import warnings
 
 from ..framework.graph import SymbolicTensor
-from ..ops import array as _array
-from ..ops import creation as _creation
+from ..ops.array import basic as _array
+from ..ops.array import creation as _creation
 from . import operators
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter

@@ -11,10 +11,10 @@ through `get_state()`/`set_state(values)` over the names the statement assigns:
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import Tensor
 from ..framework.context import state as _state
-from ..ops import array as _array
-from ..ops import indexing as _indexing
-from ..ops import control_flow as _cf
-from ..ops import math as _math
+from ..ops.array import basic as _array
+from ..ops.array import indexing as _indexing
+from ..ops.control_flow import cond_while as _cf
+from ..ops.math import arith as _math
 from ..ops.convert import convert_to_tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape

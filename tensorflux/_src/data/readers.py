@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from .. import io_ops
+from ..io import gfile as io_ops
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..ops import convert as _convert

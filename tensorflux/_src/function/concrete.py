@@ -18,7 +18,7 @@ from ..framework.graph import OpRecord
 from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
-from ..ops import tensor_array as _tensor_array
+from ..ops.control_flow import tensor_array as _tensor_array
 from ..runtime import codegen, passes
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec

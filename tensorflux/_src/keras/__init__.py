@@ -9,11 +9,14 @@ import sys
 
 from .. import namespaces as _namespaces  # tensorflux is fully imported before this room loads (LAZY)
 # functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
-from . import (  # noqa: F401
-    activations, backend_config, callbacks, functional, initializers, input_layer, layers,
-    layers_activation, layers_attention, layers_conv_extra, layers_extra, layers_merge,
-    layers_preprocessing, layers_reshaping, layers_rnn, losses, metrics, models, optimizers,
-    regularizers, saving, schedules, serialization, utils)
+from . import activations, backend_config, callbacks, initializers, losses, metrics, regularizers, utils
+from .models import functional, model as models
+from .layers import (input_layer, core as layers, activations as layers_activation,
+    attention as layers_attention, convolutional as layers_conv_extra, normalization as layers_extra,
+    merging as layers_merge, preprocessing as layers_preprocessing, reshaping as layers_reshaping,
+    rnn as layers_rnn)
+from .optimizers import optimizer as optimizers, schedules
+from .saving import saving, serialization
 from .naming import clear_session
 
 _SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,

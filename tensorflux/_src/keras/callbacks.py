@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from . import trainer as _trainer
+from .models import trainer as _trainer
 
 __all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "ModelCheckpoint", "LearningRateScheduler",
            "ReduceLROnPlateau", "LambdaCallback", "TerminateOnNaN", "CSVLogger"]

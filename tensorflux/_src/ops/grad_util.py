@@ -10,8 +10,8 @@ while building the gradient); with unknown dims it is one `SumToShape` op that r
 import numpy as np
 
 from ..types.shape import TensorShape
-from . import array as _array
-from . import math_reduce as _reduce
+from .array import basic as _array
+from .math import reduce as _reduce
 from .registry import OpDef, apply, constant_value
 
 __all__ = ["reduce_to", "SUM_TO_SHAPE"]

@@ -23,10 +23,10 @@ from ..types import dtypes as _dt
 from .convert import binary_operands, convert_to_tensor
 from .infer import infer_unary
 from .registry import OpDef, apply, FLOAT, NUMBER
-from . import array as _array
-from . import math as _math
-from . import math_reduce as _reduce
-from . import string as _string
+from .array import basic as _array
+from .math import arith as _math
+from .math import reduce as _reduce
+from . import strings as _string
 
 __all__ = ["print_v2", "Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",

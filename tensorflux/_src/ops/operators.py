@@ -4,11 +4,11 @@ the public functions, converting a Python operand to the tensor's dtype (a requi
 """
 from ..framework.tensor import Tensor, EagerTensor
 from ..types import dtypes as _dt
-from . import linalg as _linalg
+from .linalg import matrix as _linalg
 from .elementwise import operator_operands
-from .math import (ADD, ADD_STRING, SUB, MUL, FLOORDIV, FLOORMOD, POW, NEG, _OBJECT, _truediv, abs)
-from .math_logic import (EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
-                         LOGICAL_NOT, INVERT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, logical_xor)
+from .math.arith import ADD, ADD_STRING, SUB, MUL, FLOORDIV, FLOORMOD, POW, NEG, _OBJECT, _truediv, abs
+from .math.logic import (EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR,
+    LOGICAL_NOT, INVERT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, logical_xor)
 from .registry import apply
 
 

@@ -38,11 +38,11 @@ from ..framework.context import state as _state
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from . import array as _array
-from . import creation as _creation
-from . import indexing as _indexing
-from . import math as _math
-from . import math_reduce as _reduce
+from .array import basic as _array
+from .array import creation as _creation
+from .array import indexing as _indexing
+from .math import arith as _math
+from .math import reduce as _reduce
 from .convert import convert_to_tensor, constant
 from .registry import OpDef, apply, constant_value
 from .state import ASSIGN_VARIABLE, READ_VARIABLE, ResourceHandle, VariableResource

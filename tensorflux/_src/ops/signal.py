@@ -20,14 +20,14 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from . import array as _array
-from . import creation as _creation
-from . import indexing as _indexing
-from . import manip as _manip
-from . import math as _math
-from . import math_logic as _logic
-from . import math_reduce as _reduce
-from .array import attr_type_error, bad, fmt_shape, static_int, value_dims
+from .array import basic as _array
+from .array import creation as _creation
+from .array import indexing as _indexing
+from .array import manip as _manip
+from .math import arith as _math
+from .math import logic as _logic
+from .math import reduce as _reduce
+from .array.basic import attr_type_error, bad, fmt_shape, static_int, value_dims
 from .convert import constant, convert_to_tensor
 from .registry import COMPLEX, OpDef, apply
 

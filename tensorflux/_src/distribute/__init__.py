@@ -1,0 +1,1 @@
+"""`tf.distribute`: strategies (default, Mirrored, OneDevice) with one CPU replica."""

@@ -1,0 +1,317 @@
+"""`keras.layers.Layer`: a callable that owns weights, builds them lazily from the shape of its first input,
+and finds its sublayers and weights in the order they were assigned as attributes.
+
+    class Linear(keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], 4), initializer="ones")
+        def call(self, x):
+            return tf.matmul(x, self.w)
+
+`layer(x)` converts `x` to a tensor (floating inputs become the layer's float32), calls `build` once with
+`x`'s shape as a tuple, then `call`. The `training` flag is resolved once per call: passed explicitly, else
+inherited from the enclosing layer call, else the default of `call`'s own signature.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+import tensorflux as tf
+
+from .. import config as _config
+from .. import initializers as _initializers
+from .. import keras_tensor
+from .. import regularizers as _regularizers
+from ..naming import to_snake_case, unique_name
+
+_TRAINING = [None]  # training flag of the enclosing layer calls (innermost last)
+_CALL_SPECS = {}    # type(layer) -> (call accepts `training`, its default)
+
+
+def _call_spec(cls):
+    spec = _CALL_SPECS.get(cls)
+    if spec is None:
+        try:
+            params = inspect.signature(cls.call).parameters
+        except (TypeError, ValueError):
+            params = {}
+        training = params.get("training")
+        spec = (training is not None, None if training is None or training.default is inspect.Parameter.empty
+                else training.default)
+        _CALL_SPECS[cls] = spec
+    return spec
+
+
+def _as_input(x):
+    """Arrays and Python numbers become tensors; floating ones are float32 (Keras's default float type)."""
+    if isinstance(x, (tf.Tensor, tf.Variable)):
+        if x.dtype.is_floating and x.dtype != tf.float32:
+            return tf.cast(x, tf.float32)
+        return x
+    if isinstance(x, dict) or isinstance(x, (list, tuple)) and any(
+            isinstance(e, (tf.Tensor, tf.Variable, np.ndarray)) for e in tf.nest.flatten(x)):
+        return tf.nest.map_structure(_as_input, x)  # a structure of inputs, not one nested-list array
+    if isinstance(x, (np.ndarray, np.generic, list, float, int)):
+        array = np.asarray(x)
+        if array.dtype.kind == "f":
+            return tf.constant(array, tf.float32)
+        return tf.constant(array)
+    return x
+
+
+def _shape_of(x):
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return None
+    return tuple(tf.TensorShape(shape).as_list())
+
+
+class Layer:
+    """Base class of Keras layers (and of `keras.Model`)."""
+
+    def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None, autocast=True, name=None,
+                 **kwargs):
+        self._name = name if name is not None else unique_name(to_snake_case(type(self).__name__))
+        if not isinstance(self._name, str) or "/" in self._name:
+            raise ValueError(f"Argument `name` must be a string and cannot contain character `/`. "
+                             f"Received: name={name} (of type {type(name)})")
+        # Sequential models read these to build before the first call.
+        self._input_shape_arg = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        if input_dim is not None and self._input_shape_arg is None:
+            self._input_shape_arg = (input_dim,)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        if batch_input_shape is not None and self._input_shape_arg is None:
+            self._input_shape_arg = tuple(batch_input_shape)[1:]
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if activity_regularizer is not None:
+            raise ValueError("tensorflux's Keras layers do not support `activity_regularizer`.")
+        if dtype is not None and tf.as_dtype(getattr(dtype, "name", dtype)) != tf.float32:
+            raise ValueError(f"tensorflux's Keras layers compute in float32 only. Received: dtype={dtype}")
+        self._trainable = bool(trainable)
+        self.built = False
+        self.autocast = autocast
+        self._own_trainable = []       # weights made by add_weight, in creation order
+        self._own_non_trainable = []
+        self._regularized = []         # (variable, regularizer) pairs
+        self._output_shape = None      # shape of the last output, for summary()
+
+    def __init_subclass__(cls, **kwargs):
+        # A layer counts as built once its own build() returns, whoever calls it (Keras wraps build alike).
+        super().__init_subclass__(**kwargs)
+        _config.record_init_arguments(cls)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_default_build", False):
+            @functools.wraps(build)
+            def build_then_mark(self, *args, **kwargs):
+                result = build(self, *args, **kwargs)
+                self.built = True
+                return result
+            cls.build = build_then_mark
+
+    # -- identity ------------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return "float32"
+
+    compute_dtype = variable_dtype = dtype
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        for layer in self._flat_layers():
+            layer.trainable = value
+
+    # -- building and calling ------------------------------------------------------------------
+    def build(self, input_shape):
+        self.built = True
+
+    build._default_build = True  # a layer whose class does not define build() has nothing to build
+
+    def call(self, *args, **kwargs):
+        raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call()` method implemented.")
+
+    def __call__(self, *args, **kwargs):
+        first = args[0] if args else kwargs.get("inputs")
+        if isinstance(first, keras_tensor.KerasTensor) or (
+                isinstance(first, (list, tuple, dict)) and keras_tensor.any_symbolic(first)):
+            return self._symbolic_call(first, args, kwargs)
+        if args:
+            args = (_as_input(args[0]),) + args[1:]
+            first = args[0]
+        elif "inputs" in kwargs:
+            kwargs["inputs"] = first = _as_input(kwargs["inputs"])
+        else:
+            first = None
+        if not self.built:
+            self._build_for(first)
+        has_training, default = _call_spec(type(self))
+        training = kwargs.pop("training", None)
+        if training is None:
+            training = _TRAINING[-1]
+            if training is None:
+                training = default
+        if has_training and training is not None:
+            kwargs["training"] = training
+        _TRAINING.append(training)
+        try:
+            outputs = self.call(*args, **kwargs)
+        finally:
+            _TRAINING.pop()
+        self._output_shape = getattr(outputs, "shape", None)
+        return outputs
+
+    def _symbolic_call(self, first, args, kwargs):
+        """The functional API: build from the KerasTensors' shapes, then record the call (see keras_tensor)."""
+        if not self.built:
+            self._build_for(first)
+        return keras_tensor.symbolic_call(self, args, kwargs, self.__call__)
+
+    def _build_for(self, first):
+        shape = tf.nest.map_structure(_shape_of, first) if first is not None else None
+        self._build_shapes = shape      # what a saved model is rebuilt from (keras.saving)
+        self._build_with_shape(shape)
+
+    def _build_with_shape(self, shape):
+        if not getattr(type(self).build, "_default_build", False):
+            self.build(shape)
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError(f"Layer {type(self).__name__} should implement `compute_output_shape()`.")
+
+    # -- weights -------------------------------------------------------------------------------
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True, autocast=True,
+                   regularizer=None, constraint=None, aggregation="none", overwrite_with_gradient=False,
+                   name=None):
+        """Creates a variable owned by this layer (initialised by `initializer`, glorot_uniform for floats)."""
+        if constraint is not None or overwrite_with_gradient:
+            raise ValueError("tensorflux's Keras layers support neither weight `constraint`s nor "
+                             "`overwrite_with_gradient`.")
+        shape = () if shape is None else tuple(shape)
+        dtype = tf.as_dtype(getattr(dtype, "name", dtype) or "float32")
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        initializer = _initializers.get(initializer)
+        variable = tf.Variable(lambda: initializer(shape, dtype), trainable=trainable, dtype=dtype,
+                               name=f"{self._name}/{name or 'variable'}")
+        (self._own_trainable if trainable else self._own_non_trainable).append(variable)
+        regularizer = _regularizers.get(regularizer)
+        if regularizer is not None:
+            self._regularized.append((variable, regularizer))
+        return variable
+
+    def _flat_layers(self):
+        """Sublayers held directly (also inside lists, tuples, dicts), in attribute assignment order."""
+        found, seen = [], set()
+        for value in vars(self).values():
+            if isinstance(value, Layer):
+                items = (value,)
+            elif isinstance(value, (list, tuple, dict)):
+                items = tf.nest.flatten(value)
+            else:
+                continue
+            for item in items:
+                if isinstance(item, Layer) and item is not self and id(item) not in seen:
+                    seen.add(id(item))
+                    found.append(item)
+        return found
+
+    def _attribute_variables(self):
+        """tf.Variables assigned directly as attributes (not through add_weight)."""
+        own = {id(v) for v in self._own_trainable + self._own_non_trainable}
+        return [v for v in vars(self).values() if isinstance(v, tf.Variable) and id(v) not in own]
+
+    @property
+    def weights(self):
+        out, seen = [], set()
+        extra = self._attribute_variables()
+        for v in self._own_trainable + [v for v in extra if v.trainable] + self._own_non_trainable + \
+                [v for v in extra if not v.trainable]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        for layer in self._flat_layers():
+            for v in layer.weights:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+        return out
+
+    @property
+    def trainable_weights(self):
+        if not self._trainable:
+            return []
+        out = self._own_trainable + [v for v in self._attribute_variables() if v.trainable]
+        seen = {id(v) for v in out}
+        for layer in self._flat_layers():
+            for v in layer.trainable_weights:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+        return out
+
+    @property
+    def non_trainable_weights(self):
+        trainable = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in trainable]
+
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def losses(self):
+        """Regularisation losses of this layer and its sublayers (recomputed from the current weights)."""
+        out = [regularizer(v) for v, regularizer in self._regularized]
+        for layer in self._flat_layers():
+            out += layer.losses
+        return out
+
+    def count_params(self):
+        return int(sum(np.prod(v.shape.as_list()) for v in self.weights))
+
+    def get_weights(self):
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError(f"You called `set_weights(weights)` on layer '{self._name}' with a weight list of "
+                             f"length {len(weights)}, but the layer was expecting {len(mine)} weights.")
+        for variable, value in zip(mine, weights):
+            value = np.asarray(value)
+            if tuple(variable.shape.as_list()) != value.shape:
+                raise ValueError(f"Layer {self._name} weight shape {tuple(variable.shape.as_list())} is not "
+                                 f"compatible with provided weight shape {value.shape}.")
+            variable.assign(value)
+
+    def get_config(self):
+        """The constructor arguments this layer was created with (see keras.config), with its name."""
+        config = _config.init_arguments(self)
+        config.update({"name": self._name, "trainable": self._trainable, "dtype": "float32"})
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """`cls(**config)`, leaving out the base entries (name, trainable, dtype) a subclass's `__init__`
+        does not accept."""
+        try:
+            parameters = inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):
+            return cls(**config)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            config = {k: v for k, v in config.items() if k in parameters or k not in ("name", "trainable", "dtype")}
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self._name}, built={self.built}>"

@@ -1,0 +1,153 @@
+"""What `Model.compile(loss=..., loss_weights=..., metrics=...)` becomes once the model's outputs are known.
+
+A model with one output has one loss and a flat list of metrics (logged as `loss`, `mae`, …). A model
+with several outputs (a list or dict of them) takes its losses as one loss for every output, a list in
+output order, or a dict by output name; `loss_weights` alike; metrics as a list with one entry (a metric
+or a list of them) per output, or a dict by output name. Keras's logs name each per-output value after
+its output: `o1_loss`, `o1_mae`. The total `loss` is Σ weight · output loss, plus the layers' losses.
+The plan is resolved on the first batch, when the structure of `y_pred` is known.
+"""
+import tensorflux as tf
+
+from .. import losses as _losses
+from .. import metrics as _metrics
+
+__all__ = ["as_loss", "LossPlan", "MetricPlan", "match_targets"]
+
+
+def as_loss(loss):
+    """A Loss object (or None) for one loss identifier: a Loss, a function, or a name."""
+    if loss is None or isinstance(loss, _losses.Loss):
+        return loss
+    fn = _losses.get(loss)
+    if isinstance(fn, _losses.Loss):
+        return fn
+    return _losses.LossFunctionWrapper(fn, name=loss if isinstance(loss, str) else None)
+
+
+def _per_output(spec, names, what, default):
+    """One entry of `spec` per output: a dict by name, a list in order, or one value for all."""
+    if isinstance(spec, dict):
+        unknown = sorted(set(spec) - set(names))
+        if unknown:
+            raise ValueError(f"In the dict argument `{what}`, keys {unknown} do not correspond to any model output. "
+                             f"Received: {what}={spec}; the model's outputs are {names}.")
+        return [spec.get(n, default) for n in names]
+    if isinstance(spec, (list, tuple)):
+        if len(spec) != len(names):
+            raise ValueError(f"`{what}` should have {len(names)} entries, one per model output {names}. Received: "
+                             f"{what}={spec}")
+        return list(spec)
+    return [spec] * len(names)
+
+
+def match_targets(y, y_pred, names):
+    """The targets `y` in the flat order of the outputs `y_pred` (named `names`)."""
+    if isinstance(y, dict):
+        missing = [n for n in names if n not in y]
+        if missing:
+            raise ValueError(f"The target dict lacks entries for the model outputs {missing}; it has {sorted(y)}.")
+        return [y[n] for n in names]
+    flat = list(y) if isinstance(y, (list, tuple)) else [y]
+    if len(flat) != len(names):
+        raise ValueError(f"The model has {len(names)} outputs {names}, but {len(flat)} target arrays were given.")
+    return flat
+
+
+class LossPlan:
+    """The compiled loss of a model: per-output loss functions, weights, and the trackers of their values."""
+
+    def __init__(self, loss, loss_weights):
+        self._loss, self._weights = loss, loss_weights
+        self.terms = None           # [(name or None, Loss or None, weight)], resolved on the first batch
+        self.trackers = []          # Mean metrics `<output>_loss` (several outputs only)
+        self.last = []              # (tracker, value) pairs of the latest computation
+
+    def resolve(self, y_pred, names):
+        if self.terms is not None:
+            return
+        if not tf.nest.is_nested(y_pred):
+            loss, weight = self._loss, self._weights
+            if isinstance(loss, (list, tuple)) and len(loss) == 1:
+                loss = loss[0]
+            if isinstance(loss, (dict, list, tuple)):
+                raise ValueError(f"The model has one output, so `compile()` takes one loss. Received: loss={loss}")
+            if isinstance(weight, (list, tuple)) and len(weight) == 1:
+                weight = weight[0]
+            self.terms = [(None, as_loss(loss), 1.0 if weight is None else float(weight))]
+            return
+        losses = _per_output(self._loss, names, "loss", None)
+        weights = _per_output(self._weights, names, "loss_weights", 1.0)
+        self.terms = [(n, as_loss(l), 1.0 if w is None else float(w)) for n, l, w in zip(names, losses, weights)]
+        self.trackers = [_metrics.Mean(name=f"{n}_loss") for n, l, _ in self.terms if l is not None]
+
+    def __call__(self, y, y_pred, sample_weight, names):
+        """Σ weight · loss over the outputs that have a loss (None when none has)."""
+        self.resolve(y_pred, names)
+        if self.terms[0][0] is None:
+            _, fn, weight = self.terms[0]
+            self.last = []
+            if fn is None:
+                return None
+            value = fn(y, y_pred, sample_weight)
+            return value if weight == 1.0 else value * weight
+        targets = match_targets(y, y_pred, names)
+        total, self.last = [], []
+        trackers = iter(self.trackers)
+        for (name, fn, weight), target, prediction in zip(self.terms, targets, tf.nest.flatten(y_pred)):
+            if fn is None:
+                continue
+            value = fn(target, prediction, sample_weight)
+            self.last.append((next(trackers), value))
+            total.append(value if weight == 1.0 else value * weight)
+        return tf.add_n(total) if total else None
+
+
+class MetricPlan:
+    """The compiled metrics: (metric, weighted, output index or None) triples, made on the first batch."""
+
+    def __init__(self, metrics, weighted_metrics):
+        self._specs = (metrics, weighted_metrics)
+        self.entries = None
+
+    @property
+    def metrics(self):
+        return [m for m, _, _ in self.entries or ()]
+
+    def resolve(self, y, y_pred, names):
+        if self.entries is not None:
+            return
+        metrics, weighted = self._specs
+        if not tf.nest.is_nested(y_pred):
+            target = tf.convert_to_tensor(y)
+            self.entries = [(_metrics.metric_for_compile(m, target, y_pred), w, None)
+                            for ms, w in ((metrics, False), (weighted, True)) for m in ms or ()]
+            return
+        targets = [tf.convert_to_tensor(t) for t in match_targets(y, y_pred, names)]
+        predictions = tf.nest.flatten(y_pred)
+        self.entries = []
+        for spec, w, what in ((metrics, False, "metrics"), (weighted, True, "weighted_metrics")):
+            if spec is None:
+                continue
+            if isinstance(spec, (list, tuple)) and len(spec) != len(names):
+                raise ValueError(f"Invalid `{what}`. For a model with {len(names)} outputs {names}, `{what}` should "
+                                 f"be a dict by output name or a list with one entry (a metric or a list of "
+                                 f"metrics) per output. Received: {what}={spec}")
+            for index, entry in enumerate(_per_output(spec, names, what, None)):
+                for m in entry if isinstance(entry, (list, tuple)) else ([entry] if entry is not None else []):
+                    metric = _metrics.metric_for_compile(m, targets[index], predictions[index])
+                    metric.name = f"{names[index]}_{metric.name}"
+                    self.entries.append((metric, w, index))
+        self.entries.sort(key=lambda entry: entry[0].name)     # Keras lists per-output metrics by name
+
+    def update(self, y, y_pred, sample_weight, names):
+        self.resolve(y, y_pred, names)
+        if not self.entries:
+            return
+        if tf.nest.is_nested(y_pred):
+            targets, predictions = match_targets(y, y_pred, names), tf.nest.flatten(y_pred)
+        for metric, weighted, index in self.entries:
+            if index is None:
+                metric.update_state(y, y_pred, sample_weight if weighted else None)
+            else:
+                metric.update_state(targets[index], predictions[index], sample_weight if weighted else None)

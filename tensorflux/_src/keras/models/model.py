@@ -1,0 +1,513 @@
+"""`keras.Model` and `keras.Sequential`: layers that can be compiled, trained, evaluated and used to predict.
+
+`fit` runs `train_step` once per batch inside one `tf.function` (unless `run_eagerly=True`): the forward
+pass under a GradientTape, the compiled loss plus layer losses, the optimizer update, and the metric
+updates. Metric state lives in variables, so the step returns the running results and `fit` reads them
+once per epoch. The first traced step builds the model and the optimizer's slots (creating variables on
+the first call, as tf.function allows); a smaller last batch retraces once with a generalised batch size.
+"""
+import json
+import os
+import warnings
+import zipfile
+
+import numpy as np
+
+import tensorflux as tf
+
+from .. import callbacks as _callbacks
+from . import compile_utils as _compile_utils
+from .. import metrics as _metrics
+from ..optimizers import optimizer as _optimizers
+from . import trainer as _trainer
+from .summary import summary_text
+from ..layers.input_layer import InputLayer
+from ..keras_tensor import KerasTensor
+from ..layers.layer import Layer, _call_spec
+
+
+class Model(Layer):
+    """Subclass it: create layers in `__init__`, use them in `call`; then compile and fit."""
+
+    # Set by the modules built on Model: keras.functional registers the Functional class (what
+    # `keras.Model(inputs, outputs)` makes), keras.saving the function behind `model.save`.
+    _functional = None
+    _save_model = _model_config = None
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            return super().__new__(Model._functional)   # keras.Model(inputs, outputs)
+        return super().__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        if "inputs" in kwargs or "outputs" in kwargs:
+            raise ValueError(f"{type(self).__name__}: tensorflux's Keras does not support subclassed models built "
+                             f"from `inputs` and `outputs`; use `keras.Model(inputs, outputs)` directly, or "
+                             f"create layers in `__init__` and use them in `call`.")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes keyword arguments only (got {len(args)} "
+                            f"positional)")
+        super().__init__(**kwargs)
+        self.optimizer = None
+        self.compiled = False
+        self.stop_training = False
+        self.history = None
+        self.run_eagerly = False
+        self.loss = None
+        self._loss_plan = None      # compile_utils.LossPlan / MetricPlan, resolved on the first batch
+        self._metric_plan = None
+        self._loss_tracker = None
+        self._train_function = self._test_function = self._predict_function = None
+
+    def call(self, *args, **kwargs):
+        raise NotImplementedError(f"Model {type(self).__name__} does not have a `call()` method implemented.")
+
+    @property
+    def layers(self):
+        return self._flat_layers()
+
+    def build(self, input_shape=None):
+        """Builds by calling the model once on zeros of `input_shape` (unknown dims taken as 1)."""
+        if input_shape is not None and not self.built:
+            self(tf.zeros([1 if d is None else d for d in input_shape]))
+        self.built = True
+
+    build._default_build = True  # on a first call, sublayers build themselves
+
+    # -- compiling -----------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
+        for arg, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+            if value is not None and not isinstance(value, (list, tuple, dict)):
+                raise ValueError(f"Expected `{arg}` argument to be a list or tuple. Received instead: "
+                                 f"{arg}={value} of type {type(value)}")
+        self.optimizer = _optimizers.get(optimizer)
+        self._compile_arguments = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
+                                   "metrics": metrics, "weighted_metrics": weighted_metrics,
+                                   "run_eagerly": run_eagerly}
+        self.loss = loss
+        self._loss_plan = _compile_utils.LossPlan(loss, loss_weights)
+        self._metric_plan = _compile_utils.MetricPlan(metrics, weighted_metrics)
+        self._loss_tracker = _metrics.Mean(name="loss")
+        self.run_eagerly = bool(run_eagerly)
+        self._train_function = self._test_function = self._predict_function = None
+        self.compiled = True
+
+    def _assert_compiled(self):
+        if not self.compiled:
+            raise ValueError("You must call `compile()` before using the model.")
+
+    @property
+    def metrics(self):
+        if self._loss_tracker is None:
+            return []
+        return [self._loss_tracker] + self._loss_plan.trackers + self._metric_plan.metrics
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    # -- one step ------------------------------------------------------------------------------
+    def _forward(self, x, training):
+        return self(x, training=training) if _call_spec(type(self))[0] else self(x)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        terms = []
+        if self._loss_plan is not None:
+            value = self._loss_plan(y, y_pred, sample_weight, self._output_names(y_pred))
+            if value is not None:
+                terms.append(value)
+        terms += self.losses
+        if not terms:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return terms[0] if len(terms) == 1 else tf.add_n(terms)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        self._metric_plan.update(y, y_pred, sample_weight, self._output_names(y_pred))
+        return self.get_metrics_result()
+
+    def _output_names(self, y_pred):
+        """Names of a multi-output model's outputs (dict keys, else the functional model's output layers)."""
+        if isinstance(y_pred, dict):
+            return sorted(y_pred)
+        count = len(tf.nest.flatten(y_pred))
+        names = getattr(self, "output_names", None)
+        return list(names) if names and len(names) == count else [f"output_{i}" for i in range(count)]
+
+    def get_metrics_result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def _track_loss(self, x, loss):
+        batch = tf.shape(tf.nest.flatten(x)[0])[0]
+        self._loss_tracker.update_state(loss, sample_weight=batch)
+        for tracker, value in self._loss_plan.last:
+            tracker.update_state(value, sample_weight=batch)
+
+    def train_step(self, data):
+        x, y, sample_weight = _trainer.unpack_x_y_sample_weight(data)
+        with tf.GradientTape() as tape:
+            y_pred = self._forward(x, True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        self._track_loss(x, loss)
+        variables = self.trainable_weights
+        if variables:
+            self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        else:
+            warnings.warn("The model does not have any trainable weights.")
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = _trainer.unpack_x_y_sample_weight(data)
+        y_pred = self._forward(x, False)
+        self._track_loss(x, self.compute_loss(x, y, y_pred, sample_weight, training=False))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = _trainer.unpack_x_y_sample_weight(data)
+        return self._forward(x, False)
+
+    def _step_function(self, step):
+        def one_step(x, y=None, sample_weight=None):
+            return step(_pack(x, y, sample_weight))
+        if self.run_eagerly:
+            return one_step
+        return tf.function(one_step, reduce_retracing=True)
+
+    def make_train_function(self, force=False):
+        if self._train_function is None or force:
+            self._train_function = self._step_function(self.train_step)
+        return self._train_function
+
+    def make_test_function(self, force=False):
+        if self._test_function is None or force:
+            self._test_function = self._step_function(self.test_step)
+        return self._test_function
+
+    def make_predict_function(self, force=False):
+        if self._predict_function is None or force:
+            self._predict_function = self._step_function(self.predict_step)
+        return self._predict_function
+
+    # -- loops ---------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
+            initial_epoch=0, steps_per_epoch=None, validation_steps=None, validation_batch_size=None,
+            validation_freq=1):
+        self._assert_compiled()
+        if class_weight is not None:
+            raise ValueError("tensorflux's Keras `fit` does not support `class_weight`; pass `sample_weight`.")
+        data = _trainer.batches_for(x, y, sample_weight, batch_size, shuffle)
+        held_out = None
+        if validation_data is not None:
+            vx, vy, vw = _trainer.unpack_x_y_sample_weight(validation_data)
+            held_out = _trainer.batches_for(vx, vy, vw, validation_batch_size or batch_size)
+        elif validation_split:
+            if not isinstance(data, _trainer.ArrayBatches):
+                raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found a "
+                                 "tf.data.Dataset.")
+            data, held_out = data.split(validation_split)
+        verbose = _trainer.resolve_verbose(verbose)
+        history = _callbacks.History()     # notified last, so it records what other callbacks add to the logs
+        callbacks = _callbacks.CallbackList(list(callbacks or ()) + [history], self,
+                                            {"verbose": verbose, "epochs": epochs, "steps": data.steps})
+        train_function = self.make_train_function()
+        self.stop_training = False
+        callbacks.on_train_begin({})
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callbacks.on_epoch_begin(epoch, {})
+            if verbose and epochs > 1:
+                _trainer.emit(f"Epoch {epoch + 1}/{epochs}")
+            timer = _trainer.Timer()
+            logs, steps = self._run_epoch(train_function, data, steps_per_epoch, callbacks, "train")
+            if held_out is not None and (epoch + 1) % validation_freq == 0:
+                callbacks.on_test_begin({})
+                val_logs, _ = self._run_epoch(self.make_test_function(), held_out, validation_steps, callbacks, "test",
+                                              reset=True)
+                callbacks.on_test_end(dict(val_logs))
+                logs.update({"val_" + k: v for k, v in val_logs.items()})
+            if verbose:
+                _trainer.emit(_trainer.progress_line(verbose, steps, timer.elapsed(), logs))
+            callbacks.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        callbacks.on_train_end({})
+        self.history = history
+        return history
+
+    def _run_epoch(self, function, data, max_steps, callbacks, kind, reset=False):
+        """Runs `function` on each batch; returns (the last step's logs as floats, steps run). Batch hooks of
+        `callbacks` ("train" or "test" ones) run only when a callback overrides them."""
+        if reset:
+            self.reset_metrics()
+        begin, end = f"on_{kind}_batch_begin", f"on_{kind}_batch_end"
+        begin = begin if callbacks.wants_batches[begin] else None
+        end = end if callbacks.wants_batches[end] else None
+        logs, steps = None, 0
+        for batch in data:
+            if begin:
+                getattr(callbacks, begin)(steps, {})
+            logs = function(*batch)
+            if end:
+                getattr(callbacks, end)(steps, _trainer.log_values(logs))
+            steps += 1
+            if max_steps and steps >= max_steps or kind == "train" and self.stop_training:
+                break
+        if logs is None:
+            raise ValueError("Unexpected result of the step function (Empty logs). This could be due to issues "
+                             "in input pipeline that resulted in an empty dataset.")
+        return _trainer.log_values(logs), steps
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False):
+        self._assert_compiled()
+        data = _trainer.batches_for(x, y, sample_weight, batch_size)
+        verbose = _trainer.resolve_verbose(verbose)
+        callbacks = _callbacks.CallbackList(callbacks, self, {"verbose": verbose, "epochs": 1, "steps": data.steps})
+        timer = _trainer.Timer()
+        callbacks.on_test_begin({})
+        logs, count = self._run_epoch(self.make_test_function(), data, steps, callbacks, "test", reset=True)
+        callbacks.on_test_end(dict(logs))
+        if verbose:
+            _trainer.emit(_trainer.progress_line(verbose, count, timer.elapsed(), logs))
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def _in_metric_order(self, logs):
+        names = [n for n in self.metrics_names if n in logs]
+        names += [n for n in logs if n not in names]
+        values = [logs[n] for n in names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        data = _trainer.batches_for(x, None, None, batch_size)
+        function = self.make_predict_function()
+        callbacks = _callbacks.CallbackList(callbacks, self, {"verbose": _trainer.resolve_verbose(verbose),
+                                                              "epochs": 1, "steps": data.steps})
+        begin = callbacks.wants_batches["on_predict_batch_begin"]
+        end = callbacks.wants_batches["on_predict_batch_end"]
+        timer = _trainer.Timer()
+        callbacks.on_predict_begin({})
+        outputs, count = [], 0
+        for batch in data:
+            if begin:
+                callbacks.on_predict_batch_begin(count, {})
+            outputs.append(function(batch[0]))
+            if end:
+                callbacks.on_predict_batch_end(count, {"outputs": outputs[-1]})
+            count += 1
+            if steps and count >= steps:
+                break
+        callbacks.on_predict_end({})
+        if not outputs:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). Please use "
+                             "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly(True)` "
+                             "for more information of where went wrong, or file a issue/bug to `keras`.")
+        if _trainer.resolve_verbose(verbose):
+            _trainer.emit(_trainer.progress_line(1, count, timer.elapsed(), {}))
+        return tf.nest.map_structure(lambda *parts: np.concatenate([np.asarray(p) for p in parts]), *outputs)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        self._assert_compiled()
+        batch = next(iter(_trainer.ArrayBatches(x, y, sample_weight, batch_size=len(tf.nest.flatten(x)[0]))))
+        logs = self.make_train_function()(*batch)
+        logs = _trainer.log_values(logs)
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._assert_compiled()
+        self.reset_metrics()
+        batch = next(iter(_trainer.ArrayBatches(x, y, sample_weight, batch_size=len(tf.nest.flatten(x)[0]))))
+        logs = self.make_test_function()(*batch)
+        logs = _trainer.log_values(logs)
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def predict_on_batch(self, x):
+        batch = next(iter(_trainer.ArrayBatches(x, batch_size=len(tf.nest.flatten(x)[0]))))
+        return tf.nest.map_structure(np.asarray, self.make_predict_function()(batch[0]))
+
+    # -- weights on disk -----------------------------------------------------------------------
+    def save_weights(self, filepath, overwrite=True):
+        """Writes every weight of the model (`model.weights` order) to `filepath` in tensorflux's format.
+
+        The file is a NumPy `.npz` archive, written under exactly the name given (a `.weights.h5` name is
+        accepted, but the content is not HDF5): `w00000`, `w00001`, … hold the weights in order, `names` their
+        variable names and `format` the string "tensorflux.weights/1".
+        """
+        _save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Assigns the weights stored by `save_weights`, in order; the model must be built first.
+
+        Raises ValueError when the number of weights or a shape differs (with `skip_mismatch=True`, weights
+        whose shapes differ are skipped with a warning instead).
+        """
+        if kwargs:
+            raise ValueError(f"Invalid keyword arguments: {kwargs}")
+        _load_weights(self, filepath, skip_mismatch)
+
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Writes the whole model (config, weights, compile arguments) to a `.keras` file; see keras.saving."""
+        Model._save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+    def to_json(self, **kwargs):
+        """The model's structure as JSON (`keras.models.model_from_json` rebuilds it, without weights)."""
+        return json.dumps(Model._model_config(self), **kwargs)
+
+    # -- text ----------------------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        (print_fn or print)(summary_text(self))
+
+
+def _pack(x, y, sample_weight):
+    if y is None and sample_weight is None:
+        return (x,)
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+_WEIGHTS_FORMAT = "tensorflux.weights/1"
+
+
+def _weight_entries(model):
+    """The archive entries of a weights file: `w00000`… in `model.weights` order, their names, the format."""
+    entries = {f"w{i:05d}": v.numpy() for i, v in enumerate(model.weights)}
+    entries["names"] = np.array([v.name for v in model.weights], dtype=str)
+    entries["format"] = np.array(_WEIGHTS_FORMAT)
+    return entries
+
+
+def _save_weights(model, filepath, overwrite):
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"save_weights: {filepath} already exists and overwrite=False.")
+    with open(filepath, "wb") as f:  # a file object, so that NumPy does not append ".npz" to the name
+        np.savez(f, **_weight_entries(model))
+
+
+def _read_weight_entries(source, label):
+    """(weights in order, their names) from a weights file (a path or an open binary file)."""
+    try:
+        with np.load(source, allow_pickle=False) as archive:
+            entries = {k: archive[k] for k in archive.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise ValueError(f"{label} is not a weights file written by tensorflux's `save_weights` (a NumPy .npz "
+                         f"archive); Keras's HDF5 weight files cannot be read. ({e})") from None
+    if str(entries.get("format", "")) != _WEIGHTS_FORMAT:
+        raise ValueError(f"{label} is not a weights file written by tensorflux's `save_weights` (its `format` "
+                         f"entry is missing or unknown).")
+    count = sum(1 for k in entries if k.startswith("w") and k[1:].isdigit())
+    return [entries[f"w{i:05d}"] for i in range(count)], [str(n) for n in entries["names"]]
+
+
+def _load_weights(model, filepath, skip_mismatch):
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f"No such file: {filepath}")
+    values, names = _read_weight_entries(filepath, filepath)
+    _assign_weights(model, values, names, filepath, skip_mismatch)
+
+
+def _assign_weights(model, values, names, label, skip_mismatch):
+    variables = model.weights
+    if len(values) != len(variables):
+        hint = " Build the model first (call it on a batch, or give it an `Input`)." if not variables else ""
+        raise ValueError(f"The weights file {label} holds {len(values)} weights, but the model "
+                         f"'{model.name}' has {len(variables)} weights.{hint}")
+    for index, (variable, value, name) in enumerate(zip(variables, values, names)):
+        expected = tuple(variable.shape.as_list())
+        if expected != value.shape:
+            message = (f"Weight {index} ('{variable.name}') of model '{model.name}' has shape {expected}, but the "
+                       f"saved weight {index} ('{name}') has shape {value.shape}.")
+            if skip_mismatch:
+                warnings.warn(message + " Skipping it (skip_mismatch=True).", stacklevel=4)
+                continue
+            raise ValueError(message)
+    for variable, value in zip(variables, values):
+        if tuple(variable.shape.as_list()) == value.shape:
+            variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
+
+
+class Sequential(Model):
+    """A plain stack of layers, each fed the previous one's output."""
+
+    def __init__(self, layers=None, trainable=True, name=None):
+        super().__init__(trainable=trainable, name=name)
+        self._stack = []
+        self._input_shape = None
+        for layer in layers or ():
+            self.add(layer, rebuild=False)
+        self._build_from_input_shape()
+
+    def add(self, layer, rebuild=True):
+        if isinstance(layer, KerasTensor) and isinstance(layer._keras_history[0].operation, InputLayer):
+            layer = layer._keras_history[0].operation    # keras.Input(...) as the first entry
+        if isinstance(layer, InputLayer):
+            if self._stack:
+                raise ValueError("An `Input` can only be the first entry of a Sequential model.")
+            self._input_shape = layer.batch_shape
+        elif not isinstance(layer, Layer):
+            raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+                             f"{layer} (of type {type(layer)})")
+        else:
+            if not self._stack and layer._input_shape_arg is not None and self._input_shape is None:
+                self._input_shape = (None,) + tuple(layer._input_shape_arg)
+            self._stack.append(layer)
+        if rebuild:
+            self._build_from_input_shape()
+
+    def pop(self):
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        return self._stack.pop()
+
+    @property
+    def layers(self):
+        return list(self._stack)
+
+    def _build_from_input_shape(self):
+        """Builds every layer from the declared input shape, as far as output shapes can be inferred."""
+        shape = self._input_shape
+        if shape is None:
+            return
+        for layer in self._stack:
+            if not layer.built:
+                layer._build_with_shape(shape)
+            try:
+                shape = tuple(layer.compute_output_shape(shape))
+            except NotImplementedError:
+                return
+            layer._output_shape = tf.TensorShape(shape)
+        self.built = True
+
+    def call(self, inputs, training=None):
+        x = inputs
+        for layer in self._stack:
+            x = layer(x)
+        return x
+
+    def compute_output_shape(self, input_shape):
+        for layer in self._stack:
+            input_shape = layer.compute_output_shape(input_shape)
+        return input_shape
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "layers": self.layers,
+                "input_shape": list(self._input_shape) if self._input_shape is not None else None}
+
+    @classmethod
+    def from_config(cls, config):
+        model = cls(name=config["name"], trainable=config["trainable"])
+        if config.get("input_shape") is not None:
+            model.add(InputLayer(batch_shape=config["input_shape"]), rebuild=False)
+        for layer in config["layers"]:
+            model.add(layer, rebuild=False)
+        model._build_from_input_shape()
+        return model
+
+API = {"keras.models": ["Model", "Sequential"]}

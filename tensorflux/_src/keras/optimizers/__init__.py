@@ -1,0 +1,1 @@
+"""Keras optimizers (`optimizer.py`) and learning-rate schedules (`schedules.py`)."""

@@ -1,0 +1,2 @@
+"""Keras saving: `.keras` archives and weight files (`saving.py`), objects to and from configs
+(`serialization.py`)."""

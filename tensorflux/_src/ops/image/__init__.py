@@ -1,0 +1,1 @@
+"""`tf.image` ops: geometry and crops (`basic.py`), colour conversions and adjustments, resizing."""

@@ -1,0 +1,1 @@
+"""Linear algebra: matrix ops and decompositions (`matrix.py`), `einsum`/`tensordot`."""

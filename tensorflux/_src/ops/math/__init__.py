@@ -1,0 +1,2 @@
+"""Math ops: elementwise arithmetic and functions (`arith.py`), comparisons and logic, reductions,
+complex numbers."""
