@@ -8,7 +8,7 @@ its API names and nothing that an implementation module happened to import.
 from ._src.types.dtypes import (DType, as_dtype, float16, half, float32, float64, double, bfloat16, int8,
     int16, int32, int64, uint8, uint16, uint32, uint64, bool, string, complex64, complex128, resource,
     variant, qint8, quint8, qint16, quint16, qint32)
-from ._src.types.shape import TensorShape, Dimension
+from ._src.types.shape import TensorShape
 from ._src.types.spec import TensorSpec
 from ._src.framework.tensor import Tensor, is_tensor
 from ._src.framework.context import executing_eagerly, init_scope, name_scope, control_dependencies

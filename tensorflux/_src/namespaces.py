@@ -8,6 +8,7 @@ import sys
 import types as _pytypes
 
 from .types import dtypes as _dtypes_mod
+from .types import shape as _shape_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
 from .ops import operators  # noqa: F401  (installs Tensor's operators)
@@ -35,7 +36,7 @@ from .io import gfile as io_ops, summary as _summary
 
 TENSORFLUX_VERSION = "0.2.0"  # this package's own release (pyproject.toml's version)
 
-SOURCES = (convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv,
+SOURCES = (_shape_mod, convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv,
            random, string, logging, variables, module, _function, functional, control_flow, tensor_array,
            segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data,
            _checkpoint, _saved_model, _distribute, _device, io_ops, _summary)

@@ -380,4 +380,6 @@ def get(identifier):
 # tf.keras (TF 2.21) also names two functions as Keras 2 did; `get` does not accept these names.
 _LEGACY_ALIASES = ["logcosh", "kullback_leibler_divergence"]
 
-API = {"keras.losses": [c.__name__ for c in _CLASSES] + list(_FUNCTIONS) + _LEGACY_ALIASES + ["get"]}
+# "bce"/"BCE" stay loss identifiers for compile() (as in Keras) but, as in Keras, are not exported names.
+API = {"keras.losses": [c.__name__ for c in _CLASSES if c is not LossFunctionWrapper]
+       + [name for name in _FUNCTIONS if name not in ("bce", "BCE")] + _LEGACY_ALIASES + ["get"]}

@@ -694,4 +694,6 @@ def metric_for_compile(identifier, y_true, y_pred):
     return metric
 
 
-API = {"keras.metrics": [c.__name__ for c in _CLASSES] + _EXPORTED_FUNCTIONS + ["get"]}
+# "accuracy" stays a compile() identifier (it picks the accuracy kind from the shapes) but is not an exported
+# function in Keras.
+API = {"keras.metrics": [c.__name__ for c in _CLASSES] + [n for n in _EXPORTED_FUNCTIONS if n != "accuracy"] + ["get"]}

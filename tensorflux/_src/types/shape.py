@@ -383,3 +383,7 @@ def as_shape(shape):
     if isinstance(shape, TensorShape):
         return shape
     return TensorShape(shape)
+
+
+# TensorFlow 2 keeps `Dimension` and the shape helpers under tf.compat (TF 1's names).
+API = {"compat": ["dimension_value"], "compat.v1": ["Dimension", "TensorShape", "dimension_value"]}

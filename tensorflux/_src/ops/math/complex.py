@@ -94,4 +94,4 @@ def angle(input, name=None):
     return apply(ANGLE, (input,), None, name or "Angle")
 
 
-API = {"": ["complex"], "math": ["complex", "real", "imag", "angle"]}
+API = {"": ["complex"], "math": ["real", "imag", "angle"]}
