@@ -44,3 +44,15 @@ def test_device_spec_parsing():
     with pytest.raises(ValueError, match="Unknown attribute 'nonsense' is encountered while parsing the device "
                                          "spec: 'nonsense:::'"):
         tf.device("nonsense:::")
+
+
+def test_bare_device_type_names_any_device_of_that_type():
+    # As TensorFlow 2.21 parses them (recorded): a bare type means index '*'.
+    for text, expected in [("cpu", "/device:CPU:*"), ("CPU", "/device:CPU:*"), ("gpu", "/device:GPU:*"),
+                           ("/cpu", "/device:CPU:*"), ("job:foo/cpu", "/job:foo/device:CPU:*")]:
+        spec = tf.DeviceSpec.from_string(text)
+        assert spec.to_string() == expected and spec.device_index is None
+    with tf.device("cpu"):
+        assert tf.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    with pytest.raises(ValueError, match="Unknown attribute 'foo'"):
+        tf.DeviceSpec.from_string("foo")

@@ -54,3 +54,14 @@ def test_eager_op_failure_raises_invalid_argument_naming_the_op():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:AddV2\]") as info:
         tf.constant([1, 2]) + tf.constant([1, 2, 3])
     assert info.value.error_code == tf.errors.INVALID_ARGUMENT
+
+
+def test_an_op_without_gradient_raises_a_plain_lookup_error():
+    # TensorFlow 2.21 raises LookupError itself (not a subclass) naming the op type.
+    x = tf.constant([1.0, 2.0, 1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y, _ = tf.unique(x)
+    with pytest.raises(LookupError) as info:
+        tape.gradient(y, x)
+    assert type(info.value) is LookupError and "no entry for: Unique" in str(info.value)

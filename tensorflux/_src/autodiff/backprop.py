@@ -12,14 +12,10 @@ from ..framework.graph import OpRecord
 from ..ops.control_flow import tensor_array as _tensor_array
 from ..types import dtypes as _dt
 
-__all__ = ["Record", "backprop", "NoGradient"]
+__all__ = ["Record", "backprop"]
 
 
 Record = OpRecord  # what the eager tape keeps for each executed op
-
-
-class NoGradient(LookupError):
-    """An op on the path from a source to a target has no gradient."""
 
 
 def _differentiable(t):
@@ -58,7 +54,7 @@ def backprop(records, targets, target_grads, sources):
         if grad_fn is None:
             if not any(_differentiable(t) for t in rec.outputs):
                 continue
-            raise NoGradient(f"gradient registry has no entry for: {rec.opdef.name}")
+            raise LookupError(f"gradient registry has no entry for: {rec.opdef.name}")
         if rec.opdef.none_grads:
             filled = out_grads
         else:

@@ -17,6 +17,7 @@ __all__ = ["DeviceSpec", "device", "merge_device", "PhysicalDevice", "LogicalDev
            "get_memory_growth"]
 
 _FIELD = re.compile(r"^(job|replica|task|device|cpu|gpu|tpu):(.*)$", re.IGNORECASE)
+_BARE_TYPE = re.compile(r"^(cpu|gpu|tpu)$", re.IGNORECASE)   # "cpu" alone means any CPU, as in TensorFlow
 
 
 class DeviceSpec:
@@ -35,6 +36,9 @@ class DeviceSpec:
     def from_string(cls, spec):
         fields = {}
         for part in (p for p in spec.split("/") if p):
+            if _BARE_TYPE.match(part):
+                fields["device_type"], fields["device_index"] = part.upper(), None
+                continue
             m = _FIELD.match(part)
             if m is None:
                 raise ValueError(f"Unknown attribute '{part.split(':')[0]}' is encountered while parsing the device "
