@@ -1,4 +1,5 @@
 """`tf.data`: datasets and iterators."""
+from . import methods  # noqa: F401  (attaches the transformations to Dataset)
 from .dataset import Dataset, Iterator
 from .readers import TextLineDataset
 from .transforms import AUTOTUNE, get_single_element

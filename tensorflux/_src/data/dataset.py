@@ -11,12 +11,13 @@ pulls the next element — so the graph's size does not depend on the data, and 
         ...
 """
 import itertools
+import threading
 
 import numpy as np
 
 from ..autograph import operators
 from ..framework import nest
-from ..framework.errors import OpError, OutOfRangeError, eager_error
+from ..framework.errors import InvalidArgumentError, OpError, OutOfRangeError, eager_error
 from ..function.polymorphic import Function
 from ..function.trace_type import TraceType, Weakref
 from ..framework.context import state as _state
@@ -78,6 +79,26 @@ def _as_tensors(structure):
     return structure if isinstance(structure, Tensor) else _convert.convert_to_tensor(structure)
 
 
+def _int64_argument(value):
+    """A scalar integer argument (`batch_size`, `count`, …) as TensorFlow takes it: converted to int64,
+    so floats and strings are refused with TensorFlow's TypeError."""
+    if isinstance(value, Tensor):
+        if value.dtype.is_integer and value.shape.rank == 0:
+            return int(value.numpy())
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int64")
+
+
+def _invalid(message, op_name):
+    return eager_error(InvalidArgumentError, message, op_name)
+
+
+def _check_callable(func):
+    if not callable(func):
+        raise ValueError(f"Argument `func` must be a callable. Received func={func!r} (of type {type(func)})")
+
+
 # -- graph ops: an iterator made at run time, and "get next" ---------------------------------------------
 def _k_make_iterator(dataset):
     return _PythonIterator(iter(dataset._arrays()))
@@ -134,6 +155,8 @@ class Dataset:
     def from_tensor_slices(tensors, name=None):
         structure = _as_tensors(tensors)
         flat = nest.flatten(structure)
+        if any(t.shape.rank == 0 for t in flat):
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
         n = flat[0].shape[0]
         if any(t.shape.rank == 0 for t in flat) or any(t.shape[0] != n for t in flat):
             raise ValueError("All components of `tensors` must have the same size in their first dimension.")
@@ -149,7 +172,9 @@ class Dataset:
 
     @staticmethod
     def range(*args, output_type=_dt.int64, name=None):
-        values = range(*args)
+        if len(args) == 3 and _int64_argument(args[2]) == 0:
+            raise _invalid("step must be a non-zero integer.", "RangeDataset")
+        values = range(*(_int64_argument(a) for a in args))
         np_type = _dt.as_dtype(output_type).as_numpy_dtype
         return Dataset(TensorSpec([], output_type), lambda: ([np_type(v)] for v in values), "_RangeDataset",
                        len(values))
@@ -157,6 +182,8 @@ class Dataset:
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
         if output_signature is not None:
             spec = output_signature
         else:
@@ -190,6 +217,10 @@ class Dataset:
     def zip(*datasets, name=None):
         structure = datasets[0] if len(datasets) == 1 and not isinstance(datasets[0], Dataset) else datasets
         datasets = nest.flatten(structure)
+        for d in datasets:
+            if not isinstance(d, Dataset):
+                raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                                f"`tf.data.Dataset` objects but encountered object of type {type(d)}.")
         spec = nest.pack_sequence_as(structure, [d.element_spec for d in datasets])
         counts = [d._cardinality for d in datasets]
         if Dataset.UNKNOWN in counts:
@@ -200,14 +231,10 @@ class Dataset:
         return Dataset(spec, lambda: ([a for part in parts for a in part]
                                       for parts in zip(*(d._arrays() for d in datasets))), "_ZipDataset", total)
 
-    @staticmethod
-    def list_files(file_pattern, shuffle=None, seed=None, name=None):
-        """The files matching `file_pattern` (a pattern or a list of them), shuffled unless `shuffle=False`."""
-        return _readers.list_files(file_pattern, shuffle, seed)
-
     # -- transformations ---------------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies `map_func` to each element; it is traced once (as TensorFlow does), then run per element."""
+        _check_callable(map_func)
         specs = self._element_spec
         structured = isinstance(specs, tuple)
         fn = Function(map_func if not structured else (lambda *xs: map_func(*xs)), name="map_fn")
@@ -223,6 +250,7 @@ class Dataset:
         return Dataset(out_spec, arrays, "_MapDataset", self._cardinality)
 
     def filter(self, predicate, name=None):
+        _check_callable(predicate)
         source, specs = self, self._element_spec
 
         def arrays():
@@ -234,7 +262,9 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         source = self
-        n = int(batch_size)
+        n = _int64_argument(batch_size)
+        if n <= 0:
+            raise _invalid("Batch size must be greater than zero.", "BatchDatasetV2")
         spec = nest.map_structure(lambda s: TensorSpec(TensorShape([n if drop_remainder else None]).concatenate(
             s.shape), s.dtype), self._element_spec)
 
@@ -255,6 +285,11 @@ class Dataset:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         source = self
+        buffer_size = _int64_argument(buffer_size)
+        if buffer_size <= 0 and buffer_size != Dataset.UNKNOWN:
+            raise _invalid("buffer_size must be greater than zero or UNKNOWN_CARDINALITY", "ShuffleDatasetV3")
+        if buffer_size == Dataset.UNKNOWN:  # TensorFlow's code for "the whole dataset"
+            buffer_size = float("inf")
         rng = np.random.default_rng(seed)
 
         def arrays():
@@ -284,14 +319,16 @@ class Dataset:
 
     def take(self, count, name=None):
         source = self
-        n, count = self._cardinality, int(count)
+        n, count = self._cardinality, _int64_argument(count)
         total = n if count < 0 else (count if n == Dataset.INFINITE else min(n, count) if n >= 0 else n)
         return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), count) if count >= 0
                        else source._arrays(), "_TakeDataset", total)
 
     def skip(self, count, name=None):
         source = self
-        n, count = self._cardinality, int(count)
+        n, count = self._cardinality, _int64_argument(count)
+        if count < 0:  # as in TensorFlow, a negative count skips the whole dataset
+            return Dataset(self._element_spec, lambda: iter(()), "_SkipDataset", 0)
         total = n if n < 0 else max(n - count, 0)
         return Dataset(self._element_spec, lambda: itertools.islice(source._arrays(), count, None),
                        "_SkipDataset", total)
@@ -302,41 +339,9 @@ class Dataset:
         return counted
 
     def prefetch(self, buffer_size, name=None):
+        if _int64_argument(buffer_size) < -1:
+            raise _invalid("buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning", "PrefetchDataset")
         return self
-
-    def cache(self, filename="", name=None):
-        return _transforms.cache(self)
-
-    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False,
-                     name=None):
-        return _transforms.padded_batch(self, batch_size, padded_shapes, padding_values, drop_remainder)
-
-    def unbatch(self, name=None):
-        return _transforms.unbatch(self)
-
-    def flat_map(self, map_func, name=None):
-        return _transforms.flat_map(self, map_func)
-
-    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
-                   deterministic=None, name=None):
-        """Elements of `map_func(x)` for `cycle_length` inputs at a time, `block_length` from each in turn.
-        The order is TensorFlow's deterministic order, whatever `num_parallel_calls` and `deterministic`."""
-        return _transforms.interleave(self, map_func, cycle_length, block_length, num_parallel_calls)
-
-    def concatenate(self, dataset, name=None):
-        return _transforms.concatenate(self, dataset)
-
-    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        return _transforms.window(self, size, shift, stride, drop_remainder)
-
-    def scan(self, initial_state, scan_func, name=None):
-        return _transforms.scan(self, initial_state, scan_func)
-
-    def unique(self, name=None):
-        return _transforms.unique(self)
-
-    def get_single_element(self, name=None):
-        return _transforms.get_single_element(self)
 
     # -- consumption -------------------------------------------------------------------------------
     @property
@@ -462,13 +467,17 @@ class Iterator:
     def __init__(self, dataset):
         self._dataset = dataset
         self._it = dataset._arrays()
+        # One iterator may be drained by several threads (as TensorFlow allows): each pull of the
+        # underlying generator is serialised, so every element goes to exactly one caller.
+        self._lock = threading.Lock()
 
     @property
     def element_spec(self):
         return self._dataset.element_spec
 
     def _next_arrays(self):
-        return next(self._it)
+        with self._lock:
+            return next(self._it)
 
     def __iter__(self):
         return self
@@ -493,6 +502,3 @@ class Iterator:
     def __tf_tracing_type__(self, context):
         return Weakref(self)
 
-
-# The transformations and file sources defined on top of the core above (they build `Dataset`s).
-from . import readers as _readers, transforms as _transforms  # noqa: E402
