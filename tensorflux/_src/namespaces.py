@@ -4,6 +4,8 @@ Every module that defines public names lists them in `API = {namespace: [names]}
 level. Each namespace becomes a real module registered as `tensorflux.<name>` in `sys.modules`, so both
 `tf.math.add` and `import tensorflux.math` work.
 """
+import importlib
+import pkgutil
 import sys
 import types as _pytypes
 
@@ -12,34 +14,28 @@ from .types import shape as _shape_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
 from .ops import operators  # noqa: F401  (installs Tensor's operators)
-from .ops import convert, random, strings as string, logging
-from .ops.math import arith as math, logic as math_logic, reduce as math_reduce
-from .ops.linalg import matrix as linalg
-from .ops.array import basic as array, indexing, sorting, creation
-from .ops.nn import basic as nn, conv
-from .state import variables, module
-from . import function as _function
-from .ops.control_flow import (py_function as functional, cond_while as control_flow, tensor_array,
-    higher_order as functional_ops)
-from .ops.array import segment, scatter, manip
-from .ops.image import basic as image
-from .ops import signal
-from .ops.math import complex as _complex
-from . import autograph as _autograph
-from . import autodiff as _autodiff
-from . import data as _data
-from .state import checkpoint as _checkpoint
-from .io import saved_model as _saved_model
-from .distribute import strategies as _distribute
-from .framework import device as _device
-from .io import gfile as io_ops, summary as _summary
 
 TENSORFLUX_VERSION = "0.2.0"  # this package's own release (pyproject.toml's version)
 
-SOURCES = (_shape_mod, convert, math, math_logic, math_reduce, linalg, array, indexing, sorting, creation, nn, conv,
-           random, string, logging, variables, module, _function, functional, control_flow, tensor_array,
-           segment, scatter, manip, functional_ops, image, signal, _complex, _autograph, _autodiff, _data,
-           _checkpoint, _saved_model, _distribute, _device, io_ops, _summary)
+
+
+# The rooms below Keras, bottom floor first (docs/architecture.md).
+_FLOORS = ("types", "framework", "ops", "runtime", "autograph", "function", "autodiff", "state", "io", "data",
+           "distribute")
+
+
+def implementation_modules():
+    """Every module of the implementation below the Keras room, imported, in a stable order.
+
+    Discovering them (instead of listing them here) means a module split or added anywhere contributes its
+    `API` table without touching this file; Keras is excluded because it is loaded on first use."""
+    found = []
+    for room in _FLOORS:                 # bottom floor first: rooms register into lower ones on import
+        package = importlib.import_module(f"{__package__}.{room}")
+        found.append(package)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            found.append(importlib.import_module(info.name))
+    return found
 
 
 def namespace(name, doc="", **members):
@@ -85,7 +81,7 @@ def install(sources, namespaces):
 
 
 NAMESPACES = {}
-TOP_LEVEL = install(SOURCES, NAMESPACES)
+TOP_LEVEL = install(implementation_modules(), NAMESPACES)
 NAMESPACES["dtypes"] = namespace("dtypes", "TensorFlow's dtypes.",
                                  **{k: getattr(_dtypes_mod, k) for k in _dtypes_mod.__all__})
 NAMESPACES["nest"] = namespace("nest", "Nested structures.",
@@ -109,5 +105,4 @@ LAZY = {"keras": "tensorflux.keras"}  # the public face, tensorflux/keras/__init
 
 
 def load_lazy(name):
-    import importlib
     return importlib.import_module(LAZY[name])
