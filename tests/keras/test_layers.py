@@ -251,3 +251,12 @@ def test_seeded_initializer_is_repeatable_and_errors():
         keras.initializers.get("nope")
     with pytest.raises(ValueError, match="mode"):
         keras.initializers.VarianceScaling(mode="fan_sideways")
+
+
+def test_initializers_get_dtype_by_keyword_as_keras_passes_it():
+    # Keras 3 calls initializer(shape, dtype=dtype), so plain TF functions such as tf.random.normal (whose
+    # second positional argument is `mean`) work as initializers.
+    layer = tf.keras.layers.Dense(3, kernel_initializer=tf.random.normal, bias_initializer=tf.zeros)
+    layer.build((None, 2))
+    assert layer.kernel.shape == (2, 3) and layer.kernel.dtype == tf.float32
+    np.testing.assert_array_equal(layer.bias.numpy(), np.zeros(3, np.float32))

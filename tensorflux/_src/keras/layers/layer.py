@@ -202,7 +202,7 @@ class Layer:
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         initializer = _initializers.get(initializer)
-        variable = tf.Variable(lambda: initializer(shape, dtype), trainable=trainable, dtype=dtype,
+        variable = tf.Variable(lambda: initializer(shape, dtype=dtype), trainable=trainable, dtype=dtype,
                                name=f"{self._name}/{name or 'variable'}")
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         regularizer = _regularizers.get(regularizer)
