@@ -59,20 +59,23 @@ FLOORS = [
 # the fix moves Pack/Cast and the shape ops math needs below math, and registers the gradients that need
 # a higher family from that family.
 _OPS = "tensorflux._src.ops."
-KNOWN_CYCLES = [sorted(_OPS + m for m in ("array.basic", "array.creation", "convert", "elementwise", "grad_util",
-                                          "math.arith", "math.logic", "math.reduce"))]
+KNOWN_CYCLES = [sorted(_OPS + m for m in ("array.common", "array.creation", "array.join", "array.shape_ops",
+                                          "array.shaping", "convert", "elementwise", "grad_util", "math.arith",
+                                          "math.logic", "math.reduce"))]
 KNOWN_UPWARD = {_OPS + edge for edge in (
     "array.manip -> tensorflux._src.ops.logging",      # tile's check uses Assert; logging's checks use array
-    "convert -> tensorflux._src.ops.array.basic",      # a list holding tensors converts to their stack
+    "convert -> tensorflux._src.ops.array.join",       # a list holding tensors converts to their stack
     "convert -> tensorflux._src.ops.math.arith",       # ... cast to the requested dtype
-    "grad_util -> tensorflux._src.ops.array.basic",    # reduce_to: reshape/shape
+    "grad_util -> tensorflux._src.ops.array.shaping",    # reduce_to: reshape
+    "grad_util -> tensorflux._src.ops.array.shape_ops",  # ... shape
     "grad_util -> tensorflux._src.ops.math.reduce",    # reduce_to: reduce_sum
     "math.arith -> tensorflux._src.ops.array.creation",    # Sign's gradient: zeros_like
     "math.complex -> tensorflux._src.ops.array.creation",  # real/imag gradients: zeros_like
-    "math.reduce -> tensorflux._src.ops.array.basic",      # reduction gradients, clip_by_norm, bincount
+    "math.reduce -> tensorflux._src.ops.array.shaping",    # reduction gradients, clip_by_norm, bincount
+    "math.reduce -> tensorflux._src.ops.array.shape_ops",
     "math.reduce -> tensorflux._src.ops.array.creation",
 )}
-KNOWN_OVERSIZE = {_OPS + m for m in ("array.basic", "array.indexing", "nn.basic", "nn.conv", "random")}
+KNOWN_OVERSIZE = set()
 
 # Modules directly in ops/ that form its core; any other module there is a one-module family.
 OPS_CORE = {"__init__", "registry", "convert", "infer", "elementwise", "grad_util", "jit", "state",

@@ -8,8 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux._src.ops.array import basic as array, creation, indexing, sorting
-from tensorflux._src.ops.nn import conv, basic as nn
+from tensorflux._src.ops.array import (creation, gather, indexing, join, padding, reorder, shape_ops, shaping,
+                                       sorting, where)
+from tensorflux._src.ops.nn import activations, conv, depthwise, losses, normalization, pooling, basic as nn
 from tensorflux._src.ops import registry, state
 
 SETTINGS = settings(max_examples=20, deadline=None)
@@ -166,15 +167,15 @@ def test_pad_with_paddings_known_only_at_run_time():
 
 def test_mirror_pad_grad_op_and_its_own_gradient():
     g = tf.constant(np.arange(6.0))
-    folded = registry.apply(array.MIRROR_PAD_GRAD, (g, tf.constant([[2, 1]])), {"mode": "REFLECT"})
+    folded = registry.apply(padding.MIRROR_PAD_GRAD, (g, tf.constant([[2, 1]])), {"mode": "REFLECT"})
     # padded = [x2, x1, x0, x1, x2, x1]
     np.testing.assert_array_equal(folded.numpy(), [2.0, 1 + 3 + 5, 0 + 4])
-    check_gradients(lambda t: registry.apply(array.MIRROR_PAD_GRAD, (t, tf.constant([[1, 2]])),
+    check_gradients(lambda t: registry.apply(padding.MIRROR_PAD_GRAD, (t, tf.constant([[1, 2]])),
                                              {"mode": "SYMMETRIC"}), [rand(7)])
     spec = tf.TensorSpec([None, 5], tf.float32)
-    assert array.MIRROR_PAD_GRAD.infer([spec, tf.constant([[1, 1], [1, 2]])], {"mode": "REFLECT"}) == [
+    assert padding.MIRROR_PAD_GRAD.infer([spec, tf.constant([[1, 1], [1, 2]])], {"mode": "REFLECT"}) == [
         (tf.float32, tf.TensorShape([None, 2]))]
-    assert array.MIRROR_PAD_GRAD.infer([tf.TensorSpec(None, tf.float32), tf.constant([[1, 1]])],
+    assert padding.MIRROR_PAD_GRAD.infer([tf.TensorSpec(None, tf.float32), tf.constant([[1, 1]])],
                                        {"mode": "REFLECT"})[0][1].rank is None
 
 
@@ -312,23 +313,23 @@ def test_where_select_broadcasts_and_condition_gets_none(shape, seed, data):
 
 def test_unsorted_segment_sum_and_scatter_nd():
     data, ids = rand(4, 2), tf.constant([2, -1, 0, 2])
-    out = indexing.unsorted_segment_sum(tf.constant(data), ids, 3)
+    out = gather.unsorted_segment_sum(tf.constant(data), ids, 3)
     np.testing.assert_allclose(out.numpy(), [data[2], [0, 0], data[0] + data[3]])
-    check_gradients(lambda t: indexing.unsorted_segment_sum(t, ids, 3), [data])
+    check_gradients(lambda t: gather.unsorted_segment_sum(t, ids, 3), [data])
     idx = tf.constant([[1], [1], [0]])
-    out = indexing.scatter_nd(idx, tf.constant([1.0, 2.0, 3.0]), [3])
+    out = gather.scatter_nd(idx, tf.constant([1.0, 2.0, 3.0]), [3])
     np.testing.assert_array_equal(out.numpy(), [3.0, 3.0, 0.0])
-    check_gradients(lambda t: indexing.scatter_nd(idx, t, [3, 2]), [rand(3, 2)])
+    check_gradients(lambda t: gather.scatter_nd(idx, t, [3, 2]), [rand(3, 2)])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"segment_ids\[0\] = 5 is out of range \[0, 3\)"):
-        indexing.unsorted_segment_sum(tf.constant(data), tf.constant([5, 0, 0, 0]), 3)
+        gather.unsorted_segment_sum(tf.constant(data), tf.constant([5, 0, 0, 0]), 3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="does not index into shape"):
-        indexing.scatter_nd(tf.constant([[3]]), tf.constant([1.0]), [3])
+        gather.scatter_nd(tf.constant([[3]]), tf.constant([1.0]), [3])
     spec = tf.TensorSpec
-    assert indexing.UNSORTED_SEGMENT_SUM.infer([spec([None, 2], tf.float32), spec([None], tf.int32), tf.constant(3)],
+    assert gather.UNSORTED_SEGMENT_SUM.infer([spec([None, 2], tf.float32), spec([None], tf.int32), tf.constant(3)],
                                                {}) == [(tf.float32, tf.TensorShape([3, 2]))]
-    assert indexing.UNSORTED_SEGMENT_SUM.infer([spec(None, tf.float32), spec([2], tf.int32), tf.constant(3)],
+    assert gather.UNSORTED_SEGMENT_SUM.infer([spec(None, tf.float32), spec([2], tf.int32), tf.constant(3)],
                                                {})[0][1].rank is None
-    assert indexing.SCATTER_ND.infer([spec([None, 1], tf.int32), spec([None], tf.float32), spec([2], tf.int32)],
+    assert gather.SCATTER_ND.infer([spec([None, 1], tf.int32), spec([None], tf.float32), spec([2], tf.int32)],
                                      {})[0][1].as_list() == [None, None]
 
 
@@ -469,7 +470,8 @@ def test_stop_gradient_blocks():
 def test_every_float_op_in_these_modules_has_a_gradient():
     no_gradient = {"Unique", "UniqueWithCounts", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
                    "Shape", "ShapeN", "Size", "Rank", "Where", "ArgSort", "VarIsInitializedOp"}
-    for module in (array, indexing, creation, sorting, nn, conv, state):
+    for module in (shaping, reorder, join, padding, shape_ops, gather, indexing, where, creation, sorting,
+                   activations, losses, normalization, nn, conv, depthwise, pooling, state):
         for value in vars(module).values():
             if isinstance(value, registry.OpDef) and value.name not in no_gradient:
                 assert value.grad is not None, value.name

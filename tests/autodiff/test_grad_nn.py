@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check_gradients
-from tensorflux._src.ops.nn import conv, basic as nn
+from tensorflux._src.ops.nn import conv, pooling
+from tensorflux._src.ops.nn import basic as nn
 from tensorflux._src.ops import registry
 
 SETTINGS = settings(max_examples=20, deadline=None)
@@ -377,8 +378,8 @@ def test_pool_grad_ops_infer():
     spec = tf.TensorSpec([None, 4, 4, 1], tf.float32)
     attrs = {"ksize": (1, 2, 2, 1), "strides": (1, 2, 2, 1), "padding": "VALID", "data_format": "NHWC",
              "explicit_paddings": ()}
-    assert conv.MAX_POOL_GRAD.infer([spec, spec, spec], attrs) == [(tf.float32, spec.shape)]
-    got = conv.AVG_POOL_GRAD.infer([tf.TensorSpec([4], tf.int32), spec], attrs)
+    assert pooling.MAX_POOL_GRAD.infer([spec, spec, spec], attrs) == [(tf.float32, spec.shape)]
+    got = pooling.AVG_POOL_GRAD.infer([tf.TensorSpec([4], tf.int32), spec], attrs)
     assert got == [(tf.float32, tf.TensorShape([None] * 4))]
     with pytest.raises(LookupError):  # every pooling-gradient op is registered by its TensorFlow name
         registry.OPS["NoSuchPoolGrad"]

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check
-from tensorflux._src.ops.array import indexing
+from tensorflux._src.ops.array import gather, indexing, where
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
@@ -232,7 +232,7 @@ def test_gather_errors_and_infer():
     with pytest.raises(IAE, match="Value for attr 'Tindices' of float is not in the list of allowed values: int16, "
                                   "int32, int64"):
         tf.gather([[1, 2], [3, 4]], [1.0])
-    op = indexing.GATHER
+    op = gather.GATHER
     out = op.infer([S([None, 5, 6]), S([2, None], tf.int32)], {"axis": 1, "batch_dims": 0})
     assert out[0] == (tf.float32, tf.TensorShape([None, 2, None, 6]))
     assert op.infer([S(None), S([2], tf.int32)], {"axis": 0, "batch_dims": 0})[0][1].rank is None
@@ -253,7 +253,7 @@ def test_gather_nd():
         tf.gather_nd(x, [[2, 0]])
     with pytest.raises(IAE, match="index innermost dimension length must be <= params rank; saw: 3 vs. 2"):
         tf.gather_nd(x, [[1, 0, 0]])
-    op = indexing.GATHER_ND
+    op = gather.GATHER_ND
     assert op.infer([S([None, 3, 4]), S([5, 2], tf.int32)], {})[0][1].as_list() == [5, 4]
     assert op.infer([S([None, 3, 4]), S([5, None], tf.int32)], {})[0][1].rank is None
     assert op.infer([S([2, 3, 4]), S([2, 1], tf.int32)], {"batch_dims": 1})[0][1].as_list() == [2, 4]
@@ -271,8 +271,8 @@ def test_where_one_argument():
         tf.where(True)
     with pytest.raises(IAE, match="Value for attr 'T' of string is not in the list of allowed values"):
         tf.where(["a", ""])
-    assert indexing.WHERE.infer([S([None, 3], tf.bool)], {})[0] == (tf.int64, tf.TensorShape([None, 2]))
-    assert indexing.WHERE.infer([S(None, tf.bool)], {})[0][1].as_list() == [None, None]
+    assert where.WHERE.infer([S([None, 3], tf.bool)], {})[0] == (tf.int64, tf.TensorShape([None, 2]))
+    assert where.WHERE.infer([S(None, tf.bool)], {})[0][1].as_list() == [None, None]
 
 
 def test_where_three_arguments_broadcast():
@@ -292,7 +292,7 @@ def test_where_three_arguments_broadcast():
         tf.where([True], [1])
     with pytest.raises(IAE, match="cannot compute SelectV2 as input #2"):
         tf.where([True, False], tf.constant([1, 2]), tf.constant([1., 2]))
-    out = indexing.SELECT_V2.infer([S([None, 1], tf.bool), S([3]), S([1])], {})
+    out = where.SELECT_V2.infer([S([None, 1], tf.bool), S([3]), S([1])], {})
     assert out[0] == (tf.float32, tf.TensorShape([None, 3]))
 
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check
-from tensorflux._src.ops.array import basic as array
+from tensorflux._src.ops.array import join, padding, reorder, shape_ops, shaping
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
@@ -45,7 +45,7 @@ def test_reshape_error_multiple_and_dtype():
 
 
 def test_reshape_infer():
-    op = array.RESHAPE
+    op = shaping.RESHAPE
     shape_in = lambda v: tf.constant(v)  # noqa: E731 - constant inputs carry their value for inference
     assert op.infer([S([None, 3]), shape_in([-1])], {})[0][1].as_list() == [None]
     assert op.infer([S([2, 3]), shape_in([-1, 2])], {})[0][1].as_list() == [3, 2]
@@ -90,7 +90,7 @@ def test_transpose_errors(perm, message):
 
 
 def test_transpose_infer():
-    op = array.TRANSPOSE
+    op = reorder.TRANSPOSE
     assert op.infer([S([None, 3])], {})[0][1].as_list() == [3, None]
     assert op.infer([S([None, 3, 4])], {"perm": (2, 0, 1)})[0][1].as_list() == [4, None, 3]
     assert op.infer([S(None)], {})[0][1].rank is None
@@ -118,7 +118,7 @@ def test_expand_dims():
 
 
 def test_expand_dims_infer():
-    op = array.EXPAND_DIMS
+    op = shaping.EXPAND_DIMS
     assert op.infer([S([None, 3])], {"axis": -1})[0][1].as_list() == [None, 3, 1]
     assert op.infer([S(None)], {"axis": 0})[0][1].rank is None
     with pytest.raises(ValueError, match=r"dim 4 not in the interval \[-3, 2\]"):
@@ -138,7 +138,7 @@ def test_squeeze():
 
 
 def test_squeeze_infer():
-    op = array.SQUEEZE
+    op = shaping.SQUEEZE
     assert op.infer([S([1, None, 1])], {"axis": (0,)})[0][1].as_list() == [None, 1]
     assert op.infer([S([1, None])], {})[0][1].rank is None  # an unknown dim might be 1
     assert op.infer([S([1, 3, 1])], {})[0][1].as_list() == [3]
@@ -178,7 +178,7 @@ def test_concat_dtype_mismatch_between_tensors():
 
 
 def test_concat_infer():
-    op = array.CONCAT
+    op = join.CONCAT
     out = op.infer([S([None, 3]), S([2, None])], {"axis": 0})[0][1]
     assert out.as_list() == [None, 3]
     assert op.infer([S([4, 3]), S([2, 3])], {"axis": 0})[0][1].as_list() == [6, 3]
@@ -208,7 +208,7 @@ def test_stack_errors():
 
 
 def test_stack_infer():
-    op = array.PACK
+    op = join.PACK
     assert op.infer([S([None, 3]), S([2, None])], {"axis": 1})[0][1].as_list() == [2, 2, 3]
     assert op.infer([S(None), S(None)], {"axis": 0})[0][1].rank is None
     with pytest.raises(ValueError, match="Shapes must be equal rank, but are 2 and 1"):
@@ -233,9 +233,9 @@ def test_unstack():
 
 
 def test_unstack_infer():
-    outs = array.UNPACK.infer([S([None, 3])], {"num": 3, "axis": 1})
+    outs = join.UNPACK.infer([S([None, 3])], {"num": 3, "axis": 1})
     assert len(outs) == 3 and outs[0][1].as_list() == [None]
-    assert array.UNPACK.infer([S(None)], {"num": 2, "axis": 0})[1][1].rank is None
+    assert join.UNPACK.infer([S(None)], {"num": 2, "axis": 0})[1][1].rank is None
 
 
 def test_split_even_and_sizes():
@@ -265,13 +265,13 @@ def test_split_errors(sizes, axis, message):
 
 
 def test_split_infer():
-    outs = array.SPLIT_V.infer([S([None, 6]), tf.constant([1, -1])], {"num_split": 2, "axis": 1})
+    outs = join.SPLIT_V.infer([S([None, 6]), tf.constant([1, -1])], {"num_split": 2, "axis": 1})
     assert [o[1].as_list() for o in outs] == [[None, 1], [None, 5]]
-    outs = array.SPLIT_V.infer([S([2, None]), tf.constant([1, -1])], {"num_split": 2, "axis": 1})
+    outs = join.SPLIT_V.infer([S([2, None]), tf.constant([1, -1])], {"num_split": 2, "axis": 1})
     assert [o[1].as_list() for o in outs] == [[2, 1], [2, None]]
-    outs = array.SPLIT.infer([S([4, None])], {"num_split": 2, "axis": 0})
+    outs = join.SPLIT.infer([S([4, None])], {"num_split": 2, "axis": 0})
     assert [o[1].as_list() for o in outs] == [[2, None], [2, None]]
-    assert array.SPLIT.infer([S(None)], {"num_split": 2, "axis": 0})[0][1].rank is None
+    assert join.SPLIT.infer([S(None)], {"num_split": 2, "axis": 0})[0][1].rank is None
 
 
 # -- tile / pad / broadcast_to / reverse -----------------------------------------------------------------
@@ -287,8 +287,8 @@ def test_tile():
         tf.tile([1], [-1])
     with pytest.raises(IAE, match="Value for attr 'Tmultiples' of float"):
         tf.tile([1], [2.0])
-    assert array.TILE.infer([S([None, 2]), tf.constant([3, 2])], {})[0][1].as_list() == [None, 4]
-    assert array.TILE.infer([S(None), S([3], tf.int32)], {})[0][1].as_list() == [None, None, None]
+    assert padding.TILE.infer([S([None, 2]), tf.constant([3, 2])], {})[0][1].as_list() == [None, 4]
+    assert padding.TILE.infer([S(None), S([3], tf.int32)], {})[0][1].as_list() == [None, None, None]
 
 
 @pytest.mark.parametrize("mode", ["CONSTANT", "REFLECT", "SYMMETRIC", "reflect"])
@@ -323,9 +323,9 @@ def test_pad_argument_errors_and_infer():
         tf.pad([1], [[1, 1]], mode="foo")
     with pytest.raises(IAE, match="Value for attr 'Tpaddings' of float"):
         tf.pad([1, 2], [[1.5, 1]])
-    assert array.PAD.infer([S([None, 2]), tf.constant([[1, 1], [0, 3]])], {})[0][1].as_list() == [None, 5]
-    assert array.PAD.infer([S([None, 2]), S([2, 2], tf.int32)], {})[0][1].as_list() == [None, None]
-    assert array.PAD.infer([S(None), S([3, 2], tf.int32)], {})[0][1].as_list() == [None] * 3
+    assert padding.PAD.infer([S([None, 2]), tf.constant([[1, 1], [0, 3]])], {})[0][1].as_list() == [None, 5]
+    assert padding.PAD.infer([S([None, 2]), S([2, 2], tf.int32)], {})[0][1].as_list() == [None, None]
+    assert padding.PAD.infer([S(None), S([3, 2], tf.int32)], {})[0][1].as_list() == [None] * 3
 
 
 def test_broadcast_to():
@@ -337,8 +337,8 @@ def test_broadcast_to():
         tf.broadcast_to([1, 2], [2, 1])
     with pytest.raises(IAE, match=r"Rank of input \(2\) must be no greater than rank of output shape \(1\)."):
         tf.broadcast_to([[1, 2]], [2])
-    assert array.BROADCAST_TO.infer([S([None]), tf.constant([3, 2])], {})[0][1].as_list() == [3, 2]
-    assert array.BROADCAST_TO.infer([S([2]), S([3], tf.int32)], {})[0][1].as_list() == [None] * 3
+    assert shaping.BROADCAST_TO.infer([S([None]), tf.constant([3, 2])], {})[0][1].as_list() == [3, 2]
+    assert shaping.BROADCAST_TO.infer([S([2]), S([3], tf.int32)], {})[0][1].as_list() == [None] * 3
 
 
 def test_reverse():
@@ -352,7 +352,7 @@ def test_reverse():
         tf.reverse(x, [0, -2])
     with pytest.raises(IAE, match="'dims' must be 1-dimension, not 0"):
         tf.reverse(x, 0)
-    assert array.REVERSE.infer([S([None, 3])], {"axis": (1,)})[0][1].as_list() == [None, 3]
+    assert reorder.REVERSE.infer([S([None, 3])], {"axis": (1,)})[0][1].as_list() == [None, 3]
 
 
 # -- identity and shape queries ----------------------------------------------------------------------------
@@ -361,8 +361,8 @@ def test_identity_and_stop_gradient():
     check(tf.identity([1, 2]), [1, 2], tf.int32)
     assert tf.identity("a").numpy() == b"a"
     check(tf.stop_gradient([1.]), [1.], tf.float32)
-    assert array.STOP_GRADIENT.name == "StopGradient"
-    assert array.IDENTITY.infer([S(None, tf.string)], {})[0] == (tf.string, tf.TensorShape(None))
+    assert shape_ops.STOP_GRADIENT.name == "StopGradient"
+    assert shape_ops.IDENTITY.infer([S(None, tf.string)], {})[0] == (tf.string, tf.TensorShape(None))
 
 
 def test_shape_size_rank():
@@ -382,7 +382,7 @@ def test_shape_size_rank():
 
 
 def test_shape_infer():
-    assert array.SHAPE.infer([S([None, 3])], {"out_type": np.dtype(np.int32)})[0] == (tf.int32, tf.TensorShape([2]))
-    assert array.SHAPE.infer([S(None)], {"out_type": np.dtype(np.int64)})[0][1].as_list() == [None]
-    assert array.SIZE.infer([S(None)], {"out_type": np.dtype(np.int32)})[0][1].as_list() == []
-    assert array.RANK.infer([S(None)], {})[0] == (tf.int32, tf.TensorShape([]))
+    assert shape_ops.SHAPE.infer([S([None, 3])], {"out_type": np.dtype(np.int32)})[0] == (tf.int32, tf.TensorShape([2]))
+    assert shape_ops.SHAPE.infer([S(None)], {"out_type": np.dtype(np.int64)})[0][1].as_list() == [None]
+    assert shape_ops.SIZE.infer([S(None)], {"out_type": np.dtype(np.int32)})[0][1].as_list() == []
+    assert shape_ops.RANK.infer([S(None)], {})[0] == (tf.int32, tf.TensorShape([]))

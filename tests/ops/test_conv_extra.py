@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux._src.ops.nn import conv
+from tensorflux._src.ops.nn import depthwise
 
 S = tf.TensorSpec
 
@@ -128,7 +128,7 @@ def test_depthwise_errors():
     with pytest.raises(ValueError, match="data_format"):
         tf.nn.depthwise_conv2d(x, np.ones((2, 2, 3, 1), np.float32), [1, 1, 1, 1], "SAME", data_format="NWC")
     with pytest.raises(ValueError, match="Dimensions must be equal"):
-        conv.DEPTHWISE.infer([S([1, 4, 4, 3]), S([2, 2, 4, 1])], _attrs())
+        depthwise.DEPTHWISE.infer([S([1, 4, 4, 3]), S([2, 2, 4, 1])], _attrs())
 
 
 def _attrs(stride=1, padding="SAME", dilation=1):
@@ -137,7 +137,7 @@ def _attrs(stride=1, padding="SAME", dilation=1):
 
 
 def test_depthwise_infer_unknown_dims_and_rank():
-    infer = conv.DEPTHWISE.infer
+    infer = depthwise.DEPTHWISE.infer
     assert infer([S([None, 5, None, 3]), S([2, 2, 3, 2])], _attrs(2))[0][1] == tf.TensorShape([None, 3, None, 6])
     assert infer([S([None, 5, 5, None]), S([2, 2, 3, 2])], _attrs())[0][1] == tf.TensorShape([None, 5, 5, 6])
     assert infer([S(None), S([2, 2, 3, 2])], _attrs())[0][1] == tf.TensorShape([None, None, None, 6])

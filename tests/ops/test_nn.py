@@ -8,6 +8,8 @@ from hypothesis.extra import numpy as hnp
 
 import tensorflux as tf
 from tensorflux._src.ops.nn import basic as nn
+from tensorflux._src.ops.nn import losses
+from tensorflux._src.ops.nn import normalization
 
 S = tf.TensorSpec
 X = np.array([[-1.5, 0.0, 2.0, 7.0]], np.float32)
@@ -136,10 +138,10 @@ def test_softmax_errors():
 
 
 def test_softmax_infer_unknown_dims_and_rank():
-    assert nn.SOFTMAX.infer([S([None, 3])], {"axis": 1}) == [(tf.float32, tf.TensorShape([None, 3]))]
-    assert nn.SOFTMAX.infer([S(None)], {"axis": -1})[0][1].rank is None
+    assert losses.SOFTMAX.infer([S([None, 3])], {"axis": 1}) == [(tf.float32, tf.TensorShape([None, 3]))]
+    assert losses.SOFTMAX.infer([S(None)], {"axis": -1})[0][1].rank is None
     with pytest.raises(ValueError, match="at least rank 1"):
-        nn.SOFTMAX.infer([S([])], {"axis": -1})
+        losses.SOFTMAX.infer([S([])], {"axis": -1})
 
 
 # -- losses ------------------------------------------------------------------------------------------
@@ -163,7 +165,7 @@ def test_sigmoid_cross_entropy_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="cannot compute SigmoidCrossEntropyWithLogits"):
         tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.constant([1.0], tf.float64), logits=tf.constant([1.0]))
     with pytest.raises(ValueError, match="same shape"):
-        nn.SIGMOID_CE.infer([S([None, 3]), S([None, 4])], {})
+        losses.SIGMOID_CE.infer([S([None, 3]), S([None, 4])], {})
 
 
 def test_softmax_cross_entropy_values_axis_and_broadcast():
@@ -190,7 +192,7 @@ def test_softmax_cross_entropy_errors_and_infer():
         tf.nn.softmax_cross_entropy_with_logits(labels=[[0.3, 0.7, 0.0]], logits=[[-1.0, 2.0]])
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of int32"):
         tf.nn.softmax_cross_entropy_with_logits(labels=[1], logits=[1])
-    infer = nn.SOFTMAX_CE.infer
+    infer = losses.SOFTMAX_CE.infer
     assert infer([S([None, None, 3]), S(None)], {"axis": 2})[0][1] == tf.TensorShape([None, None])
     assert infer([S(None), S(None)], {"axis": -1})[0][1].rank is None
     with pytest.raises(ValueError, match="broadcastable"):
@@ -235,7 +237,7 @@ def test_sparse_softmax_cross_entropy_errors():
 
 
 def test_sparse_softmax_cross_entropy_infer():
-    infer = nn.SPARSE_SOFTMAX_CE.infer
+    infer = losses.SPARSE_SOFTMAX_CE.infer
     assert infer([S([None, None, 3]), S(None, tf.int32)], {})[0][1] == tf.TensorShape([None, None])
     assert infer([S(None), S([None], tf.int32)], {})[0][1] == tf.TensorShape([None])
     assert infer([S([None, 3]), S([4], tf.int64)], {})[0][1] == tf.TensorShape([4])
@@ -249,7 +251,7 @@ def test_l2_loss():
     assert out.dtype is tf.float64 and out.shape == []
     assert out.numpy() == pytest.approx((x ** 2).sum() / 2)
     assert tf.nn.l2_loss(tf.zeros([0])).numpy() == 0.0
-    assert nn.L2_LOSS.infer([S(None)], {}) == [(tf.float32, tf.TensorShape([]))]
+    assert losses.L2_LOSS.infer([S(None)], {}) == [(tf.float32, tf.TensorShape([]))]
 
 
 # -- bias_add ----------------------------------------------------------------------------------------
@@ -308,9 +310,9 @@ def test_moments_ints_half_and_errors():
         tf.nn.moments(tf.ones([2, 2]), axes=[2])
     with pytest.raises(TypeError, match="Expected list for 'axis'"):
         tf.nn.moments(tf.ones([2, 2]), axes=tf.constant([0]))
-    assert nn.MOMENTS.infer([S([None, None, 3])], {"axes": (1,), "keepdims": False}) == \
+    assert normalization.MOMENTS.infer([S([None, None, 3])], {"axes": (1,), "keepdims": False}) == \
         [(tf.float32, tf.TensorShape([None, 3]))] * 2
-    assert nn.MOMENTS.infer([S(None)], {"axes": (0,), "keepdims": True})[0][1].rank is None
+    assert normalization.MOMENTS.infer([S(None)], {"axes": (0,), "keepdims": True})[0][1].rank is None
 
 
 def test_batch_normalization():
@@ -326,7 +328,7 @@ def test_batch_normalization():
     np.testing.assert_allclose(plain.numpy(), x)
     with pytest.raises(tf.errors.InvalidArgumentError, match="cannot compute BatchNormalization"):
         tf.nn.batch_normalization(tf.constant(x), tf.constant(0.0, tf.float64), 1.0, None, None, 1e-3)
-    infer = nn.BATCH_NORM.infer
+    infer = normalization.BATCH_NORM.infer
     assert infer([S([None, 3]), S([None]), S([])], {})[0][1] == tf.TensorShape([None, 3])
     with pytest.raises(ValueError, match="Dimensions must be equal"):
         infer([S([None, 3]), S([2]), S([])], {})

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
-from tensorflux._src.ops.nn import conv
+from tensorflux._src.ops.nn import conv, pooling
 
 S = tf.TensorSpec
 
@@ -224,14 +224,14 @@ def test_pool_errors():
 def test_pool_infer():
     attrs = {"ksize": (1, 3, 3, 1), "strides": (1, 2, 2, 1), "padding": "SAME", "explicit_paddings": (),
              "data_format": "NHWC"}
-    assert conv.MAX_POOL.infer([S([None, None, 7, 3])], attrs)[0][1] == tf.TensorShape([None, None, 4, 3])
-    assert conv.MAX_POOL.infer([S(None)], attrs)[0][1] == tf.TensorShape([None, None, None, None])
+    assert pooling.MAX_POOL.infer([S([None, None, 7, 3])], attrs)[0][1] == tf.TensorShape([None, None, 4, 3])
+    assert pooling.MAX_POOL.infer([S(None)], attrs)[0][1] == tf.TensorShape([None, None, None, None])
     valid = dict(attrs, padding="VALID")
-    assert conv.MAX_POOL.infer([S([None, None, 7, 3])], valid)[0][1] == tf.TensorShape([None, None, 3, 3])
+    assert pooling.MAX_POOL.infer([S([None, None, 7, 3])], valid)[0][1] == tf.TensorShape([None, None, 3, 3])
     with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
-        conv.MAX_POOL.infer([S([5, 5, 3])], valid)
+        pooling.MAX_POOL.infer([S([5, 5, 3])], valid)
     with pytest.raises(ValueError, match="Negative dimension size caused by subtracting 6 from 5"):
-        conv.AVG_POOL.infer([S([None, 5, 5, 3])], {"ksize": (1, 6, 6, 1), "strides": (1, 2, 2, 1),
+        pooling.AVG_POOL.infer([S([None, 5, 5, 3])], {"ksize": (1, 6, 6, 1), "strides": (1, 2, 2, 1),
                                                    "padding": "VALID", "data_format": "NHWC"})
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux._src.ops import random as rnd
+from tensorflux._src.ops.random import seeds, stateful, stateless
 
 S = tf.TensorSpec
 
@@ -44,42 +44,42 @@ def test_op_seed_without_global_seed_is_deterministic():
     first = tf.random.normal([3], seed=7).numpy()
     tf.random.set_seed(None)
     assert tf.random.normal([3], seed=7).numpy().tolist() == first.tolist()
-    assert rnd.get_seed(7) == (rnd.DEFAULT_GRAPH_SEED, 7)
+    assert seeds.get_seed(7) == (seeds.DEFAULT_GRAPH_SEED, 7)
 
 
 def test_no_seeds_is_nondeterministic():
     tf.random.set_seed(None)
-    assert rnd.get_seed(None) == (None, None)
+    assert seeds.get_seed(None) == (None, None)
     draws = {tuple(tf.random.uniform([4]).numpy().tolist()) for _ in range(3)}
     assert len(draws) == 3
 
 
 def test_get_seed_rules():
     tf.random.set_seed(3)
-    assert rnd.get_seed(9) == (3, 9)
-    first, second = rnd.get_seed(None), rnd.get_seed(None)
+    assert seeds.get_seed(9) == (3, 9)
+    first, second = seeds.get_seed(None), seeds.get_seed(None)
     assert first[0] == second[0] == 3 and first[1] != second[1]
     tf.random.set_seed(3)
-    assert rnd.get_seed(None) == first
-    assert rnd.get_seed(1.5) == (3, 1)
+    assert seeds.get_seed(None) == first
+    assert seeds.get_seed(1.5) == (3, 1)
 
 
 def test_stream_is_an_attr_and_random_ops_are_stateful():
     tf.random.set_seed(1)
-    stream, seed, seed2 = rnd._stream("RandomUniform", 4, np.dtype(np.float32))
+    stream, seed, seed2 = seeds._stream("RandomUniform", 4, np.dtype(np.float32))
     assert (seed, seed2) == (1, 4) and repr(stream) == "RandomStream(seed=1, seed2=4)"
     # The kernel advances the stream it is given: two runs of one node differ, like a traced function.
     shape = np.array([3], np.int32)
-    attrs = {"dtype": np.dtype(np.float32), "seed": 1, "seed2": 4, "stream": rnd.RandomStream(1, 4)}
-    first = rnd.RANDOM_UNIFORM.kernel(shape, **attrs)
-    second = rnd.RANDOM_UNIFORM.kernel(shape, **attrs)
+    attrs = {"dtype": np.dtype(np.float32), "seed": 1, "seed2": 4, "stream": seeds.RandomStream(1, 4)}
+    first = stateful.RANDOM_UNIFORM.kernel(shape, **attrs)
+    second = stateful.RANDOM_UNIFORM.kernel(shape, **attrs)
     assert first.tolist() != second.tolist()
-    fresh = rnd.RANDOM_UNIFORM.kernel(shape, **dict(attrs, stream=rnd.RandomStream(1, 4)))
+    fresh = stateful.RANDOM_UNIFORM.kernel(shape, **dict(attrs, stream=seeds.RandomStream(1, 4)))
     assert fresh.tolist() == first.tolist()
-    for op in (rnd.RANDOM_UNIFORM, rnd.RANDOM_UNIFORM_INT, rnd.RANDOM_STANDARD_NORMAL, rnd.TRUNCATED_NORMAL,
-               rnd.RANDOM_SHUFFLE, rnd.MULTINOMIAL):
+    for op in (stateful.RANDOM_UNIFORM, stateful.RANDOM_UNIFORM_INT, stateful.RANDOM_STANDARD_NORMAL, stateful.TRUNCATED_NORMAL,
+               stateful.RANDOM_SHUFFLE, stateful.MULTINOMIAL):
         assert op.stateful
-    assert not rnd.STATELESS_UNIFORM.stateful
+    assert not stateless.STATELESS_UNIFORM.stateful
 
 
 # -- distributions -----------------------------------------------------------------------------------
@@ -209,16 +209,16 @@ def test_errors():
 
 def test_infer_with_unknown_shapes():
     attrs = {"dtype": np.dtype(np.float32), "seed": 0, "seed2": 0, "stream": None}
-    assert rnd.RANDOM_UNIFORM.infer([S([3], tf.int32)], attrs) == [(tf.float32, tf.TensorShape([None] * 3))]
-    assert rnd.RANDOM_UNIFORM.infer([S([None], tf.int32)], attrs)[0][1].rank is None
-    assert rnd.RANDOM_STANDARD_NORMAL.infer([np.array([2, 5], np.int32)], dict(attrs, dtype=np.dtype(np.float64))) \
+    assert stateful.RANDOM_UNIFORM.infer([S([3], tf.int32)], attrs) == [(tf.float32, tf.TensorShape([None] * 3))]
+    assert stateful.RANDOM_UNIFORM.infer([S([None], tf.int32)], attrs)[0][1].rank is None
+    assert stateful.RANDOM_STANDARD_NORMAL.infer([np.array([2, 5], np.int32)], dict(attrs, dtype=np.dtype(np.float64))) \
         == [(tf.float64, tf.TensorShape([2, 5]))]
-    assert rnd.RANDOM_UNIFORM_INT.infer([S([2], tf.int32), S([], tf.int64), S([], tf.int64)], attrs)[0][0] is tf.int64
-    assert rnd.RANDOM_SHUFFLE.infer([S([None, 3], tf.string)], {}) == [(tf.string, tf.TensorShape([None, 3]))]
-    multinomial = rnd.MULTINOMIAL.infer([S([None, 5]), S([], tf.int32)], {"output_dtype": np.dtype(np.int64)})
+    assert stateful.RANDOM_UNIFORM_INT.infer([S([2], tf.int32), S([], tf.int64), S([], tf.int64)], attrs)[0][0] is tf.int64
+    assert stateful.RANDOM_SHUFFLE.infer([S([None, 3], tf.string)], {}) == [(tf.string, tf.TensorShape([None, 3]))]
+    multinomial = stateful.MULTINOMIAL.infer([S([None, 5]), S([], tf.int32)], {"output_dtype": np.dtype(np.int64)})
     assert multinomial == [(tf.int64, tf.TensorShape([None, None]))]
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
-        rnd.MULTINOMIAL.infer([S([5]), S([], tf.int32)], {"output_dtype": np.dtype(np.int64)})
+        stateful.MULTINOMIAL.infer([S([5]), S([], tf.int32)], {"output_dtype": np.dtype(np.int64)})
 
 
 def test_traced_function_advances_its_streams_and_retracing_after_set_seed_repeats():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux._src.ops import random as rnd
+from tensorflux._src.ops.random import generator, stateless
 
 S = tf.TensorSpec
 
@@ -178,17 +178,17 @@ def test_errors():
 
 
 def test_infer_of_generator_ops():
-    assert rnd.RNG_READ_AND_SKIP.infer([S([], tf.resource), S([], tf.int32), S([], tf.int64)], {}) == \
+    assert generator.RNG_READ_AND_SKIP.infer([S([], tf.resource), S([], tf.int32), S([], tf.int64)], {}) == \
         [(tf.int64, tf.TensorShape([3]))]
     attrs = {"dtype": np.dtype(np.float32)}
     key_counter = [S([1], tf.int64), S([2], tf.int64), S([], tf.int32)]
-    assert rnd.STATELESS_NORMAL_V2.infer([tf.constant([2, 3])] + key_counter, attrs)[0] == \
+    assert stateless.STATELESS_NORMAL_V2.infer([tf.constant([2, 3])] + key_counter, attrs)[0] == \
         (tf.float32, tf.TensorShape([2, 3]))
-    assert rnd.STATELESS_UNIFORM_V2.infer([S([2], tf.int32)] + key_counter, attrs)[0][1] == \
+    assert stateless.STATELESS_UNIFORM_V2.infer([S([2], tf.int32)] + key_counter, attrs)[0][1] == \
         tf.TensorShape([None, None])
-    assert rnd.STATELESS_TRUNCATED_NORMAL_V2.infer([S(None, tf.int32)] + key_counter, attrs)[0][1] == \
+    assert stateless.STATELESS_TRUNCATED_NORMAL_V2.infer([S(None, tf.int32)] + key_counter, attrs)[0][1] == \
         tf.TensorShape(None)
-    got = rnd.STATELESS_UNIFORM_INT_V2.infer([S([3], tf.int32)] + key_counter + [S([], tf.int64)] * 2, None)
+    got = stateless.STATELESS_UNIFORM_INT_V2.infer([S([3], tf.int32)] + key_counter + [S([], tf.int64)] * 2, None)
     assert got == [(tf.int64, tf.TensorShape([None, None, None]))]
 
     @tf.function(input_signature=[S([None], tf.int32)])

@@ -14,7 +14,7 @@ import enum
 from ..framework import nest
 from ..framework.context import state as _state
 from ..framework.tensor import Tensor
-from ..ops.array import basic as _array
+from ..ops import array as _array
 from ..ops.array import creation as _creation
 from ..ops import registry
 from ..ops.convert import convert_to_tensor

@@ -22,7 +22,7 @@ import types
 import warnings
 
 from ..framework.graph import SymbolicTensor
-from ..ops.array import basic as _array
+from ..ops import array as _array
 from ..ops.array import creation as _creation
 from . import operators
 from .transformers.control_flow import ControlFlowConverter

@@ -11,7 +11,7 @@ through `get_state()`/`set_state(values)` over the names the statement assigns:
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import Tensor
 from ..framework.context import state as _state
-from ..ops.array import basic as _array
+from ..ops import array as _array
 from ..ops.array import indexing as _indexing
 from ..ops.control_flow import cond_while as _cf
 from ..ops.math import arith as _math

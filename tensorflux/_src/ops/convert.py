@@ -618,7 +618,7 @@ def _autopack(value, dtype):
     """A list holding tensors becomes their `stack` (TensorFlow's "packed" node); other elements are
     converted to the first tensor's dtype, and tensors are cast when another dtype was requested."""
     # array/math sit above this module (they convert their arguments with it), hence the late imports.
-    from .array.basic import stack
+    from .array.join import stack
     from .math.arith import cast
     inferred = _first_tensor_dtype(value)
     target = inferred if dtype is None else dtype

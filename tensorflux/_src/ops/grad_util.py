@@ -10,7 +10,8 @@ while building the gradient); with unknown dims it is one `SumToShape` op that r
 import numpy as np
 
 from ..types.shape import TensorShape
-from .array import basic as _array
+from .array import shape_ops as _shape_ops
+from .array import shaping as _shaping
 from .math import reduce as _reduce
 from .registry import OpDef, apply, constant_value
 
@@ -37,7 +38,7 @@ def _infer_sum_to_shape(inputs, attrs):
 
 
 def _sum_to_shape_grad(op, grad):
-    return [_array.broadcast_to(grad, _array.shape(op.inputs[0])), None]
+    return [_shaping.broadcast_to(grad, _shape_ops.shape(op.inputs[0])), None]
 
 
 SUM_TO_SHAPE = OpDef("SumToShape", _infer_sum_to_shape, _sum_to_shape, grad=_sum_to_shape_grad)
@@ -53,5 +54,5 @@ def reduce_to(grad, like):
         extra = len(g) - len(l)
         axes = list(range(extra)) + [i + extra for i, d in enumerate(l) if d == 1 and g[i + extra] != 1]
         out = _reduce.reduce_sum(grad, axis=axes) if axes else grad
-        return _array.reshape(out, l)
-    return apply(SUM_TO_SHAPE, (grad, _array.shape(like)), None, "SumToShape")
+        return _shaping.reshape(out, l)
+    return apply(SUM_TO_SHAPE, (grad, _shape_ops.shape(like)), None, "SumToShape")

@@ -23,7 +23,8 @@ from ..types import dtypes as _dt
 from .convert import binary_operands, convert_to_tensor
 from .infer import infer_unary
 from .registry import OpDef, apply, FLOAT, NUMBER
-from .array import basic as _array
+from .array import join as _join
+from .array import shape_ops as _shape_ops
 from .math import arith as _math
 from .math import reduce as _reduce
 from . import strings as _string
@@ -373,8 +374,8 @@ def _dynamic_rank_assert(x, predicate_fn, text, message, name):
     """Unknown rank while tracing: check the rank when the graph runs."""
     x = convert_to_tensor(x)
     data = [_message_prefix(message) + f"Tensor {x.name} must have rank {text}.", "Received rank:",
-            _array.rank(x)]
-    return Assert(predicate_fn(_array.rank(x)), data, name=name)
+            _shape_ops.rank(x)]
+    return Assert(predicate_fn(_shape_ops.rank(x)), data, name=name)
 
 
 def assert_rank(x, rank, message=None, name=None):
@@ -520,9 +521,9 @@ def _size_at(x, dim):
     if dims is not None:
         dims = dims or (1,)
         size = dims[dim]
-        return size if size is not None else _array.shape(x)[dim]
+        return size if size is not None else _shape_ops.shape(x)[dim]
     one = convert_to_tensor(np.array([1], dtype=np.int32))
-    padded = _array.concat([_array.shape(x), one] if dim >= 0 else [one, _array.shape(x)], 0)
+    padded = _join.concat([_shape_ops.shape(x), one] if dim >= 0 else [one, _shape_ops.shape(x)], 0)
     return padded[dim]
 
 
@@ -536,7 +537,7 @@ def _rank_requirement(x, wanted, prefix_data, data, summarize, message):
         if not holds(static):
             raise _rank_error(x, message, text)
         return
-    actual = _array.rank(x)
+    actual = _shape_ops.rank(x)
     if kind == "equal":
         condition = _math.equal(actual, rank)
         default = [prefix_data, f"Tensor {x.name} must have rank", rank]
@@ -546,7 +547,7 @@ def _rank_requirement(x, wanted, prefix_data, data, summarize, message):
     else:
         condition = _reduce.reduce_any(_math.equal(actual, convert_to_tensor([0, 1])))
         default = [prefix_data, f"Tensor {x.name} must have rank in", 0, 1]
-    Assert(condition, data if data is not None else default + ["Received shape: ", _array.shape(x)], summarize)
+    Assert(condition, data if data is not None else default + ["Received shape: ", _shape_ops.shape(x)], summarize)
 
 
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
@@ -612,7 +613,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
             condition = _math.equal(convert_to_tensor(actual), convert_to_tensor(wanted))
             shown = data if data is not None else [
                 prefix, origin, f"Tensor {tensor_name(x)} dimension", dim, "must have size", wanted,
-                "Received shape: ", _array.shape(x)]
+                "Received shape: ", _shape_ops.shape(x)]
             Assert(condition, shown, summarize)
     return None
 

@@ -20,14 +20,19 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .array import basic as _array
+from .array import join as _join
+from .array import padding as _padding
+from .array import reorder as _reorder
+from .array import shape_ops as _shape_ops
+from .array import shaping as _shaping
 from .array import creation as _creation
-from .array import indexing as _indexing
+from .array import gather as _gather
+from .array import where as _where
 from .array import manip as _manip
 from .math import arith as _math
 from .math import logic as _logic
 from .math import reduce as _reduce
-from .array.basic import attr_type_error, bad, fmt_shape, static_int, value_dims
+from .array.common import attr_type_error, bad, fmt_shape, static_int, value_dims
 from .convert import constant, convert_to_tensor
 from .registry import COMPLEX, OpDef, apply
 
@@ -44,7 +49,7 @@ def _inner_dims(t, rank):
     dims = t.shape._dims
     if dims is not None and None not in dims[-rank:]:
         return list(dims[-rank:])
-    return _array.shape(t)[-rank:]
+    return _shape_ops.shape(t)[-rank:]
 
 
 def _lengths(fft_length):
@@ -75,15 +80,15 @@ def _fit_inner(t, lengths, rank):
             return t
         padding = [[0, max(0, n - c)] for c, n in zip(current, lengths)]
         if any(after for _, after in padding):
-            t = _array.pad(t, [[0, 0]] * (t.shape.rank - rank) + padding)
+            t = _padding.pad(t, [[0, 0]] * (t.shape.rank - rank) + padding)
         if any(c > n for c, n in zip(current, lengths)):
             t = t[(Ellipsis,) + tuple(slice(0, n) for n in lengths)]
         return t
     lengths = _as_tensor(lengths)
     extra = _math.maximum(_math.subtract(lengths, _as_tensor(current)), 0)
-    outer = _creation.zeros(_array.stack([_array.rank(t) - rank, 2]), dtype=_dt.int32)
-    inner = _array.stack([_creation.zeros_like(extra), extra], axis=1)
-    t = _array.pad(t, _array.concat([outer, inner], 0))
+    outer = _creation.zeros(_join.stack([_shape_ops.rank(t) - rank, 2]), dtype=_dt.int32)
+    inner = _join.stack([_creation.zeros_like(extra), extra], axis=1)
+    t = _padding.pad(t, _join.concat([outer, inner], 0))
     return t[(Ellipsis,) + tuple(slice(0, lengths[i]) for i in range(rank))]
 
 
@@ -222,7 +227,7 @@ def _hermitian_weights(n, dtype):
         return constant(weights.astype(dtype._np))
     bins = _creation.range(n // 2 + 1)
     once = _logic.logical_or(_logic.equal(bins, 0), _logic.equal(bins * 2, n))
-    return _math.cast(_indexing.where(once, 1.0, 2.0), dtype)
+    return _math.cast(_where.where(once, 1.0, 2.0), dtype)
 
 
 def _r2c_grad(rank):
@@ -270,8 +275,8 @@ def _default_irfft_length(x, rank):
     dims = _inner_dims(x, rank)
     if isinstance(dims, list):
         return dims[:-1] + [max(0, 2 * (dims[-1] - 1))]
-    last = _array.reshape(_math.maximum(2 * (dims[-1] - 1), 0), [1])
-    return _array.concat([dims[:-1], last], 0)
+    last = _shaping.reshape(_math.maximum(2 * (dims[-1] - 1), 0), [1])
+    return _join.concat([dims[:-1], last], 0)
 
 
 def _real_fft_function(rank, inverse):
@@ -313,13 +318,13 @@ def _shift(x, axes, inverse, name):
     """`x` rolled along `axes` (default: all) by half of each dim, or back by as much for the inverse."""
     x = convert_to_tensor(x)
     if axes is None:
-        axes = list(range(x.shape.rank)) if x.shape.rank is not None else _creation.range(_array.rank(x))
+        axes = list(range(x.shape.rank)) if x.shape.rank is not None else _creation.range(_shape_ops.rank(x))
     if isinstance(axes, Tensor):
-        sizes = _indexing.gather(_array.shape(x), axes)
+        sizes = _gather.gather(_shape_ops.shape(x), axes)
     else:
         flat = [int(a) for a in np.reshape(axes, -1)]
         dims = [x.shape[a] for a in flat] if x.shape.rank is not None else [None]
-        sizes = np.array(dims, np.int64) if None not in dims else _indexing.gather(_array.shape(x), flat)
+        sizes = np.array(dims, np.int64) if None not in dims else _gather.gather(_shape_ops.shape(x), flat)
         if np.ndim(axes) == 0:
             axes, sizes = flat[0], sizes[0]
     half = sizes // 2
@@ -348,8 +353,8 @@ def _window_positions(num_frames, frame_length, frame_step):
     if isinstance(num_frames, int):
         starts = np.arange(num_frames, dtype=np.int32)[:, None] * frame_step
         return constant(starts + np.arange(frame_length, dtype=np.int32))
-    starts = _array.expand_dims(_creation.range(num_frames) * frame_step, 1)
-    return starts + _array.expand_dims(_creation.range(frame_length), 0)
+    starts = _shaping.expand_dims(_creation.range(num_frames) * frame_step, 1)
+    return starts + _shaping.expand_dims(_creation.range(frame_length), 0)
 
 
 def _at_least_zero(count):
@@ -378,7 +383,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     axis %= rank
     length = signal.shape[axis]
     if length is None:
-        length = _array.shape(signal)[axis]
+        length = _shape_ops.shape(signal)[axis]
     # The same arithmetic serves a static length (ints) and one known at run time (int32 tensors).
     if pad_end:
         num_frames = -(-length // frame_step)
@@ -386,12 +391,12 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         if not isinstance(padding, int) or padding:
             paddings = [[0, padding if i == axis else 0] for i in range(rank)]
             if isinstance(padding, Tensor):
-                paddings = _array.stack([_array.stack(row) for row in paddings])
-            signal = _array.pad(signal, paddings, constant_values=convert_to_tensor(pad_value, signal.dtype))
+                paddings = _join.stack([_join.stack(row) for row in paddings])
+            signal = _padding.pad(signal, paddings, constant_values=convert_to_tensor(pad_value, signal.dtype))
     else:
         num_frames = _at_least_zero(1 + (length - frame_length) // frame_step)
     positions = _window_positions(num_frames, frame_length, frame_step)
-    return _indexing.gather(signal, positions, axis=axis, name=name or "frame")
+    return _gather.gather(signal, positions, axis=axis, name=name or "frame")
 
 
 def overlap_and_add(signal, frame_step, name=None):
@@ -408,7 +413,7 @@ def overlap_and_add(signal, frame_step, name=None):
     frame_step = static_int(frame_step, "frame_step")
     num_frames, frame_length = signal.shape[-2], signal.shape[-1]
     if num_frames is None or frame_length is None:
-        dims = _array.shape(signal)
+        dims = _shape_ops.shape(signal)
         num_frames = dims[-2] if num_frames is None else num_frames
         frame_length = dims[-1] if frame_length is None else frame_length
     output_length = _at_least_zero((num_frames - 1) * frame_step + frame_length)
@@ -416,10 +421,10 @@ def overlap_and_add(signal, frame_step, name=None):
     # Segment sums reduce leading dims, so the frame dims go first and come back last.
     frames_first = [rank - 2, rank - 1] + list(range(rank - 2))
     if rank > 2:
-        signal = _array.transpose(signal, frames_first)
-    summed = _indexing.unsorted_segment_sum(signal, positions, output_length, name=name or "overlap_and_add")
+        signal = _reorder.transpose(signal, frames_first)
+    summed = _gather.unsorted_segment_sum(signal, positions, output_length, name=name or "overlap_and_add")
     if rank > 2:
-        summed = _array.transpose(summed, list(range(1, rank - 1)) + [0])
+        summed = _reorder.transpose(summed, list(range(1, rank - 1)) + [0])
     return summed
 
 
@@ -445,8 +450,8 @@ def _raised_cosine_window(window_length, periodic, dtype, a, b, name):
     count = _math.cast(_creation.range(window_length), dtype)
     window = a - b * _math.cos(2 * np.pi * count / denominator)
     if isinstance(window_length, Tensor):  # a length known only at run time may still be 1
-        window = _indexing.where(_logic.equal(window_length, 1), _creation.ones_like(window), window)
-    return _array.identity(window, name=name)
+        window = _where.where(_logic.equal(window_length, 1), _creation.ones_like(window), window)
+    return _shape_ops.identity(window, name=name)
 
 
 def hann_window(window_length, periodic=True, dtype=_dt.float32, name=None):
@@ -503,10 +508,10 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
         forward = forward_window_fn(frame_length, dtype=dtype)
         frame_length = static_int(frame_length, "frame_length")
         overlaps = -(-frame_length // frame_step)
-        squares = _array.pad(_math.square(forward), [[0, overlaps * frame_step - frame_length]])
+        squares = _padding.pad(_math.square(forward), [[0, overlaps * frame_step - frame_length]])
         # Sample j of a frame overlaps samples j + k * frame_step of the frames around it.
-        coverage = _reduce.reduce_sum(_array.reshape(squares, [overlaps, frame_step]), axis=0, keepdims=True)
-        coverage = _array.reshape(_array.tile(coverage, [overlaps, 1]), [-1])[:frame_length]
+        coverage = _reduce.reduce_sum(_shaping.reshape(squares, [overlaps, frame_step]), axis=0, keepdims=True)
+        coverage = _shaping.reshape(_padding.tile(coverage, [overlaps, 1]), [-1])[:frame_length]
         return _math.divide(forward, coverage)
     return inverse_window
 

@@ -14,9 +14,11 @@ from ...types.shape import TensorShape
 from .. import grad_util as _grad_util
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from .basic import (attr_type_error, bad, broadcast_to, concat, fmt_shape, index_input, reshape, shape,
-    shape_of, shape_of_value, stack, static_int, unknown_vector_dims, value_dims, _eager_const,
-    _normalize_dim)
+from .common import (_eager_const, _normalize_dim, attr_type_error, bad, fmt_shape, index_input, shape_of_value,
+                     static_int, unknown_vector_dims, value_dims)
+from .join import concat, stack
+from .shape_ops import shape, shape_of
+from .shaping import broadcast_to, reshape
 from ..convert import constant, convert_to_tensor
 from ..infer import broadcast_shape, infer_unary
 from ..registry import FLOAT, NUMBER, OpDef, apply, constant_value, dtype_error_name

@@ -17,13 +17,16 @@ from ...framework.graph import Operation
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import basic as _array
+from . import join as _join
+from . import shape_ops as _shape_ops
+from . import shaping as _shaping
 from . import creation as _creation
-from . import indexing as _indexing
+from . import gather as _gather
+from . import where as _where
 from .. import logging as _logging
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from .basic import attr_type_error, bad, fmt_shape, static_int
+from .common import attr_type_error, bad, fmt_shape, static_int
 from ..convert import constant, convert_to_tensor
 from ..registry import REAL, OpDef, apply, constant_value
 
@@ -71,7 +74,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's a
         raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = {shown} of "
                         f"dtype: <dtype: '{repeats.dtype.name}'>")
     if axis is None:
-        input = _array.reshape(input, [-1])
+        input = _shaping.reshape(input, [-1])
         axis = 0
     axis = static_int(axis, "axis")
     rank = input.shape.rank
@@ -94,22 +97,22 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's a
             length = known.size
         if length is not None:
             positions = constant(_repeat_positions(known, length, known.ndim == 1))
-            return _indexing.gather(input, positions, axis=axis, name=name or "Repeat")
+            return _gather.gather(input, positions, axis=axis, name=name or "Repeat")
     return _dynamic_repeat(input, repeats, axis, name)
 
 
 def _dynamic_repeat(input, repeats, axis, name):  # noqa: A002
     """Repeat counts known only at run time: output position p reads the slice whose running count of
     repeats first exceeds p (a searchsorted over the cumulative counts)."""
-    length = _array.shape(input)[axis]
+    length = _shape_ops.shape(input)[axis]
     if repeats.dtype is not _dt.int32:
         repeats = _math.cast(repeats, _dt.int32)
     if repeats.shape.rank == 0:
         _logging.Assert(_math.greater_equal(repeats, 0), ["Expected multiples[1] >= 0, but got", repeats])
-    counts = _array.broadcast_to(_math.maximum(repeats, 0), _array.reshape(length, [1]))
+    counts = _shaping.broadcast_to(_math.maximum(repeats, 0), _shaping.reshape(length, [1]))
     ends = _reduce.cumsum(counts)
     positions = searchsorted(ends, _creation.range(_reduce.reduce_sum(counts)), side="right")
-    return _indexing.gather(input, positions, axis=axis, name=name or "Repeat")
+    return _gather.gather(input, positions, axis=axis, name=name or "Repeat")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -181,7 +184,7 @@ def meshgrid(*args, **kwargs):
         return []
     tensors = [convert_to_tensor(a) for a in args]
     sizes = [t.shape.num_elements() for t in tensors]
-    sizes = [_array.size(t) if n is None else n for t, n in zip(tensors, sizes)]
+    sizes = [_shape_ops.size(t) if n is None else n for t, n in zip(tensors, sizes)]
     order = list(range(ndim))
     if indexing == "xy" and ndim > 1:  # Cartesian: the first two axes swap
         order[0], order[1] = 1, 0
@@ -189,10 +192,10 @@ def meshgrid(*args, **kwargs):
     for i, t in enumerate(tensors):
         placement = [1] * ndim
         placement[order[i]] = -1
-        outputs.append(_array.reshape(t, placement))
+        outputs.append(_shaping.reshape(t, placement))
     grid = [sizes[order.index(k)] for k in range(ndim)]
     if not all(isinstance(s, int) for s in grid):
-        grid = _array.stack([s if isinstance(s, Tensor) else constant(np.int32(s)) for s in grid])
+        grid = _join.stack([s if isinstance(s, Tensor) else constant(np.int32(s)) for s in grid])
     # Multiplying by ones (rather than broadcast_to) is what TensorFlow does, including its dtype errors.
     ones = _creation.ones(grid, dtype=tensors[0].dtype)
     grids = [_math.multiply(x, ones) for x in outputs]
@@ -358,7 +361,7 @@ def tuple(tensors, control_inputs=None, name=None):  # noqa: A001 - TensorFlow's
     with graph.name_scope(name or "tuple"):
         gate = group(*[t for t in tensors if t is not None], *(control_inputs or []))
         with graph.control_dependencies([gate]):
-            return [None if t is None else _array.identity(t, name="control_dependency") for t in tensors]
+            return [None if t is None else _shape_ops.identity(t, name="control_dependency") for t in tensors]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -408,13 +411,13 @@ def _last_dim(t):
     dims = t.shape._dims
     if dims is not None and dims and dims[-1] is not None:
         return dims[-1]
-    return _array.shape(t)[-1]  # (a scalar fails here with TensorFlow's strided-slice error)
+    return _shape_ops.shape(t)[-1]  # (a scalar fails here with TensorFlow's strided-slice error)
 
 
 def _as_rows(t, last):
     if isinstance(last, int):
-        return _array.reshape(t, [-1, last])
-    return _array.reshape(t, _array.stack([constant(np.int32(-1)), last]))
+        return _shaping.reshape(t, [-1, last])
+    return _shaping.reshape(t, _join.stack([constant(np.int32(-1)), last]))
 
 
 def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=None):
@@ -430,7 +433,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=
     rows = _as_rows(sorted_sequence, _last_dim(sorted_sequence))
     queries = _as_rows(values, _last_dim(values))
     result = apply(op, (rows, queries), {"out_type": out._np}, name or op.name)
-    result = _array.reshape(result, _array.shape_of(values))
+    result = _shaping.reshape(result, _shape_ops.shape_of(values))
     if _state.graph is not None:
         result.set_shape(values.shape)
     return result
@@ -505,7 +508,7 @@ def _concat_shards(params):
     if rows != expected:
         raise ValueError(f"embedding_lookup shards of sizes {rows} do not follow the 'div' partition strategy "
                          f"(expected {expected})")
-    return _array.concat(params, 0)
+    return _join.concat(params, 0)
 
 
 def _clip_rows(rows, max_norm, id_rank):
@@ -517,8 +520,8 @@ def _clip_rows(rows, max_norm, id_rank):
     limit = convert_to_tensor(max_norm, dtype=rows.dtype)
     l2sum = _reduce.reduce_sum(_math.multiply(rows, rows), axis=axes, keepdims=True)
     positive = _math.greater(l2sum, _creation.zeros_like(l2sum))
-    safe = _indexing.where(positive, l2sum, _creation.ones_like(l2sum))
-    l2norm = _indexing.where(positive, _math.sqrt(safe), l2sum)
+    safe = _where.where(positive, l2sum, _creation.ones_like(l2sum))
+    l2norm = _where.where(positive, _math.sqrt(safe), l2sum)
     return _math.divide(_math.multiply(rows, limit), _math.maximum(l2norm, limit))
 
 
@@ -531,7 +534,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
             raise ValueError("Need at least one param")
         params = shards[0] if len(shards) == 1 else _concat_shards(shards)
     ids = convert_to_tensor(ids)
-    rows = _indexing.gather(params, ids, name=name or "embedding_lookup")
+    rows = _gather.gather(params, ids, name=name or "embedding_lookup")
     if max_norm is not None:
         rows = _clip_rows(rows, max_norm, ids.shape.rank)
     return rows

@@ -16,11 +16,14 @@ from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import basic as _array
+from . import common as _common
+from . import join as _join
+from . import shape_ops as _shape_ops
+from . import shaping as _shaping
 from . import creation as _creation
-from . import indexing as _indexing
+from . import gather as _gather
 from ..math import arith as _math
-from .basic import attr_type_error, bad, fmt_shape, static_int, value_dims
+from .common import attr_type_error, bad, fmt_shape, static_int, value_dims
 from ..convert import convert_to_tensor
 from ..registry import NUMBER, REAL, OpDef, apply, dtype_error_name
 
@@ -150,7 +153,7 @@ def _check_index_dtype(indices, op_name):
 # scatter_nd (the ScatterNd OpDef of indexing.py, validated)
 # ---------------------------------------------------------------------------------------------------
 
-SCATTER_ND = _indexing.SCATTER_ND
+SCATTER_ND = _gather.SCATTER_ND
 _accumulating_scatter_nd_kernel = SCATTER_ND.kernel
 _unchecked_scatter_nd_infer = SCATTER_ND.infer
 
@@ -257,15 +260,15 @@ def _tensor_scatter_infer(op_name):
 def _update_grad(op, grad):
     indices, updates = op.inputs[1], op.inputs[2]
     cleared = tensor_scatter_nd_update(grad, indices, _creation.zeros_like(updates))
-    return [cleared, None, _indexing.gather_nd(grad, indices)]
+    return [cleared, None, _gather.gather_nd(grad, indices)]
 
 
 def _add_grad(op, grad):
-    return [grad, None, _indexing.gather_nd(grad, op.inputs[1])]
+    return [grad, None, _gather.gather_nd(grad, op.inputs[1])]
 
 
 def _sub_grad(op, grad):
-    return [grad, None, _math.negative(_indexing.gather_nd(grad, op.inputs[1]))]
+    return [grad, None, _math.negative(_gather.gather_nd(grad, op.inputs[1]))]
 
 
 def _extreme_grad(op, grad):
@@ -274,12 +277,12 @@ def _extreme_grad(op, grad):
     x, indices, updates = op.inputs
     out = op.outputs[0]
     from_x = _math.cast(_math.equal(x, out), grad.dtype)
-    from_updates = _math.cast(_math.equal(updates, _indexing.gather_nd(out, indices)), grad.dtype)
-    dims = _array.shape_of(x)
+    from_updates = _math.cast(_math.equal(updates, _gather.gather_nd(out, indices)), grad.dtype)
+    dims = _shape_ops.shape_of(x)
     dims = dims if isinstance(dims, list) else _math.cast(dims, indices.dtype)
-    shares = _math.add(from_x, _indexing.scatter_nd(indices, from_updates, dims))
+    shares = _math.add(from_x, _gather.scatter_nd(indices, from_updates, dims))
     return [_math.multiply(_math.divide(grad, shares), from_x), None,
-            _math.multiply(_indexing.gather_nd(_math.divide(grad, shares), indices), from_updates)]
+            _math.multiply(_gather.gather_nd(_math.divide(grad, shares), indices), from_updates)]
 
 
 def _tensor_scatter_op(op_name, combine, allowed, grad):
@@ -370,12 +373,12 @@ def _dynamic_partition_infer(inputs, attrs):
 def _dynamic_partition_grad(op, *grads):
     """Partition the positions of the data rows the same way, then stitch the gradients back by them."""
     data, partitions = op.inputs
-    dims = _array.shape_of(partitions)
-    count = _indexing.shape_product(dims)
-    positions = _array.reshape(_creation.range(count), dims)
+    dims = _shape_ops.shape_of(partitions)
+    count = _gather.shape_product(dims)
+    positions = _shaping.reshape(_creation.range(count), dims)
     parts = dynamic_partition(positions, partitions, op.get_attr("num_partitions"))
     stitched = dynamic_stitch(parts, list(grads))
-    return [_array.reshape(stitched, _array.shape_of(data)), None]
+    return [_shaping.reshape(stitched, _shape_ops.shape_of(data)), None]
 
 
 DYNAMIC_PARTITION = OpDef("DynamicPartition", _dynamic_partition_infer, _dynamic_partition_kernel,
@@ -388,7 +391,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     partitions = convert_to_tensor(partitions, dtype=_dt.int32)
     n = static_int(num_partitions, "num_partitions")
     if n < 1:
-        raise _array._min_attr_error("DynamicPartition", "num_partitions", n, 1)
+        raise _join._min_attr_error("DynamicPartition", "num_partitions", n, 1)
     return list(apply(DYNAMIC_PARTITION, (data, partitions), {"num_partitions": n}, name or "DynamicPartition"))
 
 
@@ -457,7 +460,7 @@ def _dynamic_stitch_infer(inputs, attrs):
 def _dynamic_stitch_grad(op, grad):
     """Each data item gets the gradient rows at its indices (TensorFlow's rule, also for overwritten items)."""
     n = len(op.inputs) // 2
-    return [None] * n + [_indexing.gather(grad, idx) for idx in op.inputs[:n]]
+    return [None] * n + [_gather.gather(grad, idx) for idx in op.inputs[:n]]
 
 
 DYNAMIC_STITCH = OpDef("DynamicStitch", _dynamic_stitch_infer, _dynamic_stitch_kernel, grad=_dynamic_stitch_grad,
@@ -474,7 +477,7 @@ def dynamic_stitch(indices, data, name=None):
         raise ValueError("List argument 'indices' to 'dynamic_stitch' Op with length 0 shorter than minimum "
                          "length 1.")
     indices = [convert_to_tensor(i, dtype=_dt.int32) for i in indices]
-    data = _array.convert_same(data)
+    data = _common.convert_same(data)
     return apply(DYNAMIC_STITCH, tuple(indices) + tuple(data), None, name or "DynamicStitch")
 
 

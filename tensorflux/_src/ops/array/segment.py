@@ -16,11 +16,14 @@ import numpy as np
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import basic as _array
+from . import join as _join
+from . import shape_ops as _shape_ops
+from . import shaping as _shaping
 from . import creation as _creation
-from . import indexing as _indexing
+from . import gather as _gather
+from . import where as _where
 from ..math import arith as _math
-from .basic import attr_type_error, bad, fmt_shape
+from .common import attr_type_error, bad, fmt_shape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value, NUMBER, REAL
 
@@ -28,7 +31,7 @@ _INDEX_TYPES = (_dt.int32, _dt.int64)
 _NARROW = (np.dtype(np.float16), _dt.bfloat16._np)
 _UNKNOWN = TensorShape(None)
 # TensorFlow's UnsortedSegmentSum (defined in indexing.py for gather's gradient) is this family's sum.
-UNSORTED_SEGMENT_SUM = _indexing.UNSORTED_SEGMENT_SUM
+UNSORTED_SEGMENT_SUM = _gather.UNSORTED_SEGMENT_SUM
 
 
 def _finfo(dtype):
@@ -125,35 +128,35 @@ def _row_shape(data):
     rank = data.shape.rank
     if rank is not None:
         return [-1] + [1] * (rank - 1)
-    ones = _creation.ones(_array.reshape(_math.subtract(_array.rank(data), 1), [1]), dtype=_dt.int32)
-    return _array.concat([convert_to_tensor([-1], dtype=_dt.int32), ones], 0)
+    ones = _creation.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), 1), [1]), dtype=_dt.int32)
+    return _join.concat([convert_to_tensor([-1], dtype=_dt.int32), ones], 0)
 
 
 def _segment_sum_grad(op, grad):
-    return [_indexing.gather(grad, op.inputs[1]), None]
+    return [_gather.gather(grad, op.inputs[1]), None]
 
 
 def _segment_mean_grad(op, grad):
     data, ids = op.inputs
     counts = segment_sum(_creation.ones_like(ids, dtype=grad.dtype), ids)
-    return [_indexing.gather(_math.realdiv(grad, _array.reshape(counts, _row_shape(data))), ids), None]
+    return [_gather.gather(_math.realdiv(grad, _shaping.reshape(counts, _row_shape(data))), ids), None]
 
 
 def _segment_extreme_grad(op, grad):
     # The gradient is shared equally by the elements equal to their segment's extreme (TensorFlow's rule).
     data, ids = op.inputs
-    chosen = _math.equal(data, _indexing.gather(op.outputs[0], ids))
+    chosen = _math.equal(data, _gather.gather(op.outputs[0], ids))
     count = segment_sum(_math.cast(chosen, grad.dtype), ids)
-    shared = _indexing.gather(_math.divide(grad, count), ids)
-    return [_indexing.where(chosen, shared, _creation.zeros_like(data)), None]
+    shared = _gather.gather(_math.divide(grad, count), ids)
+    return [_where.where(chosen, shared, _creation.zeros_like(data)), None]
 
 
 def _prod_partials(data, product, nonzero_product, zero_count, grad, gather):
     """d prod / d x for each element: product / x, or the product of the others where x is the only zero
     of its segment (segments with two or more zeros get no gradient)."""
     is_zero = _math.equal(data, _creation.zeros_like(data))
-    grad = _indexing.where(_math.greater(zero_count, 1), _creation.zeros_like(grad), grad)
-    partial = _indexing.where(is_zero, gather(nonzero_product), _math.divide(gather(product), data))
+    grad = _where.where(_math.greater(zero_count, 1), _creation.zeros_like(grad), grad)
+    partial = _where.where(is_zero, gather(nonzero_product), _math.divide(gather(product), data))
     return _math.multiply(gather(grad), partial)
 
 
@@ -161,9 +164,9 @@ def _segment_prod_grad(op, grad):
     data, ids = op.inputs
     is_zero = _math.equal(data, _creation.zeros_like(data))
     zero_count = segment_sum(_math.cast(is_zero, _dt.int32), ids)
-    nonzero_product = segment_prod(_indexing.where(is_zero, _creation.ones_like(data), data), ids)
+    nonzero_product = segment_prod(_where.where(is_zero, _creation.ones_like(data), data), ids)
     return [_prod_partials(data, op.outputs[0], nonzero_product, zero_count, grad,
-                           lambda t: _indexing.gather(t, ids)), None]
+                           lambda t: _gather.gather(t, ids)), None]
 
 
 SEGMENT_SUM = _sorted_opdef("SegmentSum", np.add, NUMBER, _segment_sum_grad)
@@ -177,7 +180,7 @@ SEGMENT_MIN = _sorted_opdef("SegmentMin", np.minimum, REAL, _segment_extreme_gra
 
 def _unsorted_kernel(ufunc, identity_of):
     def kernel(data, segment_ids, num_segments):
-        num, ids, rows = _indexing.segment_rows(data, segment_ids, num_segments)
+        num, ids, rows = _gather.segment_rows(data, segment_ids, num_segments)
         return _reduce_rows(ufunc, rows, ids, num, identity_of(data.dtype))
     return kernel
 
@@ -199,18 +202,18 @@ def _unsorted_infer(inputs, attrs):
 
 def _dropping_gather(t, ids, data):
     """gather(t, ids) with the rows of negative (dropped) ids set to zero."""
-    zero = _indexing.index_scalar(0, ids.dtype)
-    gathered = _indexing.gather(t, _math.maximum(ids, zero))
+    zero = _gather.index_scalar(0, ids.dtype)
+    gathered = _gather.gather(t, _math.maximum(ids, zero))
     extra = data.shape.rank - ids.shape.rank if data.shape.rank is not None and ids.shape.rank is not None \
         else None
     if extra is None:
-        extra_ones = _creation.ones(_array.reshape(_math.subtract(_array.rank(data), _array.rank(ids)), [1]),
+        extra_ones = _creation.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), _shape_ops.rank(ids)), [1]),
                                     dtype=_dt.int32)
-        kept_shape = _array.concat([_array.shape(ids), extra_ones], 0)
+        kept_shape = _join.concat([_shape_ops.shape(ids), extra_ones], 0)
     else:
-        kept_shape = _indexing.joined_shape(_indexing.shape_of(ids), [1] * extra)
-    kept = _array.reshape(_math.greater_equal(ids, zero), kept_shape)
-    return _indexing.where(kept, gathered, _creation.zeros_like(gathered)), kept
+        kept_shape = _gather.joined_shape(_shape_ops.shape_of(ids), [1] * extra)
+    kept = _shaping.reshape(_math.greater_equal(ids, zero), kept_shape)
+    return _where.where(kept, gathered, _creation.zeros_like(gathered)), kept
 
 
 def _unsorted_extreme_grad(op, grad):
@@ -219,14 +222,14 @@ def _unsorted_extreme_grad(op, grad):
     chosen = _math.logical_and(_math.equal(data, gathered), kept)
     count = unsorted_segment_sum(_math.cast(chosen, grad.dtype), ids, num)
     shared, _ = _dropping_gather(_math.divide(grad, count), ids, data)
-    return [_indexing.where(chosen, shared, _creation.zeros_like(data)), None, None]
+    return [_where.where(chosen, shared, _creation.zeros_like(data)), None, None]
 
 
 def _unsorted_prod_grad(op, grad):
     data, ids, num = op.inputs
     is_zero = _math.equal(data, _creation.zeros_like(data))
     zero_count = unsorted_segment_sum(_math.cast(is_zero, _dt.int32), ids, num)
-    nonzero_product = unsorted_segment_prod(_indexing.where(is_zero, _creation.ones_like(data), data), ids, num)
+    nonzero_product = unsorted_segment_prod(_where.where(is_zero, _creation.ones_like(data), data), ids, num)
     return [_prod_partials(data, op.outputs[0], nonzero_product, zero_count, grad,
                            lambda t: _dropping_gather(t, ids, data)[0]), None, None]
 
@@ -296,10 +299,10 @@ def _segment_counts(data, segment_ids, num_segments, name):
     if real is not data.dtype:
         counts = _math.cast(counts, data.dtype)
     if data.shape.rank is not None and segment_ids.shape.rank is not None:
-        return _array.reshape(counts, [-1] + [1] * (data.shape.rank - segment_ids.shape.rank), name=f"{name}/Reshape")
-    extra = _creation.ones(_array.reshape(_math.subtract(_array.rank(data), _array.rank(segment_ids)), [1]),
+        return _shaping.reshape(counts, [-1] + [1] * (data.shape.rank - segment_ids.shape.rank), name=f"{name}/Reshape")
+    extra = _creation.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), _shape_ops.rank(segment_ids)), [1]),
                            dtype=_dt.int32)
-    return _array.reshape(counts, _array.concat([convert_to_tensor([-1], dtype=_dt.int32), extra], 0))
+    return _shaping.reshape(counts, _join.concat([convert_to_tensor([-1], dtype=_dt.int32), extra], 0))
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):

@@ -12,9 +12,12 @@ import numpy as np
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import creation as _creation
-from . import indexing as _indexing
+from . import gather as _gather
 from ..math import arith as _math
-from .basic import attr_type_error, bad, fmt_shape, reshape, shape_of, static_int, transpose
+from .common import attr_type_error, bad, fmt_shape, static_int
+from .reorder import transpose
+from .shape_ops import shape_of
+from .shaping import reshape
 from ..convert import convert_to_tensor
 from ..registry import REAL, OpDef, apply, constant_value
 
@@ -87,7 +90,7 @@ def _sort_grad(op, grad):
     perm[axis], perm[last] = last, axis
     if axis != last:
         grad, inverse = transpose(grad, perm), transpose(inverse, perm)
-    result = _indexing.gather(grad, inverse, axis=last, batch_dims=last)
+    result = _gather.gather(grad, inverse, axis=last, batch_dims=last)
     return [transpose(result, perm) if axis != last else result]
 
 
@@ -153,15 +156,15 @@ def _top_k_grad(op, grad_values, grad_indices):
     x, indices = op.inputs[0], op.outputs[1]
     dims = shape_of(x)
     n = dims[-1]
-    rows = _indexing.shape_product(dims[:-1])
+    rows = _gather.shape_product(dims[:-1])
     k = shape_of(indices)[-1]
-    offsets = _math.multiply(_creation.range(_indexing.index_scalar(rows, indices.dtype)),
-                             _indexing.index_scalar(n, indices.dtype))
-    flat = reshape(_math.add(reshape(indices, _indexing.joined_shape(_indexing.dim_part(rows), _indexing.dim_part(k))),
+    offsets = _math.multiply(_creation.range(_gather.index_scalar(rows, indices.dtype)),
+                             _gather.index_scalar(n, indices.dtype))
+    flat = reshape(_math.add(reshape(indices, _gather.joined_shape(_gather.dim_part(rows), _gather.dim_part(k))),
                              reshape(offsets, [-1, 1])), [-1])
     count = rows * n if isinstance(rows, int) and isinstance(n, int) else _math.multiply(
-        _indexing.index_scalar(rows, indices.dtype), _indexing.index_scalar(n, indices.dtype))
-    summed = _indexing.unsorted_segment_sum(reshape(grad_values, [-1]), flat, count)
+        _gather.index_scalar(rows, indices.dtype), _gather.index_scalar(n, indices.dtype))
+    summed = _gather.unsorted_segment_sum(reshape(grad_values, [-1]), flat, count)
     return [reshape(summed, dims), None]
 
 

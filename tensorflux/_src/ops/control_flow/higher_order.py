@@ -23,10 +23,11 @@ from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import Dimension, TensorShape
 from ...types.spec import TensorSpec
-from ..array import basic as _array
+from ..array import join as _join
+from ..array import shape_ops as _shape_ops
 from . import cond_while as _cf
 from ..array import creation as _creation
-from ..array import indexing as _indexing
+from ..array import gather as _gather
 from .. import logging as _logging
 from ..convert import convert_to_tensor
 from .tensor_array import TensorArray
@@ -70,23 +71,23 @@ class _Elems:
         if self.static_length is not None:
             n = self.static_length
         else:
-            n = _array.shape(self.flat[0])[0]
+            n = _shape_ops.shape(self.flat[0])[0]
         if len(self.flat) > 1:
             for t in self.flat:
                 if t.shape.rank is None or t.shape[0] is None:
-                    _logging.assert_equal(_array.shape(t)[0], n, message="All elems must have the same size in "
+                    _logging.assert_equal(_shape_ops.shape(t)[0], n, message="All elems must have the same size in "
                                                                          "their first dimension")
         return n
 
     def rows(self):
         """Every element as a structure of eager tensors (one Unpack per input)."""
         n = self.static_length
-        columns = [_array.unstack(t, num=n) for t in self.flat]
+        columns = [_join.unstack(t, num=n) for t in self.flat]
         return [nest.pack_sequence_as(self.structure, [c[i] for c in columns]) for i in range(n)]
 
     def row(self, i):
         """Element `i` (a scalar tensor) as a structure of graph tensors."""
-        return nest.pack_sequence_as(self.structure, [_indexing.gather(t, i) for t in self.flat])
+        return nest.pack_sequence_as(self.structure, [_gather.gather(t, i) for t in self.flat])
 
     def row_specs(self):
         return [_cf.LoopVar(t.dtype, t.shape[1:], f"elem_{k}") for k, t in enumerate(self.flat)]
@@ -142,7 +143,7 @@ def _stack_eager(flat_rows, specs, n):
     """The per-step flat results (index order) joined along a new leading axis."""
     if n == 0:
         return [_empty(dtype, shape) for dtype, shape in specs]
-    return [_array.stack([row[k] for row in flat_rows]) for k in range(len(specs))]
+    return [_join.stack([row[k] for row in flat_rows]) for k in range(len(specs))]
 
 
 def _stack_graph(tas, specs, n):

@@ -17,7 +17,7 @@ from ...framework import errors
 from ...framework.context import state as _state
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import basic as _array
+from ..array import shape_ops as _shape_ops
 from ..array import creation as _creation
 from ..math import arith as _math
 from .cond_while import CompositeFlow
@@ -241,7 +241,7 @@ def _scatter_grad(op, grad):
 
 
 def _range_like(t):
-    return _creation.range(_array.shape(t)[0])
+    return _creation.range(_shape_ops.shape(t)[0])
 
 
 RESERVE = OpDef("TensorListReserve", lambda i, a: [_FLOW], _k_reserve, grad=lambda op, grad: [None])

@@ -14,15 +14,20 @@ from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import basic as _array
+from ..array import join as _join
+from ..array import padding as _padding
+from ..array import reorder as _reorder
+from ..array import shape_ops as _shape_ops
+from ..array import shaping as _shaping
 from ..control_flow import cond_while as _control_flow
 from ..array import creation as _creation
 from ..array import indexing as _indexing
+from ..array import where as _where
 from .. import logging as _logging
 from ..math import arith as _math
 from ..math import logic as _logic
 from ..math import reduce as _reduce
-from .. import random as _random
+from ..random import stateful as _random
 from . import resize as _resize
 from ..convert import convert_to_tensor
 from .color import (convert_image_dtype, adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue,
@@ -64,7 +69,7 @@ def _image_dims(image, rank):
     dims = image.shape.as_list() if image.shape.rank is not None else [None] * rank
     if all(d is not None for d in dims):
         return dims
-    dynamic = _array.shape(image)
+    dynamic = _shape_ops.shape(image)
     return [d if d is not None else dynamic[i] for i, d in enumerate(dims)]
 
 
@@ -82,12 +87,12 @@ def _as_batch(image):
     if rank == 4:
         return image, True
     if rank == 3 or rank is None:
-        return _array.expand_dims(image, 0), False
+        return _shaping.expand_dims(image, 0), False
     raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
 
 
 def _unbatch(image, is_batch):
-    return image if is_batch else _array.squeeze(image, axis=[0])
+    return image if is_batch else _shaping.squeeze(image, axis=[0])
 
 
 def _known(dims):
@@ -142,7 +147,7 @@ def _preserved_size(images, size):
     as_float = lambda t: _math.cast(t, _dt.float32)  # noqa: E731
     h, w = as_float(height), as_float(width)
     factor = _math.minimum(as_float(size[0]) / h, as_float(size[1]) / w)
-    return _array.stack([_math.cast(_math.round(factor * h), _dt.int32),
+    return _join.stack([_math.cast(_math.round(factor * h), _dt.int32),
                          _math.cast(_math.round(factor * w), _dt.int32)])
 
 
@@ -174,7 +179,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         out = _resize.resize_area(batch, size)
     elif method in (ResizeMethod.BILINEAR, ResizeMethod.BICUBIC) or method in _FILTER_METHODS:
         kernel = {"bilinear": "triangle", "bicubic": "keyscubic"}.get(method, method)
-        spatial = _array.shape(batch)[1:3] if not batch.shape[1:3].is_fully_defined() else \
+        spatial = _shape_ops.shape(batch)[1:3] if not batch.shape[1:3].is_fully_defined() else \
             convert_to_tensor(batch.shape[1:3].as_list(), dtype=_dt.int32)
         scale = _math.divide(_math.cast(size, _dt.float32), _math.cast(spatial, _dt.float32))
         out = _resize.scale_and_translate(batch, size, scale, _creation.zeros([2]), kernel, antialias)
@@ -195,7 +200,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     f_height, f_width, f_target_h, f_target_w = f(height), f(width), f(target_height), f(target_width)
     ratio = _math.maximum(f_width / f_target_w, f_height / f_target_h)
     new_h, new_w = f_height / ratio, f_width / ratio
-    resized = resize(batch, _array.stack([_math.cast(_math.floor(new_h), _dt.int32),
+    resized = resize(batch, _join.stack([_math.cast(_math.floor(new_h), _dt.int32),
                                           _math.cast(_math.floor(new_w), _dt.int32)]), method, antialias=antialias)
     pad_h = _math.maximum(0, _math.cast(_math.floor((f_target_h - new_h) / 2), _dt.int32))
     pad_w = _math.maximum(0, _math.cast(_math.floor((f_target_w - new_w) / 2), _dt.int32))
@@ -215,7 +220,7 @@ def _flip(image, axis, missing_space=""):
     if rank is not None and rank not in (3, 4):
         raise ValueError(f"'image' (shape {image.shape}){missing_space}must have either 3 or 4 dimensions.")
     # counted from the end, the height/width axes are the same for an image and a batch
-    return _array.reverse(image, [axis])
+    return _reorder.reverse(image, [axis])
 
 
 def flip_left_right(image):
@@ -233,11 +238,11 @@ def _rotated(image, k, batch_axes):
     h, w = batch_axes, batch_axes + 1
     perm = list(range(batch_axes)) + [w, h, w + 1]
     if k == 1:
-        return _array.transpose(_array.reverse(image, [w]), perm)
+        return _reorder.transpose(_reorder.reverse(image, [w]), perm)
     if k == 2:
-        return _array.reverse(image, [h, w])
+        return _reorder.reverse(image, [h, w])
     if k == 3:
-        return _array.reverse(_array.transpose(image, perm), [w])
+        return _reorder.reverse(_reorder.transpose(image, perm), [w])
     return image
 
 
@@ -261,7 +266,7 @@ def rot90(image, k=1, name=None):
         return _control_flow.switch_case(quarter, branches)
 
     if rank is None:
-        return _control_flow.cond(_logic.equal(_array.rank(image), 3), lambda: rotate(0), lambda: rotate(1))
+        return _control_flow.cond(_logic.equal(_shape_ops.rank(image), 3), lambda: rotate(0), lambda: rotate(1))
     return rotate(rank - 3)
 
 
@@ -271,13 +276,13 @@ def transpose(image, name=None):
     _check_at_least_3d(image)
     rank = image.shape.rank
     if rank == 3:
-        return _array.transpose(image, [1, 0, 2], name=name or "transpose")
+        return _reorder.transpose(image, [1, 0, 2], name=name or "transpose")
     if rank == 4:
-        return _array.transpose(image, [0, 2, 1, 3], name=name or "transpose")
+        return _reorder.transpose(image, [0, 2, 1, 3], name=name or "transpose")
     if rank is None:
-        return _control_flow.cond(_logic.equal(_array.rank(image), 3),
-                                  lambda: _array.transpose(image, [1, 0, 2]),
-                                  lambda: _array.transpose(image, [0, 2, 1, 3]))
+        return _control_flow.cond(_logic.equal(_shape_ops.rank(image), 3),
+                                  lambda: _reorder.transpose(image, [1, 0, 2]),
+                                  lambda: _reorder.transpose(image, [0, 2, 1, 3]))
     raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
 
 
@@ -308,8 +313,8 @@ def central_crop(image, central_fraction):
     top, left = start(h), start(w)
     begin = [top, left, 0] if rank == 3 else [0, top, left, 0]
     size = [h - top * 2, w - left * 2, -1] if rank == 3 else [-1, h - top * 2, w - left * 2, -1]
-    return _indexing.slice(image, _array.stack(begin) if _either_tensor(*begin) else begin,
-                           _array.stack(size) if _either_tensor(*size) else size)
+    return _indexing.slice(image, _join.stack(begin) if _either_tensor(*begin) else begin,
+                           _join.stack(size) if _either_tensor(*size) else size)
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
@@ -328,8 +333,8 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     _require(height >= target_height + offset_height, "height must be >= target + offset.")
     begin = [0, offset_height, offset_width, 0]
     size = [-1, target_height, target_width, -1]
-    cropped = _indexing.slice(batch, _array.stack(begin) if _either_tensor(*begin) else begin,
-                              _array.stack(size) if _either_tensor(*size) else size)
+    cropped = _indexing.slice(batch, _join.stack(begin) if _either_tensor(*begin) else begin,
+                              _join.stack(size) if _either_tensor(*size) else size)
     cropped.set_shape(_known([batch.shape[0], target_height, target_width, batch.shape[3]]))
     return _unbatch(cropped, is_batch)
 
@@ -350,11 +355,11 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     _require(after_height >= 0, "height must be <= target - offset")
     amounts = [0, 0, offset_height, after_height, offset_width, after_width, 0, 0]
     if _either_tensor(*amounts):
-        paddings = _array.reshape(_array.stack([_int_value(a) if isinstance(a, Tensor) else a for a in amounts]),
+        paddings = _shaping.reshape(_join.stack([_int_value(a) if isinstance(a, Tensor) else a for a in amounts]),
                                   [4, 2])
     else:
         paddings = np.reshape(np.asarray(amounts, np.int32), (4, 2))
-    padded = _array.pad(batch, paddings)
+    padded = _padding.pad(batch, paddings)
     padded.set_shape(_known([_image_dims(batch, 4)[0], target_height, target_width, batch.shape[3]]))
     return _unbatch(padded, is_batch)
 
@@ -383,15 +388,15 @@ def _random_flip(image, axis, seed):
     rank = image.shape.rank
     if rank is not None and rank not in (3, 4):
         raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
-    flipped = _array.reverse(image, [axis])
+    flipped = _reorder.reverse(image, [axis])
     if rank == 3:
         draw = _random.uniform([], 0, 1.0, seed=seed)
-        return _indexing.where(_logic.less(draw, 0.5), flipped, image)
+        return _where.where(_logic.less(draw, 0.5), flipped, image)
     if rank is None:
         raise ValueError("'image' must have a known rank for random flips.")
-    batch = _array.shape(image)[0] if image.shape[0] is None else image.shape[0]
-    draws = _random.uniform(_array.stack([batch]) if isinstance(batch, Tensor) else [batch], 0, 1.0, seed=seed)
-    flips = _math.cast(_math.round(_array.reshape(draws, [-1, 1, 1, 1])), image.dtype)
+    batch = _shape_ops.shape(image)[0] if image.shape[0] is None else image.shape[0]
+    draws = _random.uniform(_join.stack([batch]) if isinstance(batch, Tensor) else [batch], 0, 1.0, seed=seed)
+    flips = _math.cast(_math.round(_shaping.reshape(draws, [-1, 1, 1, 1])), image.dtype)
     return flips * flipped + (1 - flips) * image
 
 
@@ -443,11 +448,11 @@ def random_crop(value, size, seed=None, name=None):
     """`tf.image.random_crop`: a `size` slice of `value` at a uniformly drawn offset."""
     value = convert_to_tensor(value)
     size = convert_to_tensor(size, dtype=_dt.int32)
-    shape = _array.shape(value)
+    shape = _shape_ops.shape(value)
     _logging.Assert(_reduce.reduce_all(_logic.greater_equal(shape, size)),
                     ["Need value.shape >= size, got ", shape, size], summarize=1000)
     limit = shape - size + 1
-    offset = _math.floormod(_random.uniform(_array.shape(shape), maxval=_dt.int32.max, dtype=_dt.int32, seed=seed),
+    offset = _math.floormod(_random.uniform(_shape_ops.shape(shape), maxval=_dt.int32.max, dtype=_dt.int32, seed=seed),
                             limit)
     return _indexing.slice(value, offset, size, name=name or "random_crop")
 
@@ -460,8 +465,8 @@ def image_gradients(image):
         raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {image.shape}.")
     dy = image[:, 1:, :, :] - image[:, :-1, :, :]
     dx = image[:, :, 1:, :] - image[:, :, :-1, :]
-    dy = _array.pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]])
-    dx = _array.pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]])
+    dy = _padding.pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]])
+    dx = _padding.pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]])
     return dy, dx
 
 

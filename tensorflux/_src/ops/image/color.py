@@ -13,9 +13,12 @@ from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import basic as _array
+from ..array import join as _join
+from ..array import padding as _padding
+from ..array import shape_ops as _shape_ops
+from ..array import shaping as _shaping
 from ..array import creation as _creation
-from ..array import indexing as _indexing
+from ..array import where as _where
 from ..linalg import einsum as _einsum
 from ..math import arith as _math
 from ..math import logic as _logic
@@ -49,7 +52,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     if not source.is_floating and not source.is_integer:
         raise AttributeError("image dtype must be either floating point or integer")
     if dtype is source:
-        return _array.identity(image, name=name)
+        return _shape_ops.identity(image, name=name)
     name = name or "convert_image"
     if source.is_integer and dtype.is_integer:
         scale_in, scale_out = int(source.max), int(dtype.max)
@@ -176,7 +179,7 @@ def _safe_reciprocal(x):
     """1 / x where x != 0, else 0 (the rgb_to_hsv gradient is 0 where the formula divides by 0)."""
     zero = _creation.zeros_like(x)
     nonzero = _logic.not_equal(x, zero)
-    return _indexing.where(nonzero, _math.reciprocal(_indexing.where(nonzero, x, _creation.ones_like(x))), zero)
+    return _where.where(nonzero, _math.reciprocal(_where.where(nonzero, x, _creation.ones_like(x))), zero)
 
 
 def _rgb_to_hsv_grad(op, grad):
@@ -207,7 +210,7 @@ def _rgb_to_hsv_grad(op, grad):
                                    - small[c] * _safe_reciprocal(top))
         dh = hue_gate * (numerator_slopes[c] * chroma - numerator * (big[c] - small[c])) * over_6chroma2
         parts.append(grad_v * dv + grad_s * ds + grad_h * dh)
-    return [_array.stack(parts, axis=-1)]
+    return [_join.stack(parts, axis=-1)]
 
 
 RGB_TO_HSV = OpDef("RGBToHSV", _infer_color("RGBToHSV"), _rgb_to_hsv_kernel, grad=_rgb_to_hsv_grad,
@@ -307,7 +310,7 @@ def rgb_to_grayscale(images, name=None):
     images = convert_to_tensor(images)
     flt = convert_image_dtype(images, _dt.float32)
     gray = _einsum.tensordot(flt, convert_to_tensor([0.2989, 0.5870, 0.1140], dtype=_dt.float32), [-1, -1])
-    return convert_image_dtype(_array.expand_dims(gray, -1), images.dtype, name=name)
+    return convert_image_dtype(_shaping.expand_dims(gray, -1), images.dtype, name=name)
 
 
 def grayscale_to_rgb(images, name=None):
@@ -320,9 +323,9 @@ def grayscale_to_rgb(images, name=None):
     if rank is not None and shape[-1] is not None and shape[-1] != 1:
         raise ValueError("Last dimension of a grayscale image should be size 1.")
     if rank is not None:
-        return _array.tile(images, [1] * (rank - 1) + [3], name=name)
-    ones = _creation.ones(_array.expand_dims(_array.rank(images) - 1, 0), dtype=_dt.int32)
-    return _array.tile(images, _array.concat([ones, [3]], 0), name=name)
+        return _padding.tile(images, [1] * (rank - 1) + [3], name=name)
+    ones = _creation.ones(_shaping.expand_dims(_shape_ops.rank(images) - 1, 0), dtype=_dt.int32)
+    return _padding.tile(images, _join.concat([ones, [3]], 0), name=name)
 
 
 def per_image_standardization(image):
@@ -337,7 +340,7 @@ def per_image_standardization(image):
     if inner.is_fully_defined():
         num_pixels = convert_to_tensor(int(np.prod(inner.as_list())), dtype=_dt.int32)
     else:
-        num_pixels = _reduce.reduce_prod(_array.shape(image)[-3:])
+        num_pixels = _reduce.reduce_prod(_shape_ops.shape(image)[-3:])
     mean = _reduce.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
     stddev = _reduce.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
     floor = _math.rsqrt(_math.cast(num_pixels, _dt.float32))

@@ -18,7 +18,7 @@ import numpy as np
 from ...framework import errors
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import basic as _array
+from ..array import shape_ops as _shape_ops
 from ..registry import OpDef, apply, constant_value, FLOAT, REAL
 
 __all__ = ["RESIZE_BILINEAR", "RESIZE_BILINEAR_GRAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_NEAREST_NEIGHBOR_GRAD",
@@ -365,7 +365,7 @@ def _bicubic_grad(op, grad):
 
 
 def _nearest_grad(op, grad):
-    size = _array.shape(op.inputs[0])[1:3]
+    size = _shape_ops.shape(op.inputs[0])[1:3]
     return [apply(RESIZE_NEAREST_NEIGHBOR_GRAD, (grad, size), None, "ResizeNearestNeighborGrad"), None]
 
 

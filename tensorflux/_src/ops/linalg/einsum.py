@@ -14,7 +14,10 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, FLOAT, COMPLEX
-from ..array import basic as _array
+from ..array import common as _common
+from ..array import join as _join
+from ..array import shape_ops as _shape_ops
+from ..array import shaping as _shaping
 from ..array import creation as _creation
 from .. import grad_util as _grad_util
 from ..math import arith as _math
@@ -172,7 +175,7 @@ def _shape_from(pieces):
     """A shape from ints and 1-vectors: a list when every piece is static, else an int32 tensor."""
     if all(isinstance(p, int) for p in pieces):
         return pieces
-    return _array.concat([convert_to_tensor([p], dtype=_dt.int32) if isinstance(p, int) else p
+    return _join.concat([convert_to_tensor([p], dtype=_dt.int32) if isinstance(p, int) else p
                           for p in pieces], 0)
 
 
@@ -181,7 +184,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
     before, has_dots, after = _split_labels(terms[i])
     used = set("".join(terms) + out)
     fresh = iter(c for c in _string.ascii_letters if c not in used)
-    shape_x = None if x.shape.is_fully_defined() else _array.shape(x)  # only for dims unknown statically
+    shape_x = None if x.shape.is_fully_defined() else _shape_ops.shape(x)  # only for dims unknown statically
     positions = list(range(len(before))) + [k - len(after) for k in range(len(after))]
     labels = []        # term i's labels, with repeats renamed
     diagonals = []     # (subscripts, identity) operands that rebuild repeated labels
@@ -189,7 +192,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
         if label in labels:
             twin = next(fresh)
             n = _dim_of(x, position, shape_x)
-            size = n if isinstance(n, int) else _array.reshape(n, [])
+            size = n if isinstance(n, int) else _shaping.reshape(n, [])
             diagonals.append((label + twin, _creation.eye(size, dtype=grad.dtype)))
             label = twin
         labels.append(label)
@@ -216,7 +219,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
         target = _shape_from(own)
         static = isinstance(target, list)
         if not (static and g.shape.is_fully_defined() and g.shape.as_list() == target):
-            target = _array.index_input(target, "Tshape", "SumToShape") if static else target
+            target = _common.index_input(target, "Tshape", "SumToShape") if static else target
             g = apply(_grad_util.SUM_TO_SHAPE, (g, target), None, "SumToShape")
         kept_before = "".join(labels[k] for k in kept if k < len(before))
         if has_dots and kept_before:  # move the ellipsis back between its labels
@@ -229,9 +232,9 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
             pieces += ellipsis_dims
         pieces += [(_dim_of(x, positions[k], shape_x) if k in kept_set else 1)
                    for k in range(len(before), len(labels))]
-        g = _array.reshape(g, _shape_from(pieces))
+        g = _shaping.reshape(g, _shape_from(pieces))
         full = x.shape.as_list() if x.shape.is_fully_defined() else shape_x
-        g = _array.broadcast_to(g, full)
+        g = _shaping.broadcast_to(g, full)
     return g
 
 

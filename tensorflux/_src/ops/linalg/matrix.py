@@ -16,7 +16,9 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, COMPLEX
-from ..array import basic as _array
+from ..array import reorder as _reorder
+from ..array import shape_ops as _shape_ops
+from ..array import shaping as _shaping
 from ..array import creation as _creation
 from .. import grad_util as _grad_util
 from ..math import arith as _math
@@ -240,7 +242,7 @@ MATRIX_INVERSE = OpDef("MatrixInverse", lambda i, a: [(i[0].dtype, _infer_square
 
 def _per_matrix(t):
     """A batch of scalars shaped [..., 1, 1] to scale a batch of matrices."""
-    return _array.expand_dims(_array.expand_dims(t, -1), -1)
+    return _shaping.expand_dims(_shaping.expand_dims(t, -1), -1)
 
 
 def _determinant_kernel(x):
@@ -500,7 +502,7 @@ def _last_dims(x):
     dims = x.shape._dims
     if dims is not None and dims[-1] is not None and dims[-2] is not None:
         return convert_to_tensor(np.int32(dims[-2])), convert_to_tensor(np.int32(dims[-1]))
-    shape = _array.shape(x)
+    shape = _shape_ops.shape(x)
     return shape[-2], shape[-1]
 
 
@@ -599,7 +601,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: "
                          f"{a.shape}")
     perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-    return _array.transpose(a, perm, conjugate=conjugate, name=name or "matrix_transpose")
+    return _reorder.transpose(a, perm, conjugate=conjugate, name=name or "matrix_transpose")
 
 
 def adjoint(matrix, name=None):
@@ -611,8 +613,9 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     """`tf.linalg.matvec`: the matrix-vector product of the innermost dims (batch dims broadcast)."""
     name = name or "MatVec"
     a, b = _pair(a, b)
-    product = matmul(a, _array.expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a, name=f"{name}/MatMul")
-    return _array.squeeze(product, -1, name=name)
+    product = matmul(a, _shaping.expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a,
+                     name=f"{name}/MatMul")
+    return _shaping.squeeze(product, -1, name=name)
 
 
 # -- norms -------------------------------------------------------------------------------------------
@@ -679,7 +682,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
             powered = _reduce.reduce_sum(_math.pow(magnitude, p), axes, keepdims=True, name=f"{name}/Sum")
             result = _math.pow(powered, _math.realdiv(_creation.ones_like(p), p), name=f"{name}/Pow")
     if not keepdims:
-        result = _array.squeeze(result, list(axes) if axes is not None else None, name=f"{name}/Squeeze")
+        result = _shaping.squeeze(result, list(axes) if axes is not None else None, name=f"{name}/Squeeze")
     return result
 
 

@@ -15,7 +15,8 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..infer import infer_reduce
 from ..registry import OpDef, apply, constant_value, dtype_error_name, FLOAT, REAL, NUMBER
-from ..array import basic as _array
+from ..array import shape_ops as _shape_ops
+from ..array import shaping as _shaping
 from ..array import creation as _creation
 from . import arith as _math
 
@@ -118,33 +119,33 @@ def _kept_shape(x, axis):
             return [1 if i in reduced else int(d) for i, d in enumerate(dims)]
         reduced_mask = convert_to_tensor([int(i in reduced) for i in range(rank)], dtype=_dt.int32)
     elif axis is None:
-        return _creation.ones_like(_array.shape(x))
+        return _creation.ones_like(_shape_ops.shape(x))
     else:  # unknown rank: a position is reduced when it equals some (wrapped) axis
-        rank = _array.rank(x)
+        rank = _shape_ops.rank(x)
         axes = _math.floormod(convert_to_tensor(list(axis), dtype=_dt.int32), rank)
         positions = _creation.range(rank)
-        hits = _math.equal(_array.expand_dims(positions, 1), _array.expand_dims(axes, 0))
+        hits = _math.equal(_shaping.expand_dims(positions, 1), _shaping.expand_dims(axes, 0))
         reduced_mask = _math.cast(reduce_any(hits, axis=1), _dt.int32)
     # shape where kept, 1 where reduced, without a select: shape * (1 - mask) + mask
-    return _math.add(_math.multiply(_array.shape(x), _math.subtract(1, reduced_mask)), reduced_mask)
+    return _math.add(_math.multiply(_shape_ops.shape(x), _math.subtract(1, reduced_mask)), reduced_mask)
 
 
 def _static_shape_or_tensor(x):
-    return x.shape.as_list() if x.shape.is_fully_defined() else _array.shape(x)
+    return x.shape.as_list() if x.shape.is_fully_defined() else _shape_ops.shape(x)
 
 
 def _kept(op, t):
     """`t` (output-shaped) reshaped so it broadcasts against the input: reduced axes become size 1."""
     if op.attrs.get("keepdims"):
         return t
-    return _array.reshape(t, _kept_shape(op.inputs[0], op.attrs.get("axis")))
+    return _shaping.reshape(t, _kept_shape(op.inputs[0], op.attrs.get("axis")))
 
 
 def _spread(op, kept_grad):
     x = op.inputs[0]
     if x.shape.is_fully_defined() and kept_grad.shape == x.shape:
         return kept_grad
-    return _array.broadcast_to(kept_grad, _static_shape_or_tensor(x))
+    return _shaping.broadcast_to(kept_grad, _static_shape_or_tensor(x))
 
 
 def _sum_grad(op, grad):
@@ -159,7 +160,7 @@ def _reduced_count(op):
         axis = op.attrs.get("axis")
         count = int(np.prod(dims if axis is None else [dims[a % len(dims)] for a in axis], dtype=np.int64))
         return convert_to_tensor(np.asarray(count, dtype=y.dtype._np))
-    count = _math.floordiv(_array.size(x), _math.maximum(_array.size(y), 1))
+    count = _math.floordiv(_shape_ops.size(x), _math.maximum(_shape_ops.size(y), 1))
     return _math.cast(count, y.dtype)
 
 
@@ -554,7 +555,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
                        _math.multiply(l2sum, _math.subtract(_creation.ones_like(positive), positive)))
     scaled = _math.multiply(t, clip_norm, name=f"{name}/mul_1")
     clipped = _math.divide(scaled, _math.maximum(l2norm, clip_norm, name=f"{name}/Maximum"), name=f"{name}/truediv")
-    result = _array.identity(clipped, name=name)
+    result = _shape_ops.identity(clipped, name=name)
     if not result.shape.is_compatible_with(t.shape):
         raise ValueError(f"Shapes {t.shape} and {result.shape} are incompatible")
     return result
@@ -600,7 +601,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             clipped.append(None)
             continue
         factor = scale if scale.dtype is v.dtype else _math.cast(scale, v.dtype)
-        clipped.append(_array.identity(_math.multiply(v, factor), name=f"{name}/{name}/_{i}"))
+        clipped.append(_shape_ops.identity(_math.multiply(v, factor), name=f"{name}/{name}/_{i}"))
     return clipped, use_norm
 
 
@@ -661,14 +662,14 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32,
         arr = _math.cast(arr, _dt.int32, name=f"{name}/Cast")
     if axis in (None, 0):
         if arr.shape.rank != 1:
-            arr = _array.reshape(arr, [-1], name=f"{name}/Reshape")
+            arr = _shaping.reshape(arr, [-1], name=f"{name}/Reshape")
     elif axis == -1:
         if arr.shape.rank is not None and arr.shape.rank != 2:
             raise ValueError(f"Unsupported value for argument axis={axis} with a rank {arr.shape.rank} `arr`: "
                              f"axis=-1 needs a rank 2 `arr`.")
     else:
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
-    nonempty = _math.cast(_math.greater(_array.size(arr, out_type=arr.dtype), 0), arr.dtype, name=f"{name}/Cast_1")
+    nonempty = _math.cast(_math.greater(_shape_ops.size(arr, out_type=arr.dtype), 0), arr.dtype, name=f"{name}/Cast_1")
     size = _math.multiply(nonempty, _math.add(reduce_max(arr, name=f"{name}/Max"), 1), name=f"{name}/mul")
     if minlength is not None:
         size = _math.maximum(size, _math.cast(minlength, arr.dtype), name=f"{name}/Maximum")

@@ -1,0 +1,161 @@
+"""What the array ops share: TensorFlow's kernel error texts, shape-like arguments converted to int32/int64
+index tensors, static values of shapes and axes.
+"""
+import numpy as np
+
+from ...framework import errors
+from ...framework.context import state as _state
+from ...framework.tensor import EagerTensor, Tensor
+from ...types import dtypes as _dt
+from ...types.shape import Dimension, TensorShape
+from ..convert import constant, convert_n, convert_to_tensor, to_array
+from ..registry import constant_value, dtype_error_name
+
+
+_INDEX_TYPES = (_dt.int32, _dt.int64)
+_UNKNOWN = TensorShape(None)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shared helpers (used by every array module)
+# ---------------------------------------------------------------------------------------------------
+
+def bad(message):
+    """The InvalidArgumentError a kernel raises (the registry appends ` [Op:Name]`)."""
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def fmt_shape(dims):
+    """A shape as TensorFlow's kernels print it: `[2,3]`."""
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def attr_type_error(attr, dtype, op_name, allowed=_INDEX_TYPES, param=None):
+    """TensorFlow's error for an input whose dtype its op does not accept (e.g. a float shape)."""
+    names = ", ".join(dtype_error_name(d) for d in allowed)
+    if _state.graph is not None:
+        return TypeError(f"Value passed to parameter '{param or attr}' has DataType {dtype.name} not in list "
+                         f"of allowed values: {names}")
+    return errors.eager_error(
+        errors.InvalidArgumentError,
+        f"Value for attr '{attr}' of {dtype_error_name(dtype)} is not in the list of allowed values: "
+        f"{names}\n\t; NodeDef: {{{{node {op_name}}}}}", op_name)
+
+
+def index_input(value, attr, op_name, param=None):
+    """Converts a shape-like argument (list of ints, TensorShape, tensor) to an int32/int64 tensor."""
+    if _state.graph is None and type(value) in (list, tuple) and all(type(v) is int for v in value):
+        try:
+            return EagerTensor(np.array(value, dtype=np.int32))
+        except OverflowError:
+            pass
+    if type(value) in (list, tuple) and not value:  # an empty shape is int32, not float32's default
+        t = convert_to_tensor(np.zeros((0,), dtype=np.int32))
+    else:
+        t = convert_to_tensor(value)
+    if t.dtype not in _INDEX_TYPES:
+        raise attr_type_error(attr, t.dtype, op_name, param=param)
+    return t
+
+
+def static_int(value, what, attr="Tidx", op_name=None):
+    """A Python int for an argument that must be known when the op is built (an axis, a count)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, (Dimension,)):
+        return value.value
+    try:
+        arr = constant_value(value) if isinstance(value, Tensor) else to_array(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{what}` must be an integer, got {value!r}") from None
+    if arr is None:
+        raise TypeError(f"`{what}` must be statically known (a Python int or a constant tensor), got "
+                        f"{value!r}")
+    arr = np.asarray(arr)
+    if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
+        if op_name is not None and arr.dtype in _dt.FROM_NUMPY:
+            raise attr_type_error(attr, _dt.FROM_NUMPY[arr.dtype], op_name)
+        raise TypeError(f"`{what}` must be an integer, got {value!r}")
+    if arr.size != 1:
+        raise ValueError(f"`{what}` must be a single integer, got {value!r}")
+    return int(arr.reshape(()))
+
+
+def static_int_tuple(value, what):
+    """A tuple of Python ints for a static list argument (perm, reverse axes)."""
+    arr = constant_value(value) if isinstance(value, Tensor) else value
+    if arr is None:
+        raise TypeError(f"`{what}` must be statically known (a list of ints or a constant tensor), got "
+                        f"{value!r}")
+    arr = np.asarray(arr)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise TypeError(f"`{what}` must be a list of integers, got {value!r}")
+    return tuple(int(v) for v in arr.reshape(-1))
+
+
+def convert_same(values):
+    """Converts a list for an op taking N tensors of one dtype: the first tensor's dtype, or else the
+    first value's (so `[[1], [2.]]` fails on `[2.]`, as in TensorFlow)."""
+    if _holds_tensor(values):
+        return convert_n(values)
+    first = convert_to_tensor(values[0])
+    return [first] + [convert_to_tensor(v, dtype=first.dtype) for v in values[1:]]
+
+
+def shape_of_value(value):
+    """The static shape given as a shape argument, as a list of ints, or None when it is not static."""
+    if isinstance(value, TensorShape):
+        return value.as_list() if value.is_fully_defined() else None
+    if isinstance(value, Tensor):
+        known = constant_value(value) if value.dtype in _INDEX_TYPES else None
+        return None if known is None else [int(v) for v in np.reshape(known, -1)]
+    if isinstance(value, (int, np.integer, Dimension)):
+        return [int(value)]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                out.append(int(v))
+            elif isinstance(v, Dimension) and v.value is not None:
+                out.append(v.value)
+            else:
+                return None
+        return out
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        return [int(v) for v in value.reshape(-1)]
+    return None
+
+
+def value_dims(t, size=None):
+    """The value of a 1-D int input as a tuple when static, else None (for inference)."""
+    v = constant_value(t)
+    if v is None:
+        return None
+    return tuple(int(d) for d in np.reshape(v, -1))
+
+
+def unknown_vector_dims(t):
+    """Unknown dims, as many as a 1-D shape-like input has elements (unknown rank if that is unknown)."""
+    n = t.shape[0] if t.shape.rank == 1 else None
+    return _UNKNOWN if n is None else TensorShape((None,) * n)
+
+
+def _eager_const(arr, name):
+    """A constant tensor holding `arr` (a graph Const when building a graph)."""
+    if _state.graph is None:
+        return EagerTensor(arr)
+    return constant(arr, name=name)
+
+
+def _normalize_dim(axis, rank, msg):
+    if not -rank <= axis < rank:
+        raise ValueError(msg)
+    return axis % rank
+
+def _holds_tensor(values):
+    for v in values:
+        if isinstance(v, Tensor) or hasattr(v, "__tf_tensor__"):
+            return True
+        if isinstance(v, (list, tuple)) and _holds_tensor(v):
+            return True
+    return False

@@ -1,0 +1,367 @@
+"""Softmax and the losses built on it: `softmax`, `log_softmax`, the sigmoid, softmax and sparse softmax
+cross-entropies with logits, and `l2_loss`.
+
+Ops TensorFlow implements as one kernel keep its op type; functions TensorFlow composes from several
+math ops in Python are one fused NumPy kernel here, under a descriptive op name: same values, dtypes and
+errors, fewer graph nodes.
+"""
+import numpy as np
+
+from ...framework import errors
+from ...framework.tensor import Tensor
+from ...types import dtypes as _dt
+from ...types.shape import TensorShape
+from .. import grad_util as _grad_util
+from ..math import arith as _math
+from ..array.shaping import expand_dims
+from ..convert import convert_to_tensor
+from ..infer import broadcast_shape
+from ..registry import OpDef, apply, constant_value
+from .activations import _HALF_TO_DOUBLE, _NARROW, _sum_kept, _widen
+
+
+# -- softmax -----------------------------------------------------------------------------------------
+def _softmax_kernel(logits, axis):
+    if logits.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
+    w = _widen(logits)
+    shifted = w - np.max(w, axis=axis, keepdims=True) if w.size else w
+    e = np.exp(shifted)
+    return (e / np.sum(e, axis=axis, keepdims=True)).astype(logits.dtype, copy=False)
+
+
+def _log_softmax_kernel(logits, axis):
+    if logits.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
+    w = _widen(logits)
+    if not w.size:
+        return logits.copy()
+    shifted = w - np.max(w, axis=axis, keepdims=True)
+    with np.errstate(divide="ignore"):
+        out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return out.astype(logits.dtype, copy=False)
+
+
+def _infer_softmax(inputs, attrs):
+    x = inputs[0]
+    if x.shape.rank == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return [(x.dtype, x.shape)]
+
+
+def _softmax_grad(op, grad):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [_math.multiply(_math.subtract(grad, _sum_kept(_math.multiply(grad, y), [axis])), y)]
+
+
+def _log_softmax_grad(op, grad):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [_math.subtract(grad, _math.multiply(_math.exp(y), _sum_kept(grad, [axis])))]
+
+
+SOFTMAX = OpDef("Softmax", _infer_softmax, _softmax_kernel, grad=_softmax_grad, allowed=_HALF_TO_DOUBLE,
+                input_names=("logits",))
+LOG_SOFTMAX = OpDef("LogSoftmax", _infer_softmax, _log_softmax_kernel, grad=_log_softmax_grad,
+                    allowed=_HALF_TO_DOUBLE, input_names=("logits",))
+
+
+def _static_int(value, what):
+    if isinstance(value, Tensor):
+        v = constant_value(value)
+        if v is None:
+            raise TypeError(f"`{what}` must be a static integer, not a symbolic tensor.")
+        value = v
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{what}` must be an integer, got {value!r}.") from None
+
+
+def _softmax_axis(logits, axis):
+    axis = -1 if axis is None else _static_int(axis, "axis")
+    rank = logits.shape.rank
+    if rank is None:
+        if axis != -1:
+            raise ValueError(f"`axis` {axis} needs a tensor of known rank; only axis=-1 works for unknown rank.")
+        return axis
+    if rank and not -rank <= axis < rank:
+        raise errors.InvalidArgumentError(
+            None, None, f"`dim` must be in the range [{-rank}, {rank}) where {rank} is the number of dimensions "
+                        f"in the input. Received: dim={axis}")
+    return axis % rank if rank else -1
+
+
+def softmax(logits, axis=None, name=None):
+    """`tf.nn.softmax`: `exp(logits) / sum(exp(logits), axis)` (default: last axis)."""
+    logits = convert_to_tensor(logits)
+    return apply(SOFTMAX, (logits,), {"axis": _softmax_axis(logits, axis)}, name or "Softmax")
+
+
+def log_softmax(logits, axis=None, name=None):
+    """`tf.nn.log_softmax`: `logits - log(sum(exp(logits), axis))`."""
+    logits = convert_to_tensor(logits)
+    return apply(LOG_SOFTMAX, (logits,), {"axis": _softmax_axis(logits, axis)}, name or "LogSoftmax")
+
+
+# -- losses ------------------------------------------------------------------------------------------
+def _dims_text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _sigmoid_ce_kernel(labels, logits):
+    if labels.shape != logits.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"`logits` and `labels` must have the same shape, received "
+                        f"({logits.shape} vs {labels.shape}).")
+    x, z = _widen(logits), _widen(labels)
+    # max(x, 0) - x·z + log(1 + exp(-|x|)): stable for logits of any size.
+    out = np.maximum(x, 0) - x * z + np.log1p(np.exp(-np.abs(x)))
+    return out.astype(logits.dtype, copy=False)
+
+
+def _infer_sigmoid_ce(inputs, attrs):
+    labels, logits = inputs
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"`logits` and `labels` must have the same shape, received "
+                         f"({logits.shape} vs {labels.shape}).")
+    return [(logits.dtype, logits.shape.merge_with(labels.shape))]
+
+
+def _sigmoid_ce_grad(op, grad):
+    labels, logits = op.inputs
+    return [_math.multiply(grad, _math.negative(logits)),
+            _math.multiply(grad, _math.subtract(_math.sigmoid(logits), labels))]
+
+
+SIGMOID_CE = OpDef("SigmoidCrossEntropyWithLogits", _infer_sigmoid_ce, _sigmoid_ce_kernel, grad=_sigmoid_ce_grad,
+                   allowed=(_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64), same_dtype=True,
+                   input_names=("labels", "logits"))
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """`tf.nn.sigmoid_cross_entropy_with_logits`: elementwise logistic loss of `logits` against `labels`."""
+    if labels is None or logits is None:
+        raise ValueError(f"Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"
+                         f"Received: labels={labels} and logits={logits}")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype) if not isinstance(labels, Tensor) else labels
+    if labels.dtype is logits.dtype:
+        _infer_sigmoid_ce((labels, logits), None)
+    return apply(SIGMOID_CE, (labels, logits), None, name or "logistic_loss")
+
+
+def _softmax_ce_kernel(logits, labels, axis):
+    if logits.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, "logits and labels must not be scalars")
+    try:
+        shape = np.broadcast_shapes(logits.shape, labels.shape)
+    except ValueError:
+        shape = None
+    if shape is None or shape != logits.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits and labels must be broadcastable: logits_size={_dims_text(logits.shape)} "
+                        f"labels_size={_dims_text(labels.shape)}")
+    x = _widen(logits)
+    z = labels.astype(x.dtype)
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    log_sum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    log_probs = shifted - log_sum
+    # Where a label is 0, its term is 0 even if log_prob is -inf.
+    loss = np.subtract(0, np.sum(np.where(z != 0, z * log_probs, 0), axis=axis))  # 0 - s: never -0.0
+    backprop = np.exp(log_probs) - z
+    return loss.astype(logits.dtype, copy=False), backprop.astype(logits.dtype, copy=False)
+
+
+def _infer_softmax_ce(inputs, attrs):
+    logits, labels = inputs
+    axis = attrs["axis"]
+    dims = logits.shape._dims
+    if dims is None:
+        return [(logits.dtype, TensorShape(None)), (logits.dtype, TensorShape(None))]
+    if labels.shape._dims is not None:
+        try:
+            broadcast_shape(logits.shape, labels.shape)
+        except ValueError:
+            raise ValueError(f"logits and labels must be broadcastable: logits_size={logits.shape} "
+                             f"labels_size={labels.shape}") from None
+    loss = dims[:axis] + dims[axis + 1:]
+    return [(logits.dtype, TensorShape(loss)), (logits.dtype, logits.shape)]
+
+
+def _cross_entropy_logits_grad(logits, backprop, grad_loss, grad_backprop, axis):
+    """d/dlogits of a (loss, softmax - labels) pair: the loss gradient times the kernel's backprop, plus,
+    when the backprop output itself was differentiated (second order), that gradient through softmax."""
+    result = None
+    if grad_loss is not None:
+        result = _math.multiply(expand_dims(grad_loss, axis), backprop)
+    if grad_backprop is not None:
+        p = softmax(logits, axis=axis)
+        through = _math.multiply(_math.subtract(grad_backprop, _sum_kept(_math.multiply(grad_backprop, p), [axis])), p)
+        result = through if result is None else _math.add(result, through)
+    return result
+
+
+def _softmax_ce_grad(op, grad_loss, grad_backprop):
+    logits, labels = op.inputs
+    axis = op.attrs["axis"]
+    d_logits = _cross_entropy_logits_grad(logits, op.outputs[1], grad_loss, grad_backprop, axis)
+    d_labels = None
+    if labels.dtype.is_floating:  # the loss is -sum(labels · log_softmax(logits))
+        parts = []
+        if grad_loss is not None:
+            parts.append(_math.multiply(expand_dims(grad_loss, axis), _math.negative(log_softmax(logits, axis=axis))))
+        if grad_backprop is not None:
+            parts.append(_math.negative(grad_backprop))
+        if parts:
+            d_labels = parts[0] if len(parts) == 1 else _math.add(parts[0], parts[1])
+            d_labels = _grad_util.reduce_to(d_labels, labels)
+            if d_labels.dtype is not labels.dtype:
+                d_labels = _math.cast(d_labels, labels.dtype)
+    return [d_logits, d_labels]
+
+
+SOFTMAX_CE = OpDef("SoftmaxCrossEntropyWithLogits", _infer_softmax_ce, _softmax_ce_kernel, grad=_softmax_ce_grad,
+                   allowed=_HALF_TO_DOUBLE, input_names=("features", "labels"), multi=True)
+SOFTMAX_CE.none_grads = True  # the backprop output is internal: usually no gradient reaches it
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """`tf.nn.softmax_cross_entropy_with_logits` (v2): cross entropy of probability `labels` along `axis`."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    if labels.dtype is not logits.dtype and not (labels.dtype.is_floating or labels.dtype.is_integer):
+        raise TypeError(f"`labels` must be numeric, got dtype {labels.dtype.name}")
+    rank = logits.shape.rank
+    axis = _static_int(axis, "axis")
+    if rank is not None:
+        if rank == 0:
+            raise errors.InvalidArgumentError(None, "SoftmaxCrossEntropyWithLogits",
+                                              "logits and labels must not be scalars")
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(
+                None, None, f"`dim` must be in the range [{-rank}, {rank}) where {rank} is the number of "
+                            f"dimensions in the input. Received: dim={axis}")
+        axis %= rank
+    elif axis != -1:
+        raise ValueError(f"`axis` {axis} needs logits of known rank.")
+    return apply(SOFTMAX_CE, (logits, labels), {"axis": axis}, name or "softmax_cross_entropy_with_logits")[0]
+
+
+def _sparse_softmax_ce_kernel(logits, labels):
+    classes = logits.shape[-1]
+    if classes == 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Must have at least one class, but got logits shape {_dims_text(logits.shape)}")
+    if labels.size:
+        high, low = labels.max(), labels.min()
+        if high >= classes or low < 0:
+            bad = high if high >= classes else low
+            values = " ".join(str(v) for v in labels.ravel()[:10])
+            raise errors.InvalidArgumentError(
+                None, None, f"Received a label value of {bad} which is outside the valid range of [0, {classes})."
+                            f"  Label values: {values}")
+    x = _widen(logits)
+    shifted = x - np.max(x, axis=-1, keepdims=True) if x.size else x
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    picked = np.take_along_axis(log_probs, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    backprop = np.exp(log_probs)
+    np.put_along_axis(backprop, labels[..., None].astype(np.intp),
+                      np.take_along_axis(backprop, labels[..., None].astype(np.intp), axis=-1) - 1, axis=-1)
+    return (-picked).astype(logits.dtype, copy=False), backprop.astype(logits.dtype, copy=False)
+
+
+def _infer_sparse_softmax_ce(inputs, attrs):
+    logits, labels = inputs
+    if labels.dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(f"Value for attr 'Tlabels' of {labels.dtype.name} is not in the list of allowed values: "
+                        f"int32, int64")
+    _check_sparse_shapes(labels.shape, logits.shape)
+    if logits.shape.rank is None:
+        loss = labels.shape
+    else:
+        loss = TensorShape(logits.shape._dims[:-1])
+        if labels.shape.rank is not None:
+            loss = loss.merge_with(labels.shape)
+    return [(logits.dtype, loss), (logits.dtype, logits.shape)]
+
+
+def _check_sparse_shapes(labels_shape, logits_shape):
+    if logits_shape.rank == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits_shape}`")
+    if labels_shape.rank is None or logits_shape.rank is None:
+        return
+    if labels_shape.rank != logits_shape.rank - 1:
+        raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape="
+                         f"{_tuple_text(labels_shape)} of rank {labels_shape.rank} and logits.shape="
+                         f"{_tuple_text(logits_shape)} of rank {logits_shape.rank}")
+    if not labels_shape.is_compatible_with(logits_shape._dims[:-1]):
+        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+                         f"labels.shape={_tuple_text(labels_shape)} and logits.shape={_tuple_text(logits_shape)}")
+
+
+def _tuple_text(shape):
+    return str(tuple(shape._dims))
+
+
+def _sparse_softmax_ce_grad(op, grad_loss, grad_backprop):
+    return [_cross_entropy_logits_grad(op.inputs[0], op.outputs[1], grad_loss, grad_backprop, -1), None]
+
+
+SPARSE_SOFTMAX_CE = OpDef("SparseSoftmaxCrossEntropyWithLogits", _infer_sparse_softmax_ce,
+                          _sparse_softmax_ce_kernel, grad=_sparse_softmax_ce_grad, allowed=_HALF_TO_DOUBLE,
+                          input_names=("features", "labels"), multi=True)
+SPARSE_SOFTMAX_CE.none_grads = True
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """`tf.nn.sparse_softmax_cross_entropy_with_logits`: cross entropy against integer class `labels`."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    if logits.shape.rank == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={_scalar_text(logits)}`")
+    if labels.dtype not in (_dt.int32, _dt.int64):
+        raise errors.InvalidArgumentError(
+            None, "SparseSoftmaxCrossEntropyWithLogits",
+            f"Value for attr 'Tlabels' of {_error_name(labels.dtype)} is not in the list of allowed values: "
+            f"int32, int64")
+    _check_sparse_shapes(labels.shape, logits.shape)
+    return apply(SPARSE_SOFTMAX_CE, (logits, labels), None, name or "SparseSoftmaxCrossEntropyWithLogits")[0]
+
+
+def _scalar_text(t):
+    value = constant_value(t)
+    return value.item() if value is not None else t
+
+
+def _error_name(dtype):
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name, dtype.name)
+
+
+def _l2_loss_kernel(t):
+    w = t.astype(np.float32) if t.dtype in _NARROW else t
+    return np.asarray(np.sum(np.square(w)) / 2).astype(t.dtype)
+
+
+def _infer_scalar(inputs, attrs):
+    return [(inputs[0].dtype, TensorShape(()))]
+
+
+def _l2_loss_grad(op, grad):
+    return [_math.multiply(op.inputs[0], grad)]
+
+
+L2_LOSS = OpDef("L2Loss", _infer_scalar, _l2_loss_kernel, grad=_l2_loss_grad, allowed=_HALF_TO_DOUBLE,
+                input_names=("t",))
+
+
+def l2_loss(t, name=None):
+    """`tf.nn.l2_loss`: `sum(t ** 2) / 2`."""
+    t = convert_to_tensor(t)
+    return apply(L2_LOSS, (t,), None, name or "L2Loss")
+
+
+API = {
+    "nn": ["softmax", "log_softmax", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+           "sparse_softmax_cross_entropy_with_logits", "l2_loss"],
+    "math": ["softmax", "log_softmax"],
+}

@@ -1,0 +1,179 @@
+"""Statistics and normalisation: `tf.nn.moments` and `tf.nn.batch_normalization`.
+
+Ops TensorFlow implements as one kernel keep its op type; functions TensorFlow composes from several
+math ops in Python are one fused NumPy kernel here, under a descriptive op name: same values, dtypes and
+errors, fewer graph nodes.
+"""
+import numpy as np
+
+from ...framework import errors
+from ...framework.tensor import Tensor
+from ...types import dtypes as _dt
+from ...types.shape import TensorShape
+from ..array import creation as _creation
+from .. import grad_util as _grad_util
+from ..array import gather as _gather
+from ..array import where as _where
+from ..math import arith as _math
+from ..array.shape_ops import shape_of
+from ..array.shaping import broadcast_to, reshape
+from ..convert import convert_to_tensor
+from ..infer import broadcast_shape
+from ..registry import OpDef, apply
+from .activations import _HALF_TO_DOUBLE, _widen
+
+
+# -- moments and batch normalisation -----------------------------------------------------------------
+def _moments_kernel(x, axes, keepdims):
+    if x.dtype.kind in "iu":
+        # Integer moments truncate like TensorFlow's integer Mean, the variance using the truncated mean.
+        count = max(int(np.prod([x.shape[a] for a in axes], dtype=np.int64)), 1)
+        mean = np.trunc(np.sum(x, axis=axes, dtype=np.int64, keepdims=True) / count).astype(np.int64)
+        diff = x.astype(np.int64) - mean
+        variance = np.trunc(np.sum(diff * diff, axis=axes, keepdims=True) / count).astype(np.int64)
+    else:
+        w = _widen(x)
+        mean = np.mean(w, axis=axes, keepdims=True)
+        variance = np.mean(np.square(w - mean), axis=axes, keepdims=True)
+    if not keepdims:
+        mean, variance = np.squeeze(mean, axis=axes), np.squeeze(variance, axis=axes)
+    return mean.astype(x.dtype), variance.astype(x.dtype)
+
+
+def _infer_moments(inputs, attrs):
+    x = inputs[0]
+    dims = x.shape._dims
+    if dims is None:
+        return [(x.dtype, TensorShape(None))] * 2
+    axes = set(attrs["axes"])
+    if attrs["keepdims"]:
+        out = tuple(1 if i in axes else d for i, d in enumerate(dims))
+    else:
+        out = tuple(d for i, d in enumerate(dims) if i not in axes)
+    return [(x.dtype, TensorShape(out))] * 2
+
+
+def _moments_grad(op, grad_mean, grad_variance):
+    """mean = Σx/N and variance = Σ(x - mean)²/N over `axes`: each spreads its gradient back over the
+    reduced elements (the variance's dependence on the mean cancels, since Σ(x - mean) = 0)."""
+    x, mean = op.inputs[0], op.outputs[0]
+    axes, keepdims = op.attrs["axes"], op.attrs["keepdims"]
+    dims = shape_of(x)
+    if isinstance(dims, list):
+        count = float(np.prod([dims[a] for a in axes]))
+        kept = [1 if i in axes else d for i, d in enumerate(dims)]
+    else:
+        count = _math.divide(_math.cast(_gather.shape_product(dims), x.dtype),
+                             _math.cast(_gather.shape_product(shape_of(mean)), x.dtype))
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError("The gradient of moments needs an input of known rank.")
+        ones = _creation.ones_like(dims)
+        kept = _where.where(convert_to_tensor([i in axes for i in range(rank)]), ones, dims)
+
+    def spread(g):
+        return g if keepdims else reshape(g, kept)
+
+    result = None
+    if grad_mean is not None:
+        result = broadcast_to(_math.divide(spread(grad_mean), count), dims)
+    if grad_variance is not None:
+        centered = _math.subtract(x, spread(mean))
+        term = _math.multiply(centered, _math.multiply(spread(grad_variance), 2.0 / count if isinstance(count, float)
+                                                        else _math.divide(2.0, count)))
+        result = term if result is None else _math.add(result, term)
+    return [result]
+
+
+MOMENTS = OpDef("Moments", _infer_moments, _moments_kernel, grad=_moments_grad,
+                allowed=_HALF_TO_DOUBLE + (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16,
+                                           _dt.uint32, _dt.uint64),
+                input_names=("x",), multi=True)
+MOMENTS.none_grads = True
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """`tf.nn.moments`: the mean and variance of `x` over `axes` (`shift` is unused, as in TensorFlow 2)."""
+    x = convert_to_tensor(x)
+    if isinstance(axes, Tensor):
+        raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axes!r}.")
+    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    rank = x.shape.rank
+    normalized = []
+    for a in axes:
+        a = int(a)
+        if rank is not None:
+            if not -rank <= a < max(rank, 1):
+                raise errors.InvalidArgumentError(
+                    None, "Mean", f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
+            a %= rank
+        elif a < 0:
+            raise ValueError("Negative `axes` need a tensor of known rank.")
+        normalized.append(a)
+    attrs = {"axes": tuple(sorted(set(normalized))), "keepdims": bool(keepdims)}
+    mean, variance = apply(MOMENTS, (x,), attrs, name or "moments")
+    return mean, variance
+
+
+def _batch_norm_kernel(x, mean, variance, *affine, variance_epsilon, has_offset, has_scale):
+    w = _widen(x)
+    inv = 1.0 / np.sqrt(_widen(variance) + w.dtype.type(variance_epsilon))
+    if has_scale:
+        inv = inv * _widen(affine[-1])
+    shift = -_widen(mean) * inv
+    if has_offset:
+        shift = shift + _widen(affine[0])
+    out = w * inv + shift
+    return out.astype(x.dtype, copy=False)
+
+
+def _infer_batch_norm(inputs, attrs):
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        shape = broadcast_shape(shape, t.shape)
+    return [(inputs[0].dtype, shape)]
+
+
+def _batch_norm_grad(op, grad):
+    """out = (x - mean)·s·scale + offset with s = 1/sqrt(variance + eps); every input may broadcast."""
+    x, mean, variance = op.inputs[:3]
+    affine = list(op.inputs[3:])
+    offset = affine.pop(0) if op.attrs["has_offset"] else None
+    scale = affine.pop(0) if op.attrs["has_scale"] else None
+    inv = _math.rsqrt(_math.add(variance, op.attrs["variance_epsilon"]))
+    scaled_inv = inv if scale is None else _math.multiply(inv, scale)
+    centered = _math.subtract(x, mean)
+    d_x = _math.multiply(grad, scaled_inv)
+    grads = [_grad_util.reduce_to(d_x, x), _grad_util.reduce_to(_math.negative(d_x), mean)]
+    d_variance = _math.multiply(_math.multiply(d_x, centered), _math.multiply(_math.square(inv), -0.5))
+    grads.append(_grad_util.reduce_to(d_variance, variance))
+    if offset is not None:
+        grads.append(_grad_util.reduce_to(grad, offset))
+    if scale is not None:
+        grads.append(_grad_util.reduce_to(_math.multiply(_math.multiply(grad, centered), inv), scale))
+    return grads
+
+
+BATCH_NORM = OpDef("BatchNormalization", _infer_batch_norm, _batch_norm_kernel, grad=_batch_norm_grad,
+                   allowed=_HALF_TO_DOUBLE,
+                   same_dtype=True, input_names=("x", "mean", "variance", "offset", "scale"))
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """`tf.nn.batch_normalization`: `(x - mean) / sqrt(variance + eps) * scale + offset`."""
+    x = convert_to_tensor(x)
+
+    def operand(v):
+        return v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=x.dtype)
+
+    inputs = [x, operand(mean), operand(variance)]
+    if offset is not None:
+        inputs.append(operand(offset))
+    if scale is not None:
+        inputs.append(operand(scale))
+    attrs = {"variance_epsilon": float(variance_epsilon), "has_offset": offset is not None,
+             "has_scale": scale is not None}
+    return apply(BATCH_NORM, tuple(inputs), attrs, name or "batchnorm")
+
+
+API = {"nn": ["moments", "batch_normalization"]}

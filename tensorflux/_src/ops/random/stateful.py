@@ -1,0 +1,170 @@
+"""The stateful random ops (`tf.random.uniform`, `normal`, `truncated_normal`, `shuffle`, `categorical`).
+
+Each op's `RandomStream` (seeds.py) is passed to the kernel as a static attr (`stream=`), not captured
+in a closure, because an OpDef has one kernel shared by every node of its type. As an attr the stream
+is visible in the graph, bound once into generated code, and every execution of the graph advances the
+same Generator, so calling a traced function twice gives different numbers, as in TensorFlow. Graph
+passes must therefore keep attrs by identity and never merge or fold these ops (`stateful=True`).
+"""
+import numpy as np
+
+from ...framework import errors
+from ...types import dtypes as _dt
+from ...types.shape import TensorShape
+from ..convert import convert_to_tensor
+from ..registry import OpDef, apply, constant_value
+from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
+    _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor, _standard_normal, _truncated_normal,
+    _uniform_unit)
+from .seeds import _stream
+
+
+def _random_uniform_kernel(shape, dtype, seed, seed2, stream):
+    return _uniform_unit(stream.generator, _check_shape_value(shape), dtype)
+
+
+def _random_normal_kernel(shape, dtype, seed, seed2, stream):
+    return _standard_normal(stream.generator, _check_shape_value(shape), dtype)
+
+
+def _truncated_normal_kernel(shape, dtype, seed, seed2, stream):
+    return _truncated_normal(stream.generator, _check_shape_value(shape), dtype)
+
+
+def _random_uniform_int_kernel(shape, minval, maxval, seed, seed2, stream):
+    lo, hi = _bounds(minval, maxval)
+    return stream.generator.integers(lo, hi, _check_shape_value(shape), dtype=minval.dtype)
+
+
+def _infer_uniform_int(inputs, attrs):
+    return [(inputs[1].dtype, _output_shape(inputs[0]))]
+
+
+def _shuffle_kernel(value, seed, seed2, stream):
+    if value.ndim == 0 or value.shape[0] <= 1:
+        return value
+    return value[stream.generator.permutation(value.shape[0])]
+
+
+def _infer_same(inputs, attrs):
+    return [(inputs[0].dtype, inputs[0].shape)]
+
+
+def _multinomial_kernel(logits, num_samples, output_dtype, seed, seed2, stream):
+    if logits.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits should be a matrix, got shape [{','.join(str(d) for d in logits.shape)}]")
+    n = int(num_samples)
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"num_samples should be non-negative, got {n}")
+    batch, classes = logits.shape
+    if classes == 0:
+        raise errors.InvalidArgumentError(None, None, f"num_classes should be positive, got {classes}")
+    # Inverse-CDF sampling over the finite logits only; a row with none gives `classes`, like TensorFlow.
+    work = logits.astype(np.float64)
+    finite = np.isfinite(work)
+    row_max = np.max(np.where(finite, work, -np.inf), axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        weights = np.where(finite, np.exp(work - np.where(np.isfinite(row_max), row_max, 0.0)), 0.0)
+    cdf = np.cumsum(weights, axis=1)
+    total = cdf[:, -1:]
+    empty = total[:, 0] <= 0
+    cdf = cdf / np.where(empty[:, None], 1.0, total)
+    # One searchsorted for all rows: row i's normalised cdf is shifted into [i, i + 1].
+    rows = np.arange(batch, dtype=np.float64)[:, None]
+    flat_cdf = (cdf + rows).ravel()
+    targets = stream.generator.random((batch, n)) + rows
+    samples = np.searchsorted(flat_cdf, targets.ravel(), side="right").reshape(batch, n)
+    samples = np.minimum(samples - np.arange(batch)[:, None] * classes, classes - 1)
+    samples[empty] = classes
+    return samples.astype(output_dtype)
+
+
+def _infer_multinomial(inputs, attrs):
+    logits = inputs[0]
+    n = constant_value(inputs[1])
+    samples = int(n) if n is not None else None
+    dims = logits.shape._dims
+    if dims is not None and len(dims) != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {len(dims)} for 'Multinomial' with input shapes: "
+                         f"{logits.shape}.")
+    batch = dims[0] if dims is not None else None
+    return [(_dt.as_dtype(attrs["output_dtype"]), TensorShape([batch, samples]))]
+
+
+RANDOM_UNIFORM = OpDef("RandomUniform", _infer_random, _random_uniform_kernel, stateful=True,
+                       allowed=_SHAPE_TYPES, input_names=("shape",))
+RANDOM_UNIFORM_INT = OpDef("RandomUniformInt", _infer_uniform_int, _random_uniform_int_kernel, stateful=True,
+                           allowed=_SHAPE_TYPES, input_names=("shape", "minval", "maxval"))
+RANDOM_STANDARD_NORMAL = OpDef("RandomStandardNormal", _infer_random, _random_normal_kernel, stateful=True,
+                               allowed=_SHAPE_TYPES, input_names=("shape",))
+TRUNCATED_NORMAL = OpDef("TruncatedNormal", _infer_random, _truncated_normal_kernel, stateful=True,
+                         allowed=_SHAPE_TYPES, input_names=("shape",))
+RANDOM_SHUFFLE = OpDef("RandomShuffle", _infer_same, _shuffle_kernel, stateful=True, input_names=("value",))
+MULTINOMIAL = OpDef("Multinomial", _infer_multinomial, _multinomial_kernel, stateful=True,
+                    allowed=(_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16),
+                    input_names=("logits", "num_samples"))
+
+
+def _seed_attrs(op_type, seed, dtype):
+    stream, s1, s2 = _stream(op_type, seed, dtype)
+    return {"seed": s1, "seed2": s2, "stream": stream}
+
+
+def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
+    """`tf.random.uniform`: floats in [minval, maxval) (default [0, 1)), or ints in [minval, maxval)."""
+    dtype = _check_dtype(dtype, _UNIFORM_DTYPES)
+    shape_t = _shape_tensor(shape)
+    if dtype.is_integer:
+        if maxval is None:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        low = convert_to_tensor(minval, dtype=dtype)
+        high = convert_to_tensor(maxval, dtype=dtype)
+        attrs = _seed_attrs("RandomUniformInt", seed, dtype._np)
+        return apply(RANDOM_UNIFORM_INT, (shape_t, low, high), attrs, name or "random_uniform")
+    if maxval is None:
+        maxval = 1
+    attrs = _seed_attrs("RandomUniform", seed, dtype._np)
+    attrs["dtype"] = dtype._np
+    unit = apply(RANDOM_UNIFORM, (shape_t,), attrs, name or "random_uniform")
+    return _affine(unit, minval, maxval, dtype)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
+    """`tf.random.normal`: draws from N(mean, stddev²)."""
+    dtype = _float_dtype(dtype)
+    shape_t = _shape_tensor(shape)
+    attrs = _seed_attrs("RandomStandardNormal", seed, dtype._np)
+    attrs["dtype"] = dtype._np
+    values = apply(RANDOM_STANDARD_NORMAL, (shape_t,), attrs, name or "random_normal")
+    return _scale_shift(values, mean, stddev, dtype)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
+    """`tf.random.truncated_normal`: normal draws, redrawn when more than 2 stddev from the mean."""
+    dtype = _float_dtype(dtype)
+    shape_t = _shape_tensor(shape)
+    attrs = _seed_attrs("TruncatedNormal", seed, dtype._np)
+    attrs["dtype"] = dtype._np
+    values = apply(TRUNCATED_NORMAL, (shape_t,), attrs, name or "truncated_normal")
+    return _scale_shift(values, mean, stddev, dtype)
+
+
+def shuffle(value, seed=None, name=None):
+    """`tf.random.shuffle`: a random permutation of `value` along its first dimension."""
+    value = convert_to_tensor(value)
+    attrs = _seed_attrs("RandomShuffle", seed, None)
+    return apply(RANDOM_SHUFFLE, (value,), attrs, name or "RandomShuffle")
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """`tf.random.categorical`: `num_samples` class indices per row of `logits` [batch, classes]."""
+    out_dtype = _check_dtype(dtype if dtype is not None else _dt.int64, (_dt.int32, _dt.int64))
+    logits = convert_to_tensor(logits)
+    num_samples = convert_to_tensor(num_samples, dtype=_dt.int32)
+    attrs = _seed_attrs("Multinomial", seed, out_dtype._np)
+    attrs["output_dtype"] = out_dtype._np
+    return apply(MULTINOMIAL, (logits, num_samples), attrs, name or "Multinomial")
+
+
+API = {"random": ["uniform", "normal", "truncated_normal", "shuffle", "categorical"]}

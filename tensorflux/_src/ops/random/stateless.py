@@ -1,0 +1,150 @@
+"""The stateless random ops: the same seed always gives the same values.
+
+`tf.random.stateless_uniform` / `stateless_normal` (StatelessRandom*: a seed [2] derives a fresh
+Generator on every run) and the key/counter ops Generator draws with (Stateless*V2: a Philox stream at
+a given key [1] and counter [2]).
+"""
+import numpy as np
+
+from ...framework import errors
+from ...types import dtypes as _dt
+from ..convert import convert_to_tensor
+from ..registry import OpDef, apply
+from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
+    _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor, _standard_normal, _truncated_normal,
+    _uniform_unit)
+from .seeds import _MAX_SEED
+
+
+# -- stateless ops -----------------------------------------------------------------------------------
+def _seed_generator(seed):
+    if seed.shape != (2,):
+        raise errors.InvalidArgumentError(
+            None, None, f"seed must have shape [2], not [{','.join(str(d) for d in seed.shape)}]")
+    entropy = [int(s) & _MAX_SEED for s in seed]
+    return np.random.Generator(np.random.Philox(np.random.SeedSequence(entropy)))
+
+
+def _stateless_uniform_kernel(shape, seed, dtype):
+    return _uniform_unit(_seed_generator(seed), _check_shape_value(shape), dtype)
+
+
+def _stateless_normal_kernel(shape, seed, dtype):
+    return _standard_normal(_seed_generator(seed), _check_shape_value(shape), dtype)
+
+
+def _stateless_uniform_int_kernel(shape, seed, minval, maxval):
+    lo, hi = _bounds(minval, maxval)
+    return _seed_generator(seed).integers(lo, hi, _check_shape_value(shape), dtype=minval.dtype)
+
+
+def _stateless_full_int_kernel(shape, seed, dtype):
+    info = np.iinfo(dtype)
+    return _seed_generator(seed).integers(info.min, info.max, _check_shape_value(shape), dtype=dtype,
+                                          endpoint=True)
+
+
+def _infer_stateless_int(inputs, attrs):
+    return [(inputs[2].dtype, _output_shape(inputs[0]))]
+
+
+STATELESS_UNIFORM = OpDef("StatelessRandomUniform", _infer_random, _stateless_uniform_kernel,
+                          allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+STATELESS_NORMAL = OpDef("StatelessRandomNormal", _infer_random, _stateless_normal_kernel,
+                         allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+STATELESS_UNIFORM_INT = OpDef("StatelessRandomUniformInt", _infer_stateless_int, _stateless_uniform_int_kernel,
+                              allowed=_SHAPE_TYPES, input_names=("shape", "seed", "minval", "maxval"))
+STATELESS_UNIFORM_FULL_INT = OpDef("StatelessRandomUniformFullInt", _infer_random, _stateless_full_int_kernel,
+                                   allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+
+
+def _seed_tensor(seed):
+    seed = convert_to_tensor(seed)
+    if seed.dtype not in (_dt.int32, _dt.int64):
+        raise errors.InvalidArgumentError(
+            None, "StatelessRandomGetKeyCounter",
+            f"Value for attr 'Tseed' of {seed.dtype.name} is not in the list of allowed values: int32, int64")
+    return seed
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, name=None, alg="auto_select"):
+    """`tf.random.stateless_uniform`: like `uniform`, but the same `seed` [2] always gives the same values."""
+    dtype = _check_dtype(dtype, _UNIFORM_DTYPES + (_dt.uint32, _dt.uint64))
+    shape_t, seed_t = _shape_tensor(shape), _seed_tensor(seed)
+    if dtype.is_integer:
+        if minval is None and maxval is None:
+            return apply(STATELESS_UNIFORM_FULL_INT, (shape_t, seed_t), {"dtype": dtype._np},
+                         name or "stateless_random_uniform")
+        if minval is None or maxval is None:
+            raise ValueError(f"For integer `dtype` argument <dtype: '{dtype.name}'>, argument `minval` and "
+                             f"`maxval` must be both None or not None. Got `minval`={minval} and `maxval`={maxval}.")
+        low = convert_to_tensor(minval, dtype=dtype)
+        high = convert_to_tensor(maxval, dtype=dtype)
+        return apply(STATELESS_UNIFORM_INT, (shape_t, seed_t, low, high), None,
+                     name or "stateless_random_uniform")
+    if maxval is None:
+        maxval = 1
+    unit = apply(STATELESS_UNIFORM, (shape_t, seed_t), {"dtype": dtype._np}, name or "stateless_random_uniform")
+    return _affine(unit, minval, maxval, dtype)
+
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None, alg="auto_select"):
+    """`tf.random.stateless_normal`: like `normal`, but the same `seed` [2] always gives the same values."""
+    dtype = _float_dtype(dtype)
+    shape_t, seed_t = _shape_tensor(shape), _seed_tensor(seed)
+    values = apply(STATELESS_NORMAL, (shape_t, seed_t), {"dtype": dtype._np}, name or "stateless_random_normal")
+    return _scale_shift(values, mean, stddev, dtype)
+
+
+def _philox(key, counter):
+    """The NumPy Generator of the Philox stream at `key` [1] and `counter` [2] (int64 words)."""
+    if key.shape != (1,) or counter.shape != (2,):
+        raise errors.InvalidArgumentError(
+            None, None, f"key must have shape [1] and counter shape [2], got [{','.join(map(str, key.shape))}] and "
+                        f"[{','.join(map(str, counter.shape))}]")
+    words = counter.astype(np.int64).view(np.uint64)
+    bits = np.random.Philox(counter=np.array([words[0], words[1], 0, 0], np.uint64),
+                            key=np.array([key.astype(np.int64).view(np.uint64)[0], 0], np.uint64))
+    return np.random.Generator(bits)
+
+
+def _keyed_uniform_kernel(shape, key, counter, alg, dtype):
+    return _uniform_unit(_philox(key, counter), _check_shape_value(shape), dtype)
+
+
+def _keyed_normal_kernel(shape, key, counter, alg, dtype):
+    return _standard_normal(_philox(key, counter), _check_shape_value(shape), dtype)
+
+
+def _keyed_truncated_normal_kernel(shape, key, counter, alg, dtype):
+    return _truncated_normal(_philox(key, counter), _check_shape_value(shape), dtype)
+
+
+def _keyed_uniform_int_kernel(shape, key, counter, alg, minval, maxval):
+    lo, hi = _bounds(minval, maxval)
+    return _philox(key, counter).integers(lo, hi, _check_shape_value(shape), dtype=minval.dtype)
+
+
+def _keyed_full_int_kernel(shape, key, counter, alg, dtype):
+    info = np.iinfo(dtype)
+    return _philox(key, counter).integers(info.min, info.max, _check_shape_value(shape), dtype=dtype, endpoint=True)
+
+
+def _infer_keyed_int(inputs, attrs):
+    return [(inputs[4].dtype, _output_shape(inputs[0]))]
+
+
+_KEYED_INPUTS = ("shape", "key", "counter", "alg")
+STATELESS_UNIFORM_V2 = OpDef("StatelessRandomUniformV2", _infer_random, _keyed_uniform_kernel,
+                             allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+STATELESS_NORMAL_V2 = OpDef("StatelessRandomNormalV2", _infer_random, _keyed_normal_kernel,
+                            allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+STATELESS_TRUNCATED_NORMAL_V2 = OpDef("StatelessTruncatedNormalV2", _infer_random, _keyed_truncated_normal_kernel,
+                                      allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+STATELESS_UNIFORM_INT_V2 = OpDef("StatelessRandomUniformIntV2", _infer_keyed_int, _keyed_uniform_int_kernel,
+                                 allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS + ("minval", "maxval"))
+STATELESS_UNIFORM_FULL_INT_V2 = OpDef("StatelessRandomUniformFullIntV2", _infer_random, _keyed_full_int_kernel,
+                                      allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+
+
+API = {"random": ["stateless_uniform", "stateless_normal"]}
