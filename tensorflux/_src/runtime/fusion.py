@@ -3,15 +3,26 @@
 A chain such as `((x * 1.5 + 2) ** 2 - 1) / 3` on a [4_000_000] vector costs one full memory pass per
 op when each op is a NumPy call. A fused region instead walks the data in cache-sized blocks and applies
 every op of the region to a block before moving on, so the large arrays are read once and written once;
-the blocks are shared between two threads (NumPy releases the GIL inside ufuncs).
+the blocks are shared between two threads (NumPy ufuncs and the compiled loops release the GIL).
+
+Parity: a fused region returns exactly the bits the eager ops would (NaN payloads aside). Within a block
+each op is either the very NumPy ufunc its eager kernel calls (`opdef.inplace`), or, when numba is
+installed, part of a compiled loop over a run of ops IEEE 754 defines as correctly rounded or exact
+(+, -, *, /, sqrt, negation, abs, square, max, min) -- there any compiler must give NumPy's bits.
+Transcendental functions (exp, log, sin, cos, tanh) stay NumPy calls: NumPy has its own SIMD versions
+where numba calls libm, and the two differ in the last bit on 3-26% of float32 inputs (tanh on 10% of
+float64 inputs). numba has no float16 or bfloat16, so those dtypes use ufunc calls only, which compute
+them as eager does (through float32, rounded after each op).
 
 Invariants: a region holds ops whose OpDef names an exact NumPy ufunc (`opdef.inplace`), whose output
 has a fully known static shape of at least `FUSE_MIN_ELEMENTS` elements and a float dtype, and whose
 inputs are either of that same shape and dtype or scalar constants. Values used outside the region
-(or returned) are written to full-size arrays; the rest live only in per-thread block buffers.
+(or returned) are written to full-size arrays; the rest live only in per-thread block buffers or in
+registers of a compiled loop.
 
     fused_1 = Fused([...ops...])        # codegen: `y, = fused_1(x)` replaces ten generated lines
 """
+import collections
 import concurrent.futures
 import os
 
@@ -19,12 +30,23 @@ import numpy as np
 
 from ..ops import jit
 
-__all__ = ["find_regions", "make_fused", "FUSE_MIN_ELEMENTS", "BLOCK"]
+__all__ = ["find_regions", "region_interface", "make_fused", "FUSE_MIN_ELEMENTS", "BLOCK", "COMPILED_UFUNCS",
+           "RUNS"]
 
 FUSE_MIN_ELEMENTS = 1 << 18     # smaller arrays stay in cache anyway: plain calls are faster
 BLOCK = 1 << 15                 # elements per block (128 KiB of float32 per buffer)
 _THREADS = max(1, min(2, os.cpu_count() or 1))
 _POOL = []
+
+# Ufuncs a compiled loop may compute: IEEE 754 results are exact or correctly rounded, so numba's code
+# gives NumPy's bits (checked over 3M values per dtype by tests/runtime/test_fusion.py).
+COMPILED_UFUNCS = frozenset((np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum,
+                             np.negative, np.abs, np.square, np.sqrt))
+_COMPILED_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+# Fused calls so far by backend ("numba": at least one compiled loop per block, "numpy": ufunc calls
+# only); tests read it to prove the fused path ran. One dict increment per call over >= 2^18 elements.
+RUNS = collections.Counter()
 
 
 def _pool():
@@ -45,7 +67,7 @@ def _fusable(op):
     out = op.outputs[0]
     if not out.shape.is_fully_defined() or out.shape.num_elements() < FUSE_MIN_ELEMENTS:
         return False
-    if not out.dtype.is_floating or out.dtype.name == "bfloat16":
+    if not out.dtype.is_floating:
         return False
     return all((t.dtype is out.dtype and t.shape == out.shape) or (_scalar_const(t) and t.dtype is out.dtype)
                for t in op.inputs)
@@ -123,97 +145,138 @@ def _numba():
     return _NUMBA[0]
 
 
-_COMPILED = {}   # generated loop source + argument types -> compiled numba kernel (shared by traces)
+def _steps(members, compile_runs):
+    """The region as ("ufunc", [op]) and ("loop", [ops]) steps in program order: consecutive ops with a
+    compiled-safe ufunc form one loop when `compile_runs`; a loop of one op is no better than its ufunc."""
+    steps = []
+    for m in members:
+        if compile_runs and m.opdef.inplace in COMPILED_UFUNCS:
+            if steps and steps[-1][0] == "loop":
+                steps[-1][1].append(m)
+            else:
+                steps.append(("loop", [m]))
+        else:
+            steps.append(("ufunc", [m]))
+    return [("ufunc", ops) if kind == "loop" and len(ops) == 1 else (kind, ops) for kind, ops in steps]
+
+
+_COMPILED = {}   # loop source + dtype + scalar pattern -> compiled numba loop (shared by traces)
+
+
+def _compile_loop(numba, ops, arg_scalar, result_ids, dtype):
+    """(numba loop, source) computing `ops` element by element: reads every argument at index j first,
+    then writes the results, so a result may share a buffer with an argument."""
+    local = {}
+    lines = []
+    for k, (tid, scalar) in enumerate(arg_scalar):
+        local[tid] = f"a{k}" if scalar else f"v{k}"
+        if not scalar:
+            lines.append(f"        v{k} = a{k}[j]")
+    for n, m in enumerate(ops):
+        args = ", ".join(local[id(t)] for t in m.inputs)
+        lines.append(f"        t{n} = np.{m.opdef.inplace.__name__}({args})")
+        local[id(m.outputs[0])] = f"t{n}"
+    for k, tid in enumerate(result_ids):
+        lines.append(f"        r{k}[j] = {local[tid]}")
+    params = [f"a{k}" for k in range(len(arg_scalar))] + [f"r{k}" for k in range(len(result_ids))]
+    source = (f"def loop({', '.join(params)}):\n"
+              f"    for j in range(r0.shape[0]):\n" + "\n".join(lines) + "\n")
+    key = (source, dtype.name, tuple(s for _, s in arg_scalar))
+    loop = _COMPILED.get(key)
+    if loop is None:
+        namespace = {"np": np, "__name__": "tensorflux.runtime.fused"}
+        exec(compile(source, "<tensorflux fused loop>", "exec"), namespace)
+        element = numba.from_dtype(dtype)
+        readable = numba.types.Array(element, 1, "C", readonly=True)  # also takes writable arrays
+        signature = numba.void(*[element if s else readable for _, s in arg_scalar],
+                                *[element[::1]] * len(result_ids))
+        # Compiled now, for the exact argument types, so a compiler failure shows at trace time (and the
+        # caller falls back to ufunc calls) and a call never recompiles for other types.
+        loop = numba.njit(signature, nogil=True, error_model="numpy", cache=False)(namespace["loop"])
+        _COMPILED[key] = loop
+    return loop, source
 
 
 def make_fused(members, inputs, outputs, name="fused"):
-    """(callable, source) computing the region's outputs from its inputs in one pass over the data:
-    a numba-compiled parallel loop when numba is installed, else blocked NumPy on two threads."""
-    if _numba() is not None:
-        return _make_numba(members, inputs, outputs, name)
-    return _make_blocked(members, inputs, outputs, name)
+    """(callable, source) computing the region's outputs from its inputs in one blocked pass over the
+    data on two threads: NumPy ufunc calls per block, with runs of IEEE-exact ops compiled into one loop
+    when numba is installed (and the dtype is float32 or float64)."""
+    dtype = np.dtype(outputs[0].dtype.as_numpy_dtype)
+    numba = _numba() if dtype in _COMPILED_DTYPES else None
+    if numba is not None:
+        try:
+            return _make_blocked(members, inputs, outputs, name, numba)
+        except Exception:  # numba could not compile a loop: ufunc calls give the same values
+            pass
+    return _make_blocked(members, inputs, outputs, name, None)
 
 
-def _make_numba(members, inputs, outputs, name):
-    """One parallel loop over the elements; each op is its NumPy ufunc applied to scalars, so results
-    (NaN propagation, division by zero, float32 rounding) are NumPy's."""
-    numba = _numba()
-    scalar = {id(t) for t in inputs if t.shape.num_elements() == 1}
-    lines, expr = [], {}
-    for k, t in enumerate(inputs):
-        expr[id(t)] = f"i{k}" if id(t) in scalar else f"v{k}"
-        if id(t) not in scalar:
-            lines.append(f"        v{k} = i{k}[j]")
-    out_slot = {id(t): k for k, t in enumerate(outputs)}
-    for n, m in enumerate(members):
-        args = ", ".join(expr[id(t)] for t in m.inputs)
-        lines.append(f"        t{n} = np.{m.opdef.inplace.__name__}({args})")
-        expr[id(m.outputs[0])] = f"t{n}"
-        if id(m.outputs[0]) in out_slot:
-            lines.append(f"        o{out_slot[id(m.outputs[0])]}[j] = t{n}")
-    params = [f"i{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
-    source = (f"def {name}_loop({', '.join(params)}):\n"
-              f"    for j in numba.prange(o0.shape[0]):\n" + "\n".join(lines) + "\n")
-    shape = tuple(outputs[0].shape.as_list())
-    dtype = outputs[0].dtype.as_numpy_dtype
-    key = (source.replace(name, "fused"), tuple((t.dtype.name, id(t) in scalar) for t in inputs), dtype)
-    loop = _COMPILED.get(key)
-    if loop is None:
-        namespace = {"numba": numba, "np": np, "__name__": "tensorflux.runtime.fused"}
-        exec(compile(source, f"<tensorflux fused {name}>", "exec"), namespace)
-        loop = numba.njit(parallel=True, error_model="numpy", cache=False)(namespace[f"{name}_loop"])
-        _COMPILED[key] = loop
-    n_out = len(outputs)
-    scalar_positions = [k for k, t in enumerate(inputs) if id(t) in scalar]
-
-    def fused(*args):
-        # Scalars go in as NumPy scalars of their dtype, so float32 arithmetic stays float32.
-        flat = [np.asarray(a).reshape(())[()] if k in scalar_positions else a.reshape(-1)
-                for k, a in enumerate(args)]
-        results = [np.empty(shape, dtype) for _ in range(n_out)]
-        loop(*flat, *[r.reshape(-1) for r in results])
-        return tuple(results)
-
-    return fused, source
-
-
-def _make_blocked(members, inputs, outputs, name="fused"):
-    """(callable, source): the region as generated Python computing its outputs blockwise on 2 threads.
+def _make_blocked(members, inputs, outputs, name, numba):
+    """(callable, source): the region as generated Python computing its outputs blockwise.
 
     Block buffers are reused once their value is dead, so a chain needs one or two buffers whatever its
-    length; each op is one ufunc call per block writing into a buffer or straight into an output.
+    length; each step is one ufunc call or one compiled loop per block writing into a buffer or straight
+    into an output.
     """
     out_index = {id(t): k for k, t in enumerate(outputs)}
     in_index = {id(t): k for k, t in enumerate(inputs)}
     size = outputs[0].shape.num_elements()
+    dtype = np.dtype(outputs[0].dtype.as_numpy_dtype)
+    steps = _steps(members, numba is not None)
     last_use = {}
-    for i, m in enumerate(members):
-        for t in m.inputs:
-            last_use[id(t)] = i
-    namespace = {"__name__": "tensorflux.runtime.fused"}
+    for i, (_, ops) in enumerate(steps):
+        for m in ops:
+            for t in m.inputs:
+                last_use[id(t)] = i
+    namespace = {"__name__": "tensorflux.runtime.fused", "empty": np.empty, "dtype": dtype}
     expr = {}            # id(tensor) -> Python expression of its block
     free, n_buffers = [], 0
-    lines = []
+    lines, loop_sources = [], []
     for t in inputs:
         k = in_index[id(t)]
         expr[id(t)] = f"i{k}" if t.shape.num_elements() == 1 else f"i{k}[s:e]"
-    for i, m in enumerate(members):
-        ufunc = m.opdef.inplace
-        namespace[ufunc.__name__] = ufunc
-        args = [expr[id(t)] for t in m.inputs]
-        for t in m.inputs:  # buffers whose value dies here can take this op's result
+
+    def target_for(t):
+        nonlocal n_buffers
+        if id(t) in out_index:
+            return f"o{out_index[id(t)]}[s:e]"
+        if free:
+            return free.pop()
+        n_buffers += 1
+        return f"b{n_buffers - 1}[:n]"
+
+    for i, (kind, ops) in enumerate(steps):
+        produced = {id(m.outputs[0]) for m in ops}
+        reads, seen = [], set()
+        for m in ops:
+            for t in m.inputs:
+                if id(t) not in produced and id(t) not in seen:
+                    seen.add(id(t))
+                    reads.append(t)
+        for t in reads:  # buffers whose value dies here can take this step's results
             if last_use.get(id(t)) == i and expr[id(t)].startswith("b") and expr[id(t)] not in free:
                 free.append(expr[id(t)])
-        out = m.outputs[0]
-        if id(out) in out_index:
-            target = f"o{out_index[id(out)]}[s:e]"
-        elif free:
-            target = free.pop()
-        else:
-            target = f"b{n_buffers}[:n]"
-            n_buffers += 1
-        expr[id(out)] = target
-        lines.append(f"        {ufunc.__name__}({', '.join(args)}, out={target})")
+        if kind == "ufunc":
+            (m,) = ops
+            ufunc = m.opdef.inplace
+            namespace[ufunc.__name__] = ufunc
+            target = expr[id(m.outputs[0])] = target_for(m.outputs[0])
+            lines.append(f"        {ufunc.__name__}({', '.join(expr[id(t)] for t in m.inputs)}, out={target})")
+            continue
+        results = [m.outputs[0] for m in ops
+                   if id(m.outputs[0]) in out_index or last_use.get(id(m.outputs[0]), -1) > i]
+        if not results:
+            continue  # nothing computed here is ever read (pruning normally removes such ops)
+        loop, source = _compile_loop(numba, ops, [(id(t), t.shape.num_elements() == 1) for t in reads],
+                                     [id(t) for t in results], dtype)
+        lname = f"loop{len(loop_sources)}"
+        namespace[lname] = loop
+        loop_sources.append(source.replace("def loop(", f"def {lname}(", 1))
+        targets = [target_for(t) for t in results]
+        for t, target in zip(results, targets):
+            expr[id(t)] = target
+        lines.append(f"        {lname}({', '.join([expr[id(t)] for t in reads] + targets)})"
+                     f"  # {', '.join(m.type for m in ops)}")
     params = [f"i{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
     source = (f"def {name}_range({', '.join(params)}, start, stop):\n"
               + "".join(f"    b{k} = empty({BLOCK}, dtype)\n" for k in range(n_buffers))
@@ -221,15 +284,18 @@ def _make_blocked(members, inputs, outputs, name="fused"):
               + f"        e = s + {BLOCK} if s + {BLOCK} < stop else stop\n"
               + ("        n = e - s\n" if n_buffers else "")
               + "\n".join(lines) + "\n")
-    namespace.update(empty=np.empty, dtype=outputs[0].dtype.as_numpy_dtype)
     exec(compile(source, f"<tensorflux fused {name}>", "exec"), namespace)
     run_range = namespace[f"{name}_range"]
     shape = tuple(outputs[0].shape.as_list())
-    dtype = outputs[0].dtype.as_numpy_dtype
     n_out = len(outputs)
+    scalar_positions = frozenset(k for k, t in enumerate(inputs) if t.shape.num_elements() == 1)
+    backend = "numba" if loop_sources else "numpy"
 
     def fused(*args):
-        flat = [a.reshape(-1) if np.size(a) == size and size != 1 else a for a in args]
+        # Scalars go in as NumPy scalars of the region's dtype (float32 arithmetic stays float32, and the
+        # compiled loops' signatures match); arrays as flat C-contiguous views (a copy if they were not).
+        flat = [np.asarray(a, dtype).reshape(())[()] if k in scalar_positions
+                else np.ascontiguousarray(a, dtype).reshape(-1) for k, a in enumerate(args)]
         results = [np.empty(shape, dtype) for _ in range(n_out)]
         flat_out = [r.reshape(-1) for r in results]
         if _THREADS > 1 and size >= 8 * BLOCK:
@@ -239,6 +305,7 @@ def _make_blocked(members, inputs, outputs, name="fused"):
             first.result()
         else:
             run_range(*flat, *flat_out, 0, size)
+        RUNS[backend] += 1
         return tuple(results)
 
-    return fused, source
+    return fused, "\n".join(loop_sources + [source])
