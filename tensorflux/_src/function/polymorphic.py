@@ -6,6 +6,11 @@ their TraceTypes built and the FunctionCache searched by subtyping (most specifi
 there traces. Each trace records why it happened (which argument changed from what to what), and
 `experimental_explain_retracing()` returns that history as text.
 
+Threads: the dict lookup of the hot path takes no lock (a dict read is atomic and callers are only ever
+added or cleared, never half-built). Everything past it — binding, the FunctionCache search, tracing —
+runs under the Function's own reentrant lock, so callers that miss at the same time for one signature
+trace it once: the first traces, the others wait and then find its ConcreteFunction in the cache.
+
     @tf.function
     def f(x):
         return x * x
@@ -16,6 +21,7 @@ import collections
 import functools
 import inspect
 import logging
+import threading
 import weakref
 
 import numpy as np
@@ -153,6 +159,9 @@ class Function:
         self._variables_created = False
         self._descriptor_cache = weakref.WeakKeyDictionary()
         self._converted = None
+        # Held on the miss path only (cache search, tracing, the per-instance Functions of methods);
+        # reentrant because tracing may call this Function again (recursion on another signature).
+        self._lock = threading.RLock()
         functools.update_wrapper(self, python_function, updated=())
 
     # -- calling -------------------------------------------------------------------------------
@@ -221,12 +230,13 @@ class Function:
             types = self._signature_types(params)
         else:
             types = tuple(_tt.from_value(v) for _, _, v in params)
-        cf = self._cache.lookup(types)
-        if cf is None:
-            trace_types = types
-            if self._reduce_retracing and self._input_signature is None and len(self._cache):
-                trace_types = self._generalise(types)
-            cf = self._trace(params, trace_types, types)
+        with self._lock:
+            cf = self._cache.lookup(types)
+            if cf is None:
+                trace_types = types
+                if self._reduce_retracing and self._input_signature is None and len(self._cache):
+                    trace_types = self._generalise(types)
+                cf = self._trace(params, trace_types, types)
         flat = []
         for (_, _, v), (_, _, t) in zip(params, cf._params):
             cf._flatten_against(v, t, flat, "")
@@ -365,9 +375,10 @@ class Function:
             types = self._signature_types(params)
         else:
             types = tuple(_tt.from_value(v) for _, _, v in params)
-        cf = self._cache.lookup(types)
-        if cf is None:
-            cf = self._trace(params, types, types)
+        with self._lock:
+            cf = self._cache.lookup(types)
+            if cf is None:
+                cf = self._trace(params, types, types)
         return cf
 
     def experimental_get_tracing_count(self):
@@ -415,10 +426,13 @@ class Function:
             return self
         bound = self._descriptor_cache.get(instance)
         if bound is None:
-            bound = Function(_WeakMethod(self._python_function, instance), name=self._name,
-                             input_signature=self._input_signature, autograph=self._autograph,
-                             reduce_retracing=self._reduce_retracing, jit_compile=self._jit_compile)
-            self._descriptor_cache[instance] = bound
+            with self._lock:  # two threads first touching `obj.method` must share one Function
+                bound = self._descriptor_cache.get(instance)
+                if bound is None:
+                    bound = Function(_WeakMethod(self._python_function, instance), name=self._name,
+                                     input_signature=self._input_signature, autograph=self._autograph,
+                                     reduce_retracing=self._reduce_retracing, jit_compile=self._jit_compile)
+                    self._descriptor_cache[instance] = bound
         return bound
 
     def __repr__(self):

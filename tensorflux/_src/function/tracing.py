@@ -11,6 +11,7 @@ import functools
 import inspect
 import linecache
 import os
+import threading
 
 import numpy as np
 
@@ -48,7 +49,12 @@ class TraceResult:
         self.created_variables = created_variables
 
 
-_depth = [0]
+class _Depth(threading.local):
+    """How many traces this thread has nested: per thread, since threads trace independently."""
+    value = 0
+
+
+_depth = _Depth()
 
 
 def _placeholder(graph, ttype, value, name):
@@ -88,14 +94,14 @@ class _PlaceholderContext:
 
 def trace_function(python_function, params, types, name, outer_graph=None):
     """Traces `python_function` for bound parameters `params` ([(name, kind, value)]) of `types`."""
-    if _depth[0] >= MAX_TRACE_DEPTH:
+    if _depth.value >= MAX_TRACE_DEPTH:
         raise StagingError(_recursion_message(name, f"{MAX_TRACE_DEPTH} nested traces"))
     graph = FuncGraph(name, outer_graph=outer_graph)
     graph.python_function = python_function
     graph.lift_to_eager = functools.partial(_lift_to_eager, graph)
     created_variables = []
     _state.variable_observers.append(created_variables.append)
-    _depth[0] += 1
+    _depth.value += 1
     previous = _state.graph
     _state.graph = graph
     try:
@@ -116,7 +122,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         except RecursionError:
             raise StagingError(_recursion_message(name, "Python's recursion limit")) from None
         except Exception as e:
-            if _depth[0] == 1:
+            if _depth.value == 1:
                 _add_user_code_note(e, name)
             raise
         flat = nest.flatten(result)
@@ -136,7 +142,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         graph.structured_outputs = structured
     finally:
         _state.graph = previous
-        _depth[0] -= 1
+        _depth.value -= 1
         _state.variable_observers.remove(created_variables.append)
         graph.mark_out_of_scope()
     return TraceResult(graph, structured, flat_outputs, created_variables)

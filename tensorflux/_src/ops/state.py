@@ -8,10 +8,18 @@ variable's *handle* is a `ResourceHandle`, an EagerTensor of dtype `tf.resource`
 Invariant: the holder's array is never written into. Assignments REPLACE `.value` with a new array,
 because tensors returned by earlier reads share the old one.
 
+Threads: a read is one attribute load, so it always sees a whole value (old or new, never a mix) and takes
+no lock. Every update holds the resource's own lock from reading the old value to storing the new one,
+so concurrent `assign_add`s (eager or from traced code, which calls these same kernels) never lose an
+update and an `assign` is never overwritten by an update that started before it. The lock is per
+variable, so updates to different variables never wait for each other.
+
     ReadVariableOp(handle)              -> the current value
     AssignVariableOp(handle, value)     -> no outputs; value becomes the new state
     AssignAddVariableOp / AssignSubVariableOp(handle, delta)
 """
+import threading
+
 import numpy as np
 
 from ..framework import errors
@@ -27,7 +35,7 @@ __all__ = ["VariableResource", "ResourceHandle", "READ_VARIABLE", "ASSIGN_VARIAB
 class VariableResource:
     """The mutable state of one variable (see the module invariant)."""
 
-    __slots__ = ("value", "dtype", "shape", "name", "id")
+    __slots__ = ("value", "dtype", "shape", "name", "id", "lock")
 
     def __init__(self, value, dtype, shape, name, id):  # noqa: A002 - the handle id
         self.value = value      # ndarray | np.generic, never mutated in place
@@ -35,6 +43,7 @@ class VariableResource:
         self.shape = shape      # declared shape: a tuple with None for free dims, or None (any shape)
         self.name = name
         self.id = id
+        self.lock = threading.Lock()  # held by every update (see the module docstring)
 
     def __repr__(self):
         return (f'<ResourceHandle(name="{self.name}/{self.id}", device="{_CPU}", container="Anonymous", '
@@ -139,19 +148,21 @@ def _assign_kernel(resource, value):
         raise errors.InvalidArgumentError(
             None, None, f"Trying to assign to variable with tensor with wrong shape. Expected "
                         f"{_dims('?' if d is None else d for d in declared)} got {_dims(value.shape)}")
-    resource.value = value  # the tensor's array is immutable, so the state may share it
+    with resource.lock:  # so an update already under way cannot overwrite this value with its own
+        resource.value = value  # the tensor's array is immutable, so the state may share it
     return ()
 
 
 def _update_kernel(ufunc):
     def kernel(resource, delta):
         _check_dtype(resource, delta)
-        old = resource.value
-        if np.shape(old) != delta.shape:
-            raise errors.InvalidArgumentError(
-                None, None, f"Cannot update variable with shape {_dims(np.shape(old))} using a Tensor with "
-                            f"shape {_dims(delta.shape)}, shapes must be equal.")
-        resource.value = ufunc(old, delta)  # a new array: earlier reads keep the old one
+        with resource.lock:  # read-modify-write: no other update may store between the read and the store
+            old = resource.value
+            if np.shape(old) != delta.shape:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Cannot update variable with shape {_dims(np.shape(old))} using a Tensor "
+                                f"with shape {_dims(delta.shape)}, shapes must be equal.")
+            resource.value = ufunc(old, delta)  # a new array: earlier reads keep the old one
         return ()
     return kernel
 
