@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from concurrency._checkpoint_versions import Versioned, restored_version
 
 
 class Net(tf.Module):
@@ -238,3 +239,58 @@ def test_restore_from_a_saved_model_directory(tmp_path):
     fresh = Net(0.0)
     tf.train.Checkpoint(fresh).restore(str(tmp_path / "sm")).assert_consumed()
     np.testing.assert_array_equal(fresh.w.numpy(), net.w.numpy())
+
+
+# -- crash safety ----------------------------------------------------------------------------------
+class _Crash(BaseException):
+    """Stands for the process dying between two file operations."""
+
+
+def _crash_at(monkeypatch, n):
+    """Makes the n-th file replacement or deletion from now (0-based) raise _Crash instead of happening."""
+    count = [0]
+    real_replace, real_remove = os.replace, os.remove
+
+    def step(real):
+        def op(*args):
+            count[0] += 1
+            if count[0] == n + 1:
+                raise _Crash()
+            return real(*args)
+        return op
+
+    monkeypatch.setattr(os, "replace", step(real_replace))
+    monkeypatch.setattr(os, "remove", step(real_remove))
+    return count
+
+
+@pytest.mark.parametrize("how", ["write", "manager"])
+def test_a_save_interrupted_at_any_file_operation_leaves_the_previous_one_whole(tmp_path, monkeypatch, how):
+    n = 0
+    while True:
+        directory = tmp_path / f"{how}-{n}"
+        first, second = Versioned().set(1), Versioned().set(2)
+        if how == "write":
+            first.write(str(directory / "same"))
+        else:
+            manager = tf.train.CheckpointManager(first, str(directory), max_to_keep=1)
+            manager.save()
+        count = _crash_at(monkeypatch, n)
+        try:
+            if how == "write":
+                second.write(str(directory / "same"))
+            else:
+                tf.train.CheckpointManager(second, str(directory), max_to_keep=1).save()
+            finished = True
+        except _Crash:
+            finished = False
+        monkeypatch.undo()
+        path = str(directory / "same") if how == "write" else tf.train.latest_checkpoint(str(directory))
+        assert path is not None, f"no checkpoint after a crash at file operation {n}"
+        assert restored_version(path) in ((2,) if finished else (1, 2))
+        if finished:
+            break
+        assert count[0] > n  # the crash did happen at operation n
+        n += 1
+    assert n >= 2  # the save did replace its values, its index (and the state file) one by one
+    assert not [f for f in os.listdir(directory) if ".tmp-" in f]

@@ -11,6 +11,13 @@ A checkpoint `prefix` is two files: `prefix.npz` (the values, loadable without p
 (the object graph: which paths each value belongs to, its variable name, dtype and shape). `save` also
 writes a `checkpoint` state file next to them, in TensorFlow's text format, read by `latest_checkpoint`.
 
+Crash safety: every file is written to a temporary sibling and moved into place with `os.replace`, in
+the order values, index, state file; a process killed at any point leaves the previous checkpoint whole.
+The `.npz` also carries its own copy of the index, and readers take the index from there when present:
+rewriting an existing prefix then switches old to new in one `os.replace`, so a reader never pairs new
+values with an old index. The `.json` (written last) is what marks a checkpoint complete. A manager
+deletes old checkpoints only after the state file no longer lists them.
+
 Restoring assigns every variable that exists. Keras layers and optimizers that are not built yet get
 their values when they build (deferred restoration): their `build` is wrapped once on the instance.
 
@@ -40,6 +47,7 @@ __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "ObjectGraph"
 
 FORMAT = "tensorflux-checkpoint"
 VERSION = 1
+_INDEX_KEY = "checkpoint_index.json"   # the index's copy inside the .npz (UTF-8 JSON as uint8)
 
 # Attributes never saved: Keras's compiled train/test/predict step functions (they capture the data
 # pipeline; TensorFlow's Keras leaves them out of its object graph too).
@@ -202,6 +210,8 @@ class ArrayReader:
     def __init__(self, path):
         with np.load(path, allow_pickle=False) as data:
             self._data = {k: data[k] for k in data.files}
+        embedded = self._data.pop(_INDEX_KEY, None)
+        self.index = None if embedded is None else embedded.tobytes()  # the checkpoint's own index, if any
         self._custom = {}
         for k in self._data:
             base, sep, name = k.partition(".as.")
@@ -230,7 +240,7 @@ def _atomic_write(path, write):
     """Writes through a temporary file in the same directory, so readers never see half a file."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.tmp-")
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -259,8 +269,10 @@ def write_checkpoint(prefix, root):
         value = variable_value(variable)
         records.append({"key": arrays.add(value), "paths": paths, "name": variable.name,
                         "dtype": variable.dtype.name, "shape": list(value.shape)})
-    arrays.write(prefix + ".npz")
-    _write_json(prefix + ".json", {"format": FORMAT, "version": VERSION, "variables": records})
+    index = json.dumps({"format": FORMAT, "version": VERSION, "variables": records}, indent=1).encode()
+    arrays.entries[_INDEX_KEY] = np.frombuffer(index, dtype=np.uint8)
+    arrays.write(prefix + ".npz")      # values and their index switch together (see the module docstring)
+    _atomic_write(prefix + ".json", lambda f: f.write(index))   # last: the checkpoint is complete
     return prefix
 
 
@@ -268,16 +280,22 @@ def read_checkpoint(prefix):
     """`(records, ArrayReader)` of a checkpoint; NotFoundError (TensorFlow's wording) when missing."""
     prefix = _resolve_saved_model_dir(prefix)
     try:
-        with open(prefix + ".json") as f:
-            payload = json.load(f)
         reader = ArrayReader(prefix + ".npz")
+        index = reader.index
+        if index is None:  # written before the index was embedded, or by a SavedModel
+            with open(prefix + ".json", "rb") as f:
+                index = f.read()
     except (FileNotFoundError, NotADirectoryError):
         raise errors.NotFoundError(
             None, None, f"Error when restoring from checkpoint or SavedModel at {prefix}: Unsuccessful "
                         f"TensorSliceReader constructor: Failed to find any matching files for {prefix}\nPlease "
                         f"double-check that the path is correct. You may be missing the checkpoint suffix (e.g. "
                         f"the '-1' in 'path/to/ckpt-1').") from None
-    if payload.get("format") != FORMAT:
+    try:
+        payload = json.loads(index.decode("utf-8"))
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, nesting too deep
+        payload = None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise errors.DataLossError(None, None, f"{prefix}.json is not a tensorflux checkpoint.")
     return payload["variables"], reader
 
@@ -652,26 +670,31 @@ class CheckpointManager:
         prefix = self._checkpoint.write(f"{self._prefix}-{number}")
         now = time.time()
         self._kept = [(p, t) for p, t in self._kept if p != prefix] + [(prefix, now)]
-        self._sweep()
+        swept = self._sweep()
         _write_state(self._directory, self._relative(prefix), [self._relative(p) for p, _ in self._kept],
                      [t for _, t in self._kept], self._last_preserved)
+        for old in swept:  # only now that the state file no longer lists them
+            for suffix in (".json", ".npz"):  # the index first: a checkpoint without it is not complete
+                if os.path.exists(old + suffix):
+                    os.remove(old + suffix)
         return prefix
 
     def _relative(self, path):
         return os.path.relpath(path, self._directory) if os.path.dirname(path) == self._directory else path
 
     def _sweep(self):
-        """Deletes the oldest checkpoints beyond `max_to_keep` (keeping one every n hours if asked)."""
+        """Drops the oldest checkpoints beyond `max_to_keep` from the kept list (keeping one every n hours
+        if asked); returns the prefixes to delete once the state file is written."""
+        swept = []
         if self._max_to_keep is None:
-            return
+            return swept
         while len(self._kept) > self._max_to_keep:
             prefix, stamp = self._kept.pop(0)
             if self._keep_hours is not None and stamp - self._last_preserved >= self._keep_hours * 3600:
                 self._last_preserved = stamp
                 continue
-            for suffix in (".npz", ".json"):
-                if os.path.exists(prefix + suffix):
-                    os.remove(prefix + suffix)
+            swept.append(prefix)
+        return swept
 
     def restore_or_initialize(self):
         """Restores the latest checkpoint (returning its prefix), else runs `init_fn` (returning None)."""
