@@ -234,3 +234,51 @@ def test_variable_updates_inside_traced_function():
     assert step(tf.constant(2)).numpy() == 6
     assert step(tf.constant(3)).numpy() == 12
     assert v.numpy() == 6
+
+
+# -- gradients with respect to variables ----------------------------------------------------------
+def test_gradient_of_a_variable_with_respect_to_itself_is_ones():
+    v = tf.Variable([1.0, 2.0])
+    frozen = tf.Variable(3, trainable=False)
+    with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        pass
+    np.testing.assert_array_equal(tape.gradient(v, v).numpy(), [1.0, 1.0])
+    assert tape.gradient(frozen, frozen).numpy() == 1 and tape.gradient(frozen, frozen).dtype == tf.int32
+    np.testing.assert_array_equal(tape.gradient(v, v, output_gradients=tf.constant([5.0, 7.0])).numpy(),
+                                  [5.0, 7.0])
+    grads = tape.gradient(v, [v, frozen])
+    assert grads[1] is None
+
+    @tf.function
+    def traced():
+        with tf.GradientTape() as inner:
+            pass
+        return inner.gradient(v, v)
+
+    np.testing.assert_array_equal(traced().numpy(), [1.0, 1.0])
+
+
+def test_output_gradients_of_another_shape_or_count_are_refused():
+    v = tf.Variable([1.0, 2.0])
+    for seed in ([1.0, 2.0, 3.0], 2.0, [[1.0, 2.0]]):
+        with tf.GradientTape() as tape:
+            y = v * 3.0
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"`output_gradients` must have the shape of its target: expected shape \(2,\)"):
+            tape.gradient(y, v, output_gradients=tf.constant(seed))
+    with tf.GradientTape() as tape:
+        y = v * 3.0
+    with pytest.raises(ValueError, match="`output_gradients` must have one entry per target: expected 2"):
+        tape.gradient([y, y], v, output_gradients=[tf.constant([1.0, 1.0])])
+    with tf.GradientTape() as tape:
+        y = v * 3.0
+    np.testing.assert_array_equal(tape.gradient(y, v, output_gradients=np.array([2.0, 4.0], np.float32)).numpy(), [6.0, 12.0])
+
+    @tf.function
+    def traced(seed):
+        with tf.GradientTape() as inner:
+            y = v * 3.0
+        return inner.gradient(y, v, output_gradients=seed)
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"received shape \(3,\)"):
+        traced(tf.constant([1.0, 2.0, 3.0]))

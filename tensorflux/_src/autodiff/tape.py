@@ -11,11 +11,11 @@ become watched. Trainable variables are watched when read (`watch_accessed_varia
 """
 import enum
 
-from ..framework import nest
+from ..framework import errors, nest
 from ..framework.context import state as _state
 from ..framework.tensor import Tensor
 from ..ops import array as _array
-from ..ops.array import creation as _creation
+from ..ops.shapes import creators as _creation
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..types import dtypes as _dt
@@ -181,15 +181,16 @@ class GradientTape:
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
         """d(target)/d(sources), with the structure of `sources`; None (or zeros) where unconnected."""
         self._check_usable()
-        flat_targets = [t.read_value() if _is_variable(t) else t for t in nest.flatten(target)]
+        # A variable target stands for its handle, as a variable source does: d(v)/d(v) is ones (as in
+        # TensorFlow, whether or not v was watched or read); its value only gives the seed's shape.
+        flat_targets = [self._graph_handle(t) if _is_variable(t) else t for t in nest.flatten(target)]
+        values = [t.read_value() if _is_variable(t) else t for t in nest.flatten(target)]
         flat_sources = nest.flatten(sources)
         source_tensors = [self._source(s) for s in flat_sources]
         if output_gradients is None:
-            seeds = [_creation.ones_like(t) for t in flat_targets]
+            seeds = [_creation.ones_like(t) for t in values]
         else:
-            seeds = [g if g is None or isinstance(g, Tensor) else convert_to_tensor(g, dtype=t.dtype)
-                     for g, t in zip(nest.flatten(output_gradients), flat_targets)]
-            seeds = [_creation.ones_like(t) if g is None else g for g, t in zip(seeds, flat_targets)]
+            seeds = _checked_seeds(nest.flatten(output_gradients), values)
         was_recording = self._recording
         self._recording = False
         _refresh_flag()
@@ -264,6 +265,31 @@ class GradientTape:
         stacked = _array.stack(columns, axis=1)  # [batch, inner, *source.shape[1:]]
         shape = [batch] + list(target.shape[1:]) + list(source.shape[1:])
         return _array.reshape(stacked, shape)
+
+
+def _checked_seeds(output_gradients, targets):
+    """`output_gradients` as one seed per target (None means ones), each of its target's shape.
+
+    A seed of another shape would silently broadcast through the backward ops into a gradient of the
+    wrong value or shape, so it is refused up front with TensorFlow's error class for the shape clash.
+    """
+    if len(output_gradients) != len(targets):
+        raise ValueError(f"`output_gradients` must have one entry per target: expected {len(targets)} "
+                         f"(the flattened target), received {len(output_gradients)}.")
+    seeds = []
+    for i, (g, t) in enumerate(zip(output_gradients, targets)):
+        if g is None:
+            seeds.append(_creation.ones_like(t))
+            continue
+        if not isinstance(g, Tensor):
+            g = convert_to_tensor(g, dtype=t.dtype)
+        if not g.shape.is_compatible_with(t.shape):
+            where = "" if len(targets) == 1 else f"[{i}]"
+            raise errors.InvalidArgumentError(
+                None, None, f"`output_gradients{where}` must have the shape of its target: expected shape "
+                            f"{t.shape} (dtype {t.dtype.name}), received shape {g.shape} (dtype {g.dtype.name}).")
+        seeds.append(g)
+    return seeds
 
 
 def _size(t):
