@@ -146,3 +146,25 @@ def test_save_refuses_what_it_cannot_write(tmp_path):
         model.save(str(tmp_path / "m.keras"), zipped=False)
     with pytest.raises(ValueError, match=r"Unsupported arguments for `save`: \['save_format'\]"):
         model.save(str(tmp_path / "m.keras"), save_format="tf")
+
+
+def test_save_replaces_the_file_atomically_and_bad_archives_fail_clearly(tmp_path):
+    path = tmp_path / "m.keras"
+    model = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
+    model.save(str(path))
+    model.set_weights([np.ones((2, 1), np.float32), np.zeros(1, np.float32)])
+    model.save(str(path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.keras"]    # no temporary sibling left
+    np.testing.assert_array_equal(keras.models.load_model(str(path)).get_weights()[0], np.ones((2, 1)))
+    with zipfile.ZipFile(path) as archive:
+        entries = {n: archive.read(n) for n in archive.namelist()}
+    bomb = tmp_path / "bomb.keras"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, b" " * (8 << 20) if name == "config.json" else data)
+    with pytest.raises(ValueError, match="refused as a zip bomb"):
+        keras.models.load_model(str(bomb))
+    cut = tmp_path / "cut.keras"
+    cut.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(ValueError, match="not a model file written by tensorflux"):
+        keras.models.load_model(str(cut))

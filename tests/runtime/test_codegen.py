@@ -111,3 +111,29 @@ def test_scalar_strings_between_ops_stay_arrays():
         return tf.strings.join([v[0], v[1]], separator="-")
 
     assert f().numpy() == b"a-bc"
+
+
+def _generated_entries():
+    return sum(1 for name in list(linecache.cache) if name.startswith("<tensorflux generated "))
+
+
+def test_generated_sources_leave_linecache_with_their_function():
+    """2000 retraces through a cache of 16 functions: linecache keeps the sources of the live functions
+    only, not one per trace (the entry goes when its compiled function is collected)."""
+    import gc
+
+    @tf.function
+    def f(x):
+        return x * 2.0 + 1.0
+
+    f.experimental_cache_size = 16
+    gc.collect()
+    before = _generated_entries()
+    for i in range(2000):
+        assert float(f(float(i))) == 2.0 * i + 1.0     # a Python float is a new trace per value
+    gc.collect()
+    assert len(f._cache) == 16
+    assert _generated_entries() - before <= 16 + 2
+    del f
+    gc.collect()
+    assert _generated_entries() <= before + 2

@@ -1,6 +1,7 @@
 """tf.saved_model.save / load: loaded functions give the original results (dense layer, cond/while,
 Keras), keep variable state, dispatch over the saved signatures only, and need no Python source."""
 import collections
+import json
 import os
 import subprocess
 import sys
@@ -322,3 +323,43 @@ def test_training_step_with_a_tape_inside_and_variables_made_on_first_call(tmp_p
     np.testing.assert_allclose(loaded.w.numpy(), trainer.w.numpy(), rtol=1e-6)
     np.testing.assert_array_equal(loaded.make(tf.constant([1.0, 2.0])).numpy(), [3.0, 6.0])
     assert loaded.v.numpy().tolist() == [3.0, 3.0]
+
+
+def test_saving_replaces_the_directory_as_a_whole(tmp_path):
+    """A save is swapped in whole: nothing of the previous save (or stray files) survives, no staging
+    directory is left, and a swap interrupted between its two renames still loads the previous save."""
+    path = tmp_path / "model"
+    tf.saved_model.save(Dense(3, 2), str(path))
+    (path / "stray.txt").write_text("left by someone")
+    module = Dense(3, 2)
+    module.w.assign(np.ones((3, 2), np.float32))
+    tf.saved_model.save(module, str(path))
+    assert not (path / "stray.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    np.testing.assert_array_equal(tf.saved_model.load(str(path)).w.numpy(), np.ones((3, 2), np.float32))
+    previous = tmp_path / ".model.previous"
+    path.rename(previous)          # the state a process killed between the two renames leaves
+    np.testing.assert_array_equal(tf.saved_model.load(str(path)).w.numpy(), np.ones((3, 2), np.float32))
+    module.w.assign(np.full((3, 2), 2.0, np.float32))
+    tf.saved_model.save(module, str(path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    np.testing.assert_array_equal(tf.saved_model.load(str(path)).w.numpy(), np.full((3, 2), 2.0, np.float32))
+
+
+def test_malformed_saved_models_raise_tensorflow_errors(tmp_path):
+    path = tmp_path / "model"
+    tf.saved_model.save(Dense(3, 2), str(path))
+    text = (path / "saved_model.json").read_text()
+    (path / "saved_model.json").write_text(text[: len(text) // 2])
+    with pytest.raises(OSError, match="Cannot parse file"):
+        tf.saved_model.load(str(path))
+    payload = json.loads(text)
+    del payload["graphs"][0]["nodes"][1]["inputs"]
+    (path / "saved_model.json").write_text(json.dumps(payload))
+    with pytest.raises(tf.errors.DataLossError, match="no valid `inputs` field"):
+        tf.saved_model.load(str(path))
+    payload = json.loads(text)
+    payload["concretes"][0]["graph"] = 999
+    (path / "saved_model.json").write_text(json.dumps(payload))
+    with pytest.raises(tf.errors.DataLossError, match="malformed"):
+        tf.saved_model.load(str(path))

@@ -3,7 +3,14 @@
 Invariant: the generated function takes the graph's placeholders (arguments, then captures) as NumPy
 values and returns a tuple of the output values; each op is one line calling its kernel directly, with
 the user source line that created it as a comment. Constants become module-level names. The source is
-registered with `linecache`, so tracebacks and pdb show generated lines.
+registered with `linecache`, so tracebacks and pdb show generated lines; the entry leaves `linecache`
+when the `Compiled` holding the function is collected (retracing does not grow memory without bound).
+
+Security invariant (graphs may come from a loaded SavedModel, i.e. from a file): the generated text is
+built only from identifiers made by `_Names` (ASCII letters, digits and `_`, nothing else), fixed
+keywords and operators of this module, and comments reduced to printable ASCII. Constants and attr values
+are never written as source: they are objects in the function's namespace, referred to by a mangled
+name. Attr keys that are not plain identifiers are passed through a `**` dict, also from the namespace.
 
     def __inference_f_3(x, y):
         add = k_AddV2(x, y)                 # model.py:12: z = x + y
@@ -13,6 +20,7 @@ registered with `linecache`, so tracebacks and pdb show generated lines.
 import keyword
 import linecache
 import re
+import weakref
 
 import numpy as np
 
@@ -24,15 +32,32 @@ __all__ = ["compile_graph", "Compiled"]
 _COUNTER = [0]
 _FREE_EARLY_ELEMENTS = 4096      # intermediates larger than this are freed right after their last use
 _INPLACE_MIN_ELEMENTS = 1024     # below this, a fresh allocation is as cheap as reuse
-_LITERAL_TYPES = (int, float, bool, str, bytes, type(None))
+_NOT_IDENTIFIER_CHAR = re.compile(r"[^A-Za-z0-9_]")   # ASCII only: `\w` would let Unicode through
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_GLOBAL_PREFIXES = ("k_", "u_")                      # kernels and helpers; no value name starts so
+_MAX_NAME = 60                                        # longer names are cut (then made unique)
 
 
-def _is_literal(v):
-    if type(v) in _LITERAL_TYPES:
-        return not (type(v) is float and (v != v or v in (float("inf"), float("-inf"))))
-    if type(v) in (tuple, list):
-        return all(_is_literal(x) for x in v)
-    return False
+def safe_identifier(text, prefix="t"):
+    """`text` as an ASCII Python identifier: every other character becomes `_`; never a keyword."""
+    name = _NOT_IDENTIFIER_CHAR.sub("_", str(text))[:_MAX_NAME] or prefix
+    if not name[0].isalpha() and name[0] != "_" or name.startswith("__"):
+        name = f"{prefix}_{name}"      # no leading digit, no dunder names (`__import__`, `__builtins__`)
+    if keyword.iskeyword(name) or name in ("None", "True", "False"):
+        name += "_"
+    return name
+
+
+def is_plain_identifier(text):
+    """True for an ASCII identifier that is not a keyword: may be written as a keyword-argument name."""
+    return isinstance(text, str) and bool(_IDENTIFIER.match(text)) and not keyword.iskeyword(text) \
+        and not text.startswith("__")
+
+
+def comment_text(text):
+    """`text` reduced to printable ASCII (no newline, carriage return, form feed or other line break), so
+    it cannot end the comment line it is written on."""
+    return "".join(c if " " <= c <= "~" else "?" for c in str(text))
 
 
 class _Names:
@@ -42,11 +67,9 @@ class _Names:
         self._used = set(reserved)
 
     def make(self, base):
-        name = re.sub(r"\W", "_", base) or "t"
-        if name[0].isdigit():
+        name = safe_identifier(base)
+        if name.startswith(_GLOBAL_PREFIXES):
             name = "t_" + name
-        if keyword.iskeyword(name) or name in ("None", "True", "False"):
-            name += "_"
         candidate, i = name, 1
         while candidate in self._used:
             candidate = f"{name}_{i}"
@@ -58,7 +81,7 @@ class _Names:
 class Compiled:
     """A compiled graph: the callable, its source and the line → op table used to name failing nodes."""
 
-    __slots__ = ("fn", "source", "filename", "line_ops", "namespace")
+    __slots__ = ("fn", "source", "filename", "line_ops", "namespace", "__weakref__")
 
     def __init__(self, fn, source, filename, line_ops, namespace):
         self.fn = fn
@@ -77,7 +100,9 @@ def compile_graph(graph, fn_name, outputs, inputs, keep_stateful=True, ops=None)
     `keep_stateful=False` emits only what the outputs need (used to evaluate part of a graph eagerly);
     `ops` is an op list the passes already produced (then `outputs` refer to its tensors).
     """
+    fn_name = safe_identifier(fn_name, "f")
     emitter = _Emitter(keep_stateful)
+    emitter.names.make(fn_name)   # no value may shadow the function's own name
     emitter.prepared = ops
     params = [emitter.names.make(t.op.name) for t in inputs]
     value_names = {id(t): n for t, n in zip(inputs, params)}
@@ -90,7 +115,9 @@ def compile_graph(graph, fn_name, outputs, inputs, keep_stateful=True, ops=None)
     code = compile(source, filename, "exec")
     namespace = emitter.namespace
     exec(code, namespace)
-    return Compiled(namespace[fn_name], source, filename, emitter.line_ops, namespace)
+    compiled = Compiled(namespace[fn_name], source, filename, emitter.line_ops, namespace)
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)
+    return compiled
 
 
 class _Emitter:
@@ -107,6 +134,17 @@ class _Emitter:
         self.namespace = {"np": np, "__name__": "tensorflux.runtime.generated"}
         self.lines = []
         self.line_ops = {}
+
+    def global_name(self, base, value):
+        """The namespace name of a kernel or helper (`k_…`, `u_…`): a form `_Names` never makes, so no local
+        value can shadow it (a node named `k_AddV2` becomes the local `t_k_AddV2`)."""
+        name = safe_identifier(base)
+        candidate, i = name, 1
+        while self.namespace.get(candidate, value) is not value:
+            candidate = f"{name}_{i}"
+            i += 1
+        self.namespace[candidate] = value
+        return candidate
 
     def line(self, indent, text, op=None):
         self.lines.append("    " * indent + text)
@@ -161,29 +199,28 @@ class _Emitter:
             (out,) = self.output_names(op, value_names)
             self.line(indent, f"{out} = {expression}" + self.comment(op), op)
             return
-        kname = "k_" + re.sub(r"\W", "_", op.type)
-        kernel = op.opdef.kernel
-        if self.namespace.get(kname, kernel) is not kernel:
-            kname = self.names.make(kname)
-        self.namespace[kname] = kernel
+        kname = self.global_name("k_" + op.type, op.opdef.kernel)
         args = [value_names[id(t)] for t in op.inputs]
+        odd_keys = {}
         for key, value in op.attrs.items():
-            if _is_literal(value):
-                args.append(f"{key}={value!r}")
-            else:
-                aname = self.names.make(f"a_{op.name}_{key}")
-                self.namespace[aname] = value
-                args.append(f"{key}={aname}")
+            if not is_plain_identifier(key):  # never written into the source, not even escaped
+                odd_keys[key] = value
+                continue
+            aname = self.names.make(f"a_{op.name}_{key}")
+            self.namespace[aname] = value
+            args.append(f"{key}={aname}")
+        if odd_keys:
+            dname = self.names.make(f"a_{op.name}_attrs")
+            self.namespace[dname] = odd_keys
+            args.append(f"**{dname}")
         reuse = self.reusable_input(op)
         if reuse is not None:
-            kname = "u_" + op.opdef.inplace.__name__
-            self.namespace[kname] = op.opdef.inplace
+            kname = self.global_name("u_" + op.opdef.inplace.__name__, op.opdef.inplace)
             args = [value_names[id(t)] for t in op.inputs] + [f"out={value_names[id(reuse)]}"]
         call = f"{kname}({', '.join(args)})"
         if len(op.outputs) == 1 and not op.opdef.multi and op.outputs[0].dtype.name == "string":
             # Object-array kernels can return a bare `bytes` for a scalar; store it as a 0-d array.
-            self.namespace["k_stored"] = _as_stored
-            call = f"k_stored({call})"
+            call = f"{self.global_name('k_stored', _as_stored)}({call})"
         outs = self.output_names(op, value_names)
         if op.opdef.inplace is not None and op.outputs:
             self.owned.add(id(op.outputs[0]))
@@ -220,7 +257,7 @@ class _Emitter:
             value_names[id(t)] = n
             names.append(n)
             self.owned.add(id(t))
-        ops_text = ", ".join(m.type for m in members)
+        ops_text = comment_text(", ".join(m.type for m in members))
         self.line(indent, f"{', '.join(names)}{',' if len(names) == 1 else ''} = "
                           f"{fname}({', '.join(value_names[id(t)] for t in inputs)})  # fused: {ops_text}",
                   members[-1])
@@ -274,7 +311,7 @@ class _Emitter:
         if not text or text == self.last_comment:
             return ""
         self.last_comment = text
-        return f"  # {text}"
+        return f"  # {comment_text(text)}"
 
     def emit_subgraph(self, graph, input_names, indent):
         """Emits a nested graph whose placeholders take `input_names`; returns its output names."""
@@ -356,16 +393,14 @@ def _emit_while_grad(em, op, value_names, indent):
     results = em.emit_subgraph(grad_graph, state + grads + caps, indent + 1)
     # Accumulate the captured tensors' gradients before the loop gradients are reassigned: a result
     # may be one of the current gradient names itself (e.g. d(a*v + w)/dw is the incoming gradient).
-    if accs:
-        em.namespace["k_accumulate"] = _accumulate
-        em.namespace["k_zeros_like"] = _zeros_like_value
+    accumulate, zeros_like = em.global_name("k_accumulate", _accumulate), em.global_name("k_zeros_like", _zeros_like_value)
     for a, r in zip(accs, results[n_vars:]):
-        em.line(indent + 1, f"{a} = k_accumulate({a}, {r})")
+        em.line(indent + 1, f"{a} = {accumulate}({a}, {r})")
     em.line(indent + 1, f"{', '.join(grads)}{',' if n_vars == 1 else ''} = "
                         f"{', '.join(results[:n_vars])}{',' if n_vars == 1 else ''}")
     for a, template in zip(accs, templates):
         em.line(indent, f"if {a} is None:")
-        em.line(indent + 1, f"{a} = k_zeros_like({template})")
+        em.line(indent + 1, f"{a} = {zeros_like}({template})")
     outs = em.output_names(op, value_names)
     em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {', '.join(grads + accs)}"
                     f"{',' if len(outs) == 1 else ''}")

@@ -16,7 +16,11 @@ A concrete function adds its parameters with their TraceTypes, its Python signat
 outputs (tensor leaves are `{"out": i}`, indices into the flat outputs).
 
 Rebuilding creates each op through `registry.OPS[type]` and `Graph.create_op` (so every op is re-inferred
-and checked), then restores the saved control inputs and static shapes exactly.
+and checked), then restores the saved control inputs and static shapes exactly. The file is untrusted
+data: every node is checked before use (`_check_node`): its op type must be registered (NotFoundError
+otherwise, as TensorFlow's "Op type not registered") and every attr must be one its OpDef's kernel takes
+(InvalidArgumentError otherwise); names are only ever used as dict keys and, in generated code, through
+codegen's identifier mangler.
 """
 import base64
 import collections
@@ -25,6 +29,7 @@ import math
 
 import numpy as np
 
+from ...framework import errors
 from ...framework.graph import FuncGraph, SymbolicTensor
 from ...framework.tensor import EagerTensor, Tensor
 from ...function import trace_type as _tt
@@ -503,7 +508,9 @@ class GraphReader:
         raise ValueError(f"Unknown value tag {tag!r} in a saved function.")
 
     def _node(self, graph, node, tensors, ops):
+        _check_node(node, graph.name)
         attrs = {k: decode_value(v, self.arrays, self._resolve) for k, v in node["attrs"].items()}
+        _check_required_attrs(node, attrs, graph.name)
         saved = [(_dt.as_dtype(d), TensorShape(s)) for d, s in node["outputs"]]
         kind = node["op"]
         if kind in ("Placeholder", "Const"):
@@ -529,5 +536,86 @@ class GraphReader:
                 t._shape = shape
         op.control_inputs = [ops[c] for c in node["control"]]
         source = node.get("source")
-        op.source = (source[0], source[1]) if source else None
+        valid = isinstance(source, list) and len(source) == 2 and isinstance(source[0], str) and \
+            type(source[1]) is int
+        op.source = (source[0], source[1]) if valid else None
         return op
+
+
+# -- validation of untrusted nodes ---------------------------------------------------------------------
+_BUILTIN_NODES = ("Placeholder", "Const")   # built without an OpDef; codegen never passes their attrs on
+# Ops codegen emits as Python control flow: their attrs are read by the emitter, not passed to a kernel.
+_CONTROL_FLOW = {"If", "StatelessIf", "While", "StatelessWhile", "WhileGrad"}
+# The attrs the graph builder and codegen read from these nodes, with the types they must decode to.
+_GRAPHS = ("FuncGraph", lambda v: isinstance(v, FuncGraph))
+_COUNT = ("non-negative int", lambda v: type(v) is int and v >= 0)
+_REQUIRED_ATTRS = {
+    "Placeholder": {"dtype": ("DType", lambda v: isinstance(v, _dt.DType)),
+                    "shape": ("TensorShape", lambda v: isinstance(v, TensorShape))},
+    "Const": {"value": ("array", lambda v: isinstance(v, (np.ndarray, np.generic))),
+              "dtype": ("DType", lambda v: isinstance(v, _dt.DType))},
+    "If": {"then_graph": _GRAPHS, "else_graph": _GRAPHS, "n_then": _COUNT},
+    "While": {"cond_graph": _GRAPHS, "body_graph": _GRAPHS, "n_vars": _COUNT, "n_cond": _COUNT},
+    "WhileGrad": {"grad_graph": _GRAPHS, "n_vars": _COUNT, "n_templates": _COUNT},
+}
+_REQUIRED_ATTRS["StatelessIf"] = _REQUIRED_ATTRS["If"]
+_REQUIRED_ATTRS["StatelessWhile"] = _REQUIRED_ATTRS["While"]
+
+
+def _check_required_attrs(node, attrs, graph_name):
+    """The attrs codegen reads from builtin and control-flow nodes are present and of the right kind."""
+    for key, (expected, valid) in _REQUIRED_ATTRS.get(node["op"], {}).items():
+        if key not in attrs or not valid(attrs[key]):
+            got = "nothing" if key not in attrs else type(attrs[key]).__name__
+            raise errors.InvalidArgumentError(None, None, f"NodeDef {node['name']!r} ({node['op']}, saved function "
+                                                          f"graph {graph_name!r}) needs the attr '{key}' as a "
+                                                          f"{expected}; the file holds {got}.")
+_NODE_FIELDS = (("name", str), ("op", str), ("inputs", list), ("control", list), ("attrs", dict),
+                ("outputs", list))
+_accepted_attrs_cache = {}
+
+
+def _accepted_attrs(opdef):
+    """The attr names `opdef`'s kernel accepts as keywords, or None when it takes `**attrs`."""
+    if opdef in _accepted_attrs_cache:
+        return _accepted_attrs_cache[opdef]
+    try:
+        params = inspect.signature(opdef.kernel).parameters.values()
+    except (TypeError, ValueError):
+        params = None
+    if params is None or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        names = None
+    else:
+        names = frozenset(p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                                 inspect.Parameter.KEYWORD_ONLY))
+    _accepted_attrs_cache[opdef] = names
+    return names
+
+
+def _check_node(node, graph_name):
+    """Raises a TensorFlow error unless `node` is a well-formed node of a registered op with known attrs."""
+    if not isinstance(node, dict):
+        raise errors.DataLossError(None, None, f"A node of the saved function graph '{graph_name}' is a "
+                                               f"{type(node).__name__}, not an object.")
+    for field, kind in _NODE_FIELDS:
+        if not isinstance(node.get(field), kind):
+            raise errors.DataLossError(None, None, f"A node of the saved function graph '{graph_name}' has no "
+                                                   f"valid `{field}` field (expected a {kind.__name__}).")
+    name, op_type = node["name"], node["op"]
+    opdef_name = node.get("opdef", op_type)
+    if op_type in _BUILTIN_NODES and opdef_name == op_type:
+        accepted = _REQUIRED_ATTRS[op_type]
+    else:
+        opdef = registry.OPS.get(opdef_name) if isinstance(opdef_name, str) else None
+        if opdef is None or (op_type != opdef_name and (op_type in _CONTROL_FLOW or op_type in _BUILTIN_NODES)):
+            raise errors.NotFoundError(None, None, f"Op type not registered {op_type!r} in binary running on "
+                                                   f"tensorflux (node {name!r} of the saved function graph "
+                                                   f"{graph_name!r}). Make sure the Op and Kernel are registered "
+                                                   f"in the binary running in this process.")
+        accepted = None if op_type in _CONTROL_FLOW else _accepted_attrs(opdef)
+    for key in node["attrs"]:
+        if not isinstance(key, str) or not key.isidentifier() or key.startswith("__") or \
+                (accepted is not None and key not in accepted):
+            raise errors.InvalidArgumentError(None, None, f"NodeDef mentions attr {key!r} not in Op<name="
+                                                          f"{opdef_name}>; NodeDef: {name!r} (saved function "
+                                                          f"graph {graph_name!r}).")

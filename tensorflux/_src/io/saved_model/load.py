@@ -8,28 +8,57 @@ the same attributes (sub-objects, lists, dicts, variables, functions) as the ori
 import json
 import os
 
+from ...framework import errors
 from ...state.checkpoint import ArrayReader, read_checkpoint
 from ...framework.context import init_scope, state as _state
 from ...types.shape import TensorShape
 from ...state.variables import Variable
-from . import graph_format
+from . import archive_limits, graph_format
 from .restored import RestoredFunction, SignatureFunction, SignatureMap, UserObject
-from .save import FORMAT
+from .save import FORMAT, previous_dir
 
 __all__ = ["load"]
 
 
 def load(export_dir, tags=None, options=None):
-    """The object saved in `export_dir` by `tf.saved_model.save`, with callable functions and `.signatures`."""
+    """The object saved in `export_dir` by `tf.saved_model.save`, with callable functions and `.signatures`.
+
+    The directory is untrusted data: a malformed or hostile one raises OSError (unparsable JSON, as
+    TensorFlow's "Cannot parse file"), a `tf.errors` error (unknown op types or attrs, broken structure)
+    or ValueError; it never runs code of its own (see SECURITY.md).
+    """
     export_dir = os.fspath(export_dir)
+    if not os.path.exists(export_dir) and os.path.isdir(previous_dir(export_dir)):
+        export_dir = previous_dir(export_dir)    # a save was killed while swapping directories
     path = os.path.join(export_dir, "saved_model.json")
     if not os.path.isfile(path):
         raise OSError(f"SavedModel file does not exist at: {export_dir}{os.sep}{{saved_model.json}}")
-    with open(path) as f:
-        payload = json.load(f)
-    if payload.get("format") != FORMAT:
+    try:
+        with open(path, "rb") as f:
+            payload = json.loads(f.read().decode("utf-8"))
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError, nesting too deep
+        raise OSError(f"Cannot parse file {path}: {type(e).__name__}: {e}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise OSError(f"{path} is not a tensorflux SavedModel.")
-    arrays = ArrayReader(os.path.join(export_dir, "saved_model.npz"))
+    try:
+        return _load(export_dir, payload)
+    except (errors.OpError, OSError, ValueError, MemoryError):
+        raise
+    except Exception as e:  # KeyError, IndexError, TypeError, RecursionError, BadZipFile…: a broken file
+        raise errors.DataLossError(None, None, f"The SavedModel at {export_dir} is malformed and cannot be "
+                                               f"loaded ({type(e).__name__}: {e}).") from None
+
+
+def _checked_npz(path):
+    """`path`, after checking that reading it allocates at most MAX_RATIO times its size on disk."""
+    if os.path.isfile(path):
+        archive_limits.check_npz(path, max(os.path.getsize(path), 1 << 20) * archive_limits.MAX_RATIO, path)
+    return path
+
+
+def _load(export_dir, payload):
+    _checked_npz(os.path.join(export_dir, "variables", "variables.npz"))
+    arrays = ArrayReader(_checked_npz(os.path.join(export_dir, "saved_model.npz")))
     with init_scope():
         variables = _variables(export_dir, payload["variables"])
         keep_alive = tuple(variables)

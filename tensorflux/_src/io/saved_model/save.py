@@ -5,12 +5,17 @@
       saved_model.npz          the arrays the graphs hold (constants, array attrs, captured constants)
       variables/variables.*    the variables, as a checkpoint of the saved object
 
+The directory is replaced as a whole (see "crash safety" below): files of an earlier save, or others
+placed in it, do not survive a new save.
+
 Every tf.function reachable through attributes is saved with the concrete functions it has traced; one
 with an `input_signature` that was never called is traced first. Variables are saved once each, whether
 reached through attributes or only captured by a function.
 """
 import json
 import os
+import shutil
+import tempfile
 
 from ...state.checkpoint import ArrayWriter, ObjectGraph, _write_json, is_trackable, variable_value
 from ...framework import nest
@@ -47,12 +52,52 @@ def save(obj, export_dir, signatures=None, options=None):
             value = variable_value(variable)
             records.append({"key": values.add(value), "paths": paths, "name": variable.name,
                             "dtype": variable.dtype.name, "shape": list(value.shape)})
-    os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
-    values.write(os.path.join(export_dir, "variables", "variables.npz"))
-    _write_json(os.path.join(export_dir, "variables", "variables.json"),
-                {"format": "tensorflux-checkpoint", "version": 1, "variables": records})
-    arrays.write(os.path.join(export_dir, "saved_model.npz"))
-    _write_json(os.path.join(export_dir, "saved_model.json"), payload)
+    staging = _staging_dir(export_dir)
+    try:
+        os.makedirs(os.path.join(staging, "variables"))
+        values.write(os.path.join(staging, "variables", "variables.npz"))
+        _write_json(os.path.join(staging, "variables", "variables.json"),
+                    {"format": "tensorflux-checkpoint", "version": 1, "variables": records})
+        arrays.write(os.path.join(staging, "saved_model.npz"))
+        _write_json(os.path.join(staging, "saved_model.json"), payload)
+        _swap_into_place(staging, export_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+# -- crash safety ------------------------------------------------------------------------------------
+# A save is written whole into a hidden sibling directory, then swapped in with two renames: the old
+# directory goes to `previous_dir(export_dir)`, the new one takes its name, the old one is removed. A
+# reader sees the old save or the new one, never a mix; a process killed between the two renames leaves
+# only the previous save, which `load` reads from there and the next save puts back first.
+def previous_dir(export_dir):
+    head, tail = os.path.split(os.path.normpath(os.path.abspath(export_dir)))
+    return os.path.join(head, f".{tail}.previous")
+
+
+def _staging_dir(export_dir):
+    head, tail = os.path.split(os.path.normpath(os.path.abspath(export_dir)))
+    os.makedirs(head, exist_ok=True)
+    return tempfile.mkdtemp(dir=head, prefix=f".{tail}.saving-")
+
+
+def _swap_into_place(staging, export_dir):
+    export_dir = os.path.normpath(os.path.abspath(export_dir))
+    previous = previous_dir(export_dir)
+    if os.path.isdir(previous):
+        if os.path.isdir(export_dir):
+            shutil.rmtree(previous)                 # a stale copy left after a completed swap
+        else:
+            os.rename(previous, export_dir)         # an interrupted swap: the previous save is the good one
+    if os.path.isdir(export_dir):
+        os.rename(export_dir, previous)
+        os.rename(staging, export_dir)
+        shutil.rmtree(previous)
+    else:
+        if os.path.exists(export_dir):
+            raise FileExistsError(f"Cannot save a SavedModel to {export_dir}: it exists and is not a directory.")
+        os.rename(staging, export_dir)
 
 
 def _functions_of(obj):

@@ -185,6 +185,25 @@ class Activation(Layer):
         return tuple(input_shape)
 
 
+# Keras 3's wording (a behaviour fact: the message users search for).
+LAMBDA_SAFE_MODE_MESSAGE = (
+    "Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda. This carries a "
+    "potential risk of arbitrary code execution and thus it is disallowed by default. If you trust the source "
+    "of the artifact, you can override this error by passing `safe_mode=False` to the loading function, or "
+    "calling `keras.config.enable_unsafe_deserialization().")
+
+
+def refuse_python_bytecode(safe_mode):
+    """Raises for a serialised Python lambda (bytecode in a config): Keras's message in safe mode; without
+    it, tensorflux still refuses (files are data, never code)."""
+    if safe_mode:
+        raise ValueError(LAMBDA_SAFE_MODE_MESSAGE)
+    raise ValueError("This config holds a Python lambda as bytecode. tensorflux never runs code from a file, "
+                     "even with `safe_mode=False`: define the function in your program, register it with "
+                     "`@keras.saving.register_keras_serializable()` or pass it in `custom_objects`, and save "
+                     "the model again.")
+
+
 class Lambda(Layer):
     """`function(inputs, **arguments)` as a layer without weights of its own (a functional model's glue:
     `Lambda(lambda t: tf.reduce_mean(t, axis=1))(x)`). A `training` parameter of the function gets the flag."""
@@ -202,6 +221,16 @@ class Lambda(Layer):
             self._takes_training = "training" in inspect.signature(function).parameters
         except (TypeError, ValueError):
             self._takes_training = False
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        """A Lambda from its config. A function carried as Python bytecode (Keras's `"__lambda__"` form) is
+        refused: with Keras's message in safe mode (the default), and by tensorflux always, since a file
+        never supplies code (saving.serialization applies the same rule to whole configs)."""
+        function = config.get("function")
+        if isinstance(function, dict) and function.get("class_name") == "__lambda__":
+            refuse_python_bytecode(safe_mode is not False)
+        return cls(**config)
 
     def call(self, inputs, training=None):
         if self._takes_training:

@@ -15,8 +15,14 @@ bigger model.
 import tensorflux as tf
 
 from ..layers.input_layer import InputLayer
-from ..keras_tensor import KerasTensor, Operation, operation_named
+from ..layers.layer import Layer
+from ..keras_tensor import _OPERATOR_FUNCTIONS, KerasTensor, Operation, operation_named
 from .model import Model
+
+
+def is_operation_name(name):
+    """True for the Keras class name of an operator a functional model may record (`"Add"`, `"GetItem"`)."""
+    return isinstance(name, str) and name in _OPERATOR_FUNCTIONS
 
 __all__ = ["Functional"]
 
@@ -159,13 +165,28 @@ class Functional(Model):
 
     @classmethod
     def from_config(cls, config):
-        """Replays the saved calls on the (already rebuilt) layers to make the same graph."""
-        layers = {layer.name: layer for layer in config["layers"]}
-        values = {("input", i, 0): layers[name].output for i, name in enumerate(config["input_names"])}
+        """Replays the saved calls on the (already rebuilt) layers to make the same graph.
+
+        The config may come from a file: every reference (layer name, operator name, earlier result) is
+        checked and a dangling one raises ValueError naming it."""
+        layers = {layer.name: layer for layer in config["layers"] if isinstance(layer, Layer)}
+        if len(layers) != len(config["layers"]):
+            raise ValueError("A functional model config lists something other than layers in `layers`.")
+        values = {}
+        for i, name in enumerate(config["input_names"]):
+            if not isinstance(layers.get(name), InputLayer):
+                raise ValueError(f"The functional model config names the input {name!r:.100}, which is not one of "
+                                 f"its Input layers.")
+            values[("input", i, 0)] = layers[name].output
 
         def decode(value):
             if isinstance(value, dict) and "__keras_tensor__" in value:
-                return values[tuple(value["__keras_tensor__"])]
+                ref = value["__keras_tensor__"]
+                key = tuple(ref) if isinstance(ref, list) and all(isinstance(r, (str, int)) for r in ref) else None
+                if key not in values:
+                    raise ValueError(f"The functional model config refers to {ref!r:.100}, which no earlier "
+                                     f"step produces.")
+                return values[key]
             if isinstance(value, (list, tuple)):
                 return [decode(v) for v in value]
             if isinstance(value, dict):
@@ -173,9 +194,17 @@ class Functional(Model):
             return value
         for k, entry in enumerate(config["nodes"]):
             args, kwargs = decode(entry["args"]), decode(entry["kwargs"])
+            if not isinstance(kwargs, dict) or not isinstance(args, list):
+                raise ValueError(f"Step {k} of the functional model config has malformed arguments.")
             if "operation" in entry:
+                if not is_operation_name(entry["operation"]):
+                    raise ValueError(f"Step {k} of the functional model config calls the operator "
+                                     f"{entry['operation']!r:.100}, which Keras does not define.")
                 result = operation_named(entry["operation"])(*args)
             else:
+                if entry.get("layer") not in layers:
+                    raise ValueError(f"Step {k} of the functional model config calls the layer "
+                                     f"{entry.get('layer')!r:.100}, which the config does not list.")
                 result = layers[entry["layer"]](*args, **kwargs)
             values.update({("node", k, j): t for j, t in enumerate(tf.nest.flatten(result))})
         return cls(decode(config["inputs"]), decode(config["outputs"]), name=config["name"],

@@ -5,12 +5,18 @@ Plain data stays as is (tuples become lists); arrays, dtypes, slices, `...` get 
 objects (layers, initializers, regularizers, optimizers, losses, …) become
 `{"class_name", "module", "registered_name", "config"}` with their recorded constructor arguments (see
 `keras.config`) or their own `get_config()`; functions are saved by name when they are Keras activations
-or registered. Classes are found again through `custom_objects`, the registry filled by
-`@register_keras_serializable`, then their module if it is already imported (nothing is imported
-while loading).
+or registered.
+
+Configs are untrusted data (they come from files). A class is found again only through an allow-list:
+`custom_objects`, the registry filled by `@register_keras_serializable`, then the Keras classes
+tensorflux implements (those its public `keras` namespaces export) — never by looking a name up in an
+arbitrary module, so a config naming `os.system` finds nothing. A function is found only among the
+registered ones and Keras's activations. A Keras-style `Lambda` function carrying Python bytecode
+(`"class_name": "__lambda__"`) is refused with Keras's safe-mode message; tensorflux never runs bytecode
+from a file, even with `safe_mode=False`.
 """
 import inspect
-import sys
+import types
 
 import numpy as np
 
@@ -18,6 +24,7 @@ import tensorflux as tf
 
 from .. import activations as _activations
 from .. import config as _config
+from ..layers.core import refuse_python_bytecode
 from ..layers.layer import Layer
 
 __all__ = ["register_keras_serializable", "get_registered_object", "serialize_keras_object",
@@ -98,13 +105,22 @@ def _class_ref(cls, where):
             "registered_name": getattr(cls, "_registered_name", None)}
 
 
-def deserialize_keras_object(data, custom_objects=None):
+# Array dtypes a config may hold (plain numbers, booleans and text: nothing that carries objects).
+_CONFIG_ARRAY_KINDS = "biufcSU"
+
+
+def deserialize_keras_object(data, custom_objects=None, safe_mode=True):
     if isinstance(data, list):
-        return [deserialize_keras_object(v, custom_objects) for v in data]
+        return [deserialize_keras_object(v, custom_objects, safe_mode) for v in data]
     if not isinstance(data, dict):
         return data
+    if data.get("class_name") == "__lambda__":
+        refuse_python_bytecode(safe_mode)
     if "__ndarray__" in data:
-        return np.array(data["__ndarray__"], dtype=data["dtype"])
+        dtype = np.dtype(str(data.get("dtype")))
+        if dtype.kind not in _CONFIG_ARRAY_KINDS:
+            raise ValueError(f"A config array may not have dtype {dtype} (numbers, booleans and text only).")
+        return np.array(data["__ndarray__"], dtype=dtype)
     if "__dtype__" in data:
         return tf.as_dtype(data["__dtype__"])
     if "__slice__" in data:
@@ -115,6 +131,8 @@ def deserialize_keras_object(data, custom_objects=None):
         return _find(data["__class__"], custom_objects)
     if "__function__" in data:
         name = data["__function__"]
+        if not isinstance(name, str):
+            raise ValueError(f"A saved function is named by a string, not by {type(name).__name__}.")
         fn = get_registered_object(name, custom_objects) or _activations._BY_NAME.get(name)
         if fn is None:
             raise ValueError(f"Could not locate function '{name}'. Pass it in `custom_objects` or register it "
@@ -122,27 +140,67 @@ def deserialize_keras_object(data, custom_objects=None):
         return fn
     if "class_name" in data and "config" in data:
         cls = _find(data, custom_objects)
-        config = {k: deserialize_keras_object(v, custom_objects) for k, v in data["config"].items()}
+        if not isinstance(data["config"], dict):
+            raise ValueError(f"The config of a '{data['class_name']}' must be a dict, not "
+                             f"{type(data['config']).__name__}.")
+        config = {k: deserialize_keras_object(v, custom_objects, safe_mode) for k, v in data["config"].items()}
         from_config = getattr(cls, "from_config", None)
         return from_config(config) if from_config is not None else cls(**config)
-    return {k: deserialize_keras_object(v, custom_objects) for k, v in data.items()}
+    return {k: deserialize_keras_object(v, custom_objects, safe_mode) for k, v in data.items()}
+
+
+# The public Keras namespaces whose classes a config may name (callbacks and utils are not model parts).
+_ALLOWED_NAMESPACES = ("layers", "models", "initializers", "regularizers", "constraints", "losses", "metrics",
+                       "optimizers", "mixed_precision")
+_builtin_classes = {}      # class name -> [classes]; filled on first use
+
+
+def _builtins():
+    if not _builtin_classes:
+        from ..models.model import Model
+        found = {Model, Model._functional}
+        for name in ("Layer", "Model", "Sequential", "Initializer", "Loss", "Metric", "Optimizer"):
+            found.add(getattr(tf.keras, name))
+        for name in _ALLOWED_NAMESPACES:
+            _collect_classes(getattr(tf.keras, name, None), found, depth=2)
+        for cls in sorted(found, key=lambda c: (c.__module__, c.__qualname__)):
+            _builtin_classes.setdefault(cls.__name__, []).append(cls)
+    return _builtin_classes
+
+
+def _collect_classes(namespace, found, depth):
+    if namespace is None:
+        return
+    for attr in dir(namespace):
+        if attr.startswith("_"):
+            continue
+        value = getattr(namespace, attr)
+        if isinstance(value, type):
+            found.add(value)
+        elif isinstance(value, types.ModuleType) and depth > 0 and "keras" in value.__name__:
+            _collect_classes(value, found, depth - 1)
 
 
 def _find(ref, custom_objects):
-    """The class a config names: custom objects, registered classes, then its (already imported) module."""
+    """The class a config names, from the allow-list only: custom objects, registered classes, then the
+    Keras classes tensorflux implements (same name; the module decides between namesakes)."""
+    if not isinstance(ref, dict) or not isinstance(ref.get("class_name"), str):
+        raise ValueError(f"A saved class reference must be an object with a string `class_name`; got {ref!r:.200}.")
+    class_name, module, registered = ref["class_name"], ref.get("module"), ref.get("registered_name")
     custom_objects = custom_objects or {}
-    for key in (ref.get("registered_name"), ref["class_name"]):
-        if key and (key in custom_objects or key in _REGISTERED):
+    for key in (registered, class_name):
+        if isinstance(key, str) and (key in custom_objects or key in _REGISTERED):
             return custom_objects.get(key) or _REGISTERED[key]
-    module = sys.modules.get(ref.get("module") or "")
-    obj = module
-    for part in ref["class_name"].split(".") if module is not None else ():
-        obj = getattr(obj, part, None)
-    if obj is None or module is None or "<locals>" in ref["class_name"]:
-        raise ValueError(f"Could not locate class '{ref['class_name']}' (module {ref.get('module')}). Pass it in "
-                         f"`custom_objects`, register it with `@keras.saving.register_keras_serializable()`, or "
-                         f"import its module before loading.")
-    return obj
+    candidates = _builtins().get(class_name, [])
+    if len(candidates) > 1:
+        candidates = [c for c in candidates if c.__module__ == module] or \
+            [c for c in candidates if isinstance(module, str) and module.rsplit(".", 1)[-1] in c.__module__] or \
+            candidates[:1]
+    if not candidates:
+        raise ValueError(f"Could not locate class '{class_name:.200}' (module {str(module):.200}). Keras classes are "
+                         f"found by name; pass your own classes in `custom_objects` or register them with "
+                         f"`@keras.saving.register_keras_serializable()`.")
+    return candidates[0]
 
 
 API = {"keras.saving": __all__}
