@@ -8,10 +8,10 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import numeric_grad
-from tensorflux._src.ops.array import (creation, gather, indexing, join, padding, reorder, shape_ops, shaping,
-                                       sorting, where)
+from tensorflux._src.ops.array import creation, gather, indexing, join, padding, reorder, sorting, where
+from tensorflux._src.ops.shapes import creators, shape_ops, shaping
 from tensorflux._src.ops.nn import activations, conv, depthwise, losses, normalization, pooling, basic as nn
-from tensorflux._src.ops import registry, state
+from tensorflux._src.ops import conversion_ops, registry, state
 
 SETTINGS = settings(max_examples=20, deadline=None)
 
@@ -470,8 +470,8 @@ def test_stop_gradient_blocks():
 def test_every_float_op_in_these_modules_has_a_gradient():
     no_gradient = {"Unique", "UniqueWithCounts", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
                    "Shape", "ShapeN", "Size", "Rank", "Where", "ArgSort", "VarIsInitializedOp"}
-    for module in (shaping, reorder, join, padding, shape_ops, gather, indexing, where, creation, sorting,
-                   activations, losses, normalization, nn, conv, depthwise, pooling, state):
+    for module in (shaping, reorder, join, padding, shape_ops, gather, indexing, where, creators, creation, sorting,
+                   activations, losses, normalization, nn, conv, depthwise, pooling, state, conversion_ops):
         for value in vars(module).values():
             if isinstance(value, registry.OpDef) and value.name not in no_gradient:
                 assert value.grad is not None, value.name

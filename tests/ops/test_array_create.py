@@ -6,6 +6,7 @@ from hypothesis import given, settings, strategies as st
 import tensorflux as tf
 from helpers import check
 from tensorflux._src.ops.array import creation
+from tensorflux._src.ops.shapes import creators
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec
@@ -58,10 +59,10 @@ def test_range_dtype_errors():
 
 def test_range_infer():
     c = lambda v: tf.constant(v)  # noqa: E731
-    assert creation.RANGE.infer([c(0), c(10), c(3)], {})[0] == (tf.int32, tf.TensorShape([4]))
-    assert creation.RANGE.infer([c(0.), S([], tf.float32), c(1.)], {})[0] == (tf.float32, tf.TensorShape([None]))
+    assert creators.RANGE.infer([c(0), c(10), c(3)], {})[0] == (tf.int32, tf.TensorShape([4]))
+    assert creators.RANGE.infer([c(0.), S([], tf.float32), c(1.)], {})[0] == (tf.float32, tf.TensorShape([None]))
     with pytest.raises(ValueError, match="Requires delta != 0"):
-        creation.RANGE.infer([c(0), c(10), c(0)], {})
+        creators.RANGE.infer([c(0), c(10), c(0)], {})
 
 
 @settings(max_examples=40, deadline=None)
@@ -110,7 +111,7 @@ def test_like_ops():
     check(tf.zeros_like(tf.constant([1, 2]), dtype=tf.float32), [0., 0.], tf.float32)
     with pytest.raises(IAE, match="Value for attr 'T' of string is not in the list of allowed values"):
         tf.ones_like(["a"])
-    assert creation.ZEROS_LIKE.infer([S([None, 2], tf.int8)], {})[0] == (tf.int8, tf.TensorShape([None, 2]))
+    assert creators.ZEROS_LIKE.infer([S([None, 2], tf.int8)], {})[0] == (tf.int8, tf.TensorShape([None, 2]))
 
 
 def test_fill():
@@ -129,11 +130,11 @@ def test_fill():
 
 def test_fill_infer():
     c = tf.constant
-    assert creation.FILL.infer([c([2, 3]), S([], tf.float32)], {})[0] == (tf.float32, tf.TensorShape([2, 3]))
-    assert creation.FILL.infer([S([2], tf.int32), S([], tf.int8)], {})[0] == (tf.int8, tf.TensorShape([None, None]))
-    assert creation.FILL.infer([S(None, tf.int32), S([], tf.int8)], {})[0][1].rank is None
+    assert creators.FILL.infer([c([2, 3]), S([], tf.float32)], {})[0] == (tf.float32, tf.TensorShape([2, 3]))
+    assert creators.FILL.infer([S([2], tf.int32), S([], tf.int8)], {})[0] == (tf.int8, tf.TensorShape([None, None]))
+    assert creators.FILL.infer([S(None, tf.int32), S([], tf.int8)], {})[0][1].rank is None
     with pytest.raises(ValueError, match="Dimension -1 must be >= 0"):
-        creation.FILL.infer([c([-1]), S([], tf.float32)], {})
+        creators.FILL.infer([c([-1]), S([], tf.float32)], {})
 
 
 # -- eye ---------------------------------------------------------------------------------------------------

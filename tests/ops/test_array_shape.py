@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 import tensorflux as tf
 from helpers import check
-from tensorflux._src.ops.array import join, padding, reorder, shape_ops, shaping
+from tensorflux._src.ops.array import join, padding, reorder
+from tensorflux._src.ops.shapes import shape_ops, shaping
 
 IAE = tf.errors.InvalidArgumentError
 S = tf.TensorSpec

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
-from tensorflux._src.ops import logging as L
+from tensorflux._src.ops import assertion, logging as L
 from tensorflux._src.ops.registry import apply
 
 
@@ -222,9 +222,9 @@ def test_assert_op_kernel_has_graph_message():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"^assertion failed: \[mm\] \[1 2 3\] \[\[0 1 2\]\.\.\.\] \[1 0\] \[a\\n b\] \[0\.1\] "
                              r"\[Op:Assert\]"):
-        apply(L.ASSERT, (tf.constant(False),) + data, {"summarize": 3}, "Assert")
-    assert apply(L.ASSERT, (tf.constant(True),) + data, {"summarize": 3}, "Assert") == ()
-    assert L.ASSERT.stateful and L.ASSERT.infer([tf.TensorSpec([], tf.bool)], {"summarize": 3}) == []
+        apply(assertion.ASSERT, (tf.constant(False),) + data, {"summarize": 3}, "Assert")
+    assert apply(assertion.ASSERT, (tf.constant(True),) + data, {"summarize": 3}, "Assert") == ()
+    assert assertion.ASSERT.stateful and assertion.ASSERT.infer([tf.TensorSpec([], tf.bool)], {"summarize": 3}) == []
 
 
 def test_assert_near():

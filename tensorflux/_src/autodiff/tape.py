@@ -15,7 +15,7 @@ from ..framework import errors, nest
 from ..framework.context import state as _state
 from ..framework.tensor import Tensor
 from ..ops import array as _array
-from ..ops.shapes import creators as _creation
+from ..ops.array import creation as _creation
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..types import dtypes as _dt

@@ -22,6 +22,7 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor
 from ..types import dtypes as _dt
 from ..types.shape import Dimension, TensorShape
+from .conversion_ops import cast_tensor, pack
 from .registry import dtype_error_name
 
 __all__ = ["constant", "convert_to_tensor", "binary_operands", "to_array", "convert_n"]
@@ -617,25 +618,22 @@ def _first_tensor_dtype(value):
 def _autopack(value, dtype):
     """A list holding tensors becomes their `stack` (TensorFlow's "packed" node); other elements are
     converted to the first tensor's dtype, and tensors are cast when another dtype was requested."""
-    # array/math sit above this module (they convert their arguments with it), hence the late imports.
-    from .array.join import stack
-    from .math.arith import cast
     inferred = _first_tensor_dtype(value)
     target = inferred if dtype is None else dtype
 
-    def pack(seq):
+    def pack_level(seq):
         elems = []
         for v in seq:
             if isinstance(v, (list, tuple)):
-                elems.append(pack(v) if _has_tensors(v) else constant(v, dtype=target))
+                elems.append(pack_level(v) if _has_tensors(v) else constant(v, dtype=target))
             elif _is_tensor_like(v):
                 t = convert_to_tensor(v)
-                elems.append(cast(t, target) if dtype is not None and t.dtype is not target else t)
+                elems.append(cast_tensor(t, target) if dtype is not None else t)
             else:
                 elems.append(constant(v, dtype=target))
-        return stack(elems, name="packed")
+        return pack(elems, name="packed")
 
-    return pack(value)
+    return pack_level(value)
 
 
 def binary_operands(x, y):

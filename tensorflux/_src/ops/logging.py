@@ -24,10 +24,11 @@ from .convert import binary_operands, convert_to_tensor
 from .infer import infer_unary
 from .registry import OpDef, apply, FLOAT, NUMBER
 from .array import join as _join
-from .array import shape_ops as _shape_ops
+from .shapes import shape_ops as _shape_ops
 from .math import arith as _math
 from .math import reduce as _reduce
 from . import strings as _string
+from .assertion import Assert
 
 __all__ = ["print_v2", "Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
@@ -130,48 +131,6 @@ def print_v2(*inputs, output_stream=_DEFAULT_STREAM, summarize=3, sep=" ", end="
         formatted = _string.format(template, tensors, placeholder=placeholder, summarize=summarize)
     out = apply(PRINT_V2, (formatted,), {"output_stream": stream, "end": end}, name or "PrintV2")
     return None if _state.graph is None else out
-
-
-# -- Assert ------------------------------------------------------------------------------------------
-
-def _assert_kernel(condition, *data, summarize):
-    if condition.size != 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"In[0] expects a scalar, got shape {_string._dims(condition.shape)}")
-    if not condition.reshape(())[()]:
-        shown = " ".join("[" + _string.summarize_v1(d, summarize) + "]" for d in data)
-        raise errors.InvalidArgumentError(None, None, "assertion failed: " + shown)
-    return ()
-
-
-ASSERT = OpDef("Assert", _no_outputs, _assert_kernel, stateful=True, multi=True,
-               input_names=("condition", "data"))
-
-
-def _summarize_eager(t, summarize):
-    """One data item of an eager `Assert` message: comma-separated leading values."""
-    value = np.asarray(t._value)
-    if value.ndim == 0:
-        return str(value[()]) if summarize != 0 else ""
-    flat = value.reshape(-1)
-    count = flat.size if summarize is None or summarize < 0 else summarize
-    items = [str(v) for v in flat[:count]]
-    if len(items) < flat.size:
-        items.append("...")
-    return ", ".join(items)
-
-
-def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
-    """`tf.debugging.Assert`: raises InvalidArgumentError showing `data` when `condition` is false."""
-    if _state.graph is None:
-        if not condition:
-            tensors = [convert_to_tensor(d) for d in data]
-            summary = "\n".join(_summarize_eager(t, 3 if summarize is None else summarize) for t in tensors)
-            raise errors.InvalidArgumentError(
-                None, None, f"Expected '{condition!s}' to be true. Summarized data: {summary}")
-        return None
-    inputs = (convert_to_tensor(condition, dtype=_dt.bool),) + tuple(convert_to_tensor(d) for d in data)
-    return apply(ASSERT, inputs, {"summarize": 3 if summarize is None else int(summarize)}, name or "Assert")
 
 
 # -- comparisons -------------------------------------------------------------------------------------
@@ -477,8 +436,8 @@ def assert_all_finite(x, message, name=None):
 
 
 API = {
-    "": ["print=print_v2", "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
-    "debugging": ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
+    "": ["print=print_v2", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
+    "debugging": ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
                   "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
                   "assert_non_negative", "assert_non_positive", "assert_near", "assert_rank",
                   "assert_rank_at_least", "assert_rank_in", "assert_type", "assert_scalar",

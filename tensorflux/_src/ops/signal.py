@@ -23,16 +23,16 @@ from ..types.shape import TensorShape
 from .array import join as _join
 from .array import padding as _padding
 from .array import reorder as _reorder
-from .array import shape_ops as _shape_ops
-from .array import shaping as _shaping
-from .array import creation as _creation
+from .shapes import shape_ops as _shape_ops
+from .shapes import shaping as _shaping
+from .shapes import creators as _creators
 from .array import gather as _gather
 from .array import where as _where
 from .array import manip as _manip
 from .math import arith as _math
 from .math import logic as _logic
 from .math import reduce as _reduce
-from .array.common import attr_type_error, bad, fmt_shape, static_int, value_dims
+from .shapes.common import attr_type_error, bad, fmt_shape, static_int, value_dims
 from .convert import constant, convert_to_tensor
 from .registry import COMPLEX, OpDef, apply
 
@@ -86,8 +86,8 @@ def _fit_inner(t, lengths, rank):
         return t
     lengths = _as_tensor(lengths)
     extra = _math.maximum(_math.subtract(lengths, _as_tensor(current)), 0)
-    outer = _creation.zeros(_join.stack([_shape_ops.rank(t) - rank, 2]), dtype=_dt.int32)
-    inner = _join.stack([_creation.zeros_like(extra), extra], axis=1)
+    outer = _creators.zeros(_join.stack([_shape_ops.rank(t) - rank, 2]), dtype=_dt.int32)
+    inner = _join.stack([_creators.zeros_like(extra), extra], axis=1)
     t = _padding.pad(t, _join.concat([outer, inner], 0))
     return t[(Ellipsis,) + tuple(slice(0, lengths[i]) for i in range(rank))]
 
@@ -225,7 +225,7 @@ def _hermitian_weights(n, dtype):
         if n % 2 == 0:
             weights[-1] = 1.0
         return constant(weights.astype(dtype._np))
-    bins = _creation.range(n // 2 + 1)
+    bins = _creators.range(n // 2 + 1)
     once = _logic.logical_or(_logic.equal(bins, 0), _logic.equal(bins * 2, n))
     return _math.cast(_where.where(once, 1.0, 2.0), dtype)
 
@@ -318,7 +318,7 @@ def _shift(x, axes, inverse, name):
     """`x` rolled along `axes` (default: all) by half of each dim, or back by as much for the inverse."""
     x = convert_to_tensor(x)
     if axes is None:
-        axes = list(range(x.shape.rank)) if x.shape.rank is not None else _creation.range(_shape_ops.rank(x))
+        axes = list(range(x.shape.rank)) if x.shape.rank is not None else _creators.range(_shape_ops.rank(x))
     if isinstance(axes, Tensor):
         sizes = _gather.gather(_shape_ops.shape(x), axes)
     else:
@@ -353,8 +353,8 @@ def _window_positions(num_frames, frame_length, frame_step):
     if isinstance(num_frames, int):
         starts = np.arange(num_frames, dtype=np.int32)[:, None] * frame_step
         return constant(starts + np.arange(frame_length, dtype=np.int32))
-    starts = _shaping.expand_dims(_creation.range(num_frames) * frame_step, 1)
-    return starts + _shaping.expand_dims(_creation.range(frame_length), 0)
+    starts = _shaping.expand_dims(_creators.range(num_frames) * frame_step, 1)
+    return starts + _shaping.expand_dims(_creators.range(frame_length), 0)
 
 
 def _at_least_zero(count):
@@ -441,16 +441,16 @@ def _raised_cosine_window(window_length, periodic, dtype, a, b, name):
     if not isinstance(window_length, Tensor):
         window_length = static_int(window_length, "window_length")
         if window_length == 1:
-            return _creation.ones([1], dtype=dtype, name=name)
+            return _creators.ones([1], dtype=dtype, name=name)
     even = 1 - window_length % 2
     points = window_length + int(bool(periodic)) * even - 1
     # A window of length 1 would divide 0 by 0 here; it is [1] (selected below when only known at run time).
     points = max(points, 1) if isinstance(points, int) else _math.maximum(points, 1)
     denominator = _math.cast(points, dtype)
-    count = _math.cast(_creation.range(window_length), dtype)
+    count = _math.cast(_creators.range(window_length), dtype)
     window = a - b * _math.cos(2 * np.pi * count / denominator)
     if isinstance(window_length, Tensor):  # a length known only at run time may still be 1
-        window = _where.where(_logic.equal(window_length, 1), _creation.ones_like(window), window)
+        window = _where.where(_logic.equal(window_length, 1), _creators.ones_like(window), window)
     return _shape_ops.identity(window, name=name)
 
 

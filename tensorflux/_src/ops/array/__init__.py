@@ -8,8 +8,8 @@ as `array.reshape`, `array.stack`, …; modules inside ops import the module tha
 from .join import concat, split, stack, unstack
 from .padding import pad, tile
 from .reorder import reverse, transpose
-from .shape_ops import identity, rank, shape, shape_n, size, stop_gradient
-from .shaping import broadcast_to, expand_dims, reshape, squeeze
+from ..shapes.shape_ops import identity, rank, shape, shape_n, size, stop_gradient
+from ..shapes.shaping import broadcast_to, expand_dims, reshape, squeeze
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
            "pad", "shape", "shape_n", "size", "rank", "broadcast_to", "identity", "stop_gradient", "reverse"]

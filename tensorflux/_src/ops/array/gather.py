@@ -6,14 +6,14 @@ import numpy as np
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import creation as _creation
+from ..shapes import creators as _creators
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from .common import attr_type_error, bad, fmt_shape, static_int, unknown_vector_dims, value_dims
+from ..shapes.common import attr_type_error, bad, fmt_shape, static_int, unknown_vector_dims, value_dims
 from .join import concat
 from .reorder import transpose
-from .shape_ops import shape, shape_of
-from .shaping import reshape
+from ..shapes.shape_ops import shape, shape_of
+from ..shapes.shaping import reshape
 from ..convert import constant, convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from .where import where
@@ -117,7 +117,7 @@ def _unsorted_segment_sum_grad(op, grad):
     gathered = gather(grad, _math.maximum(ids, zero))
     extra = data.shape.rank - ids.shape.rank
     kept = reshape(_math.greater_equal(ids, zero), joined_shape(shape_of(ids), [1] * extra))
-    return [where(kept, gathered, _creation.zeros_like(gathered)), None, None]
+    return [where(kept, gathered, _creators.zeros_like(gathered)), None, None]
 
 
 UNSORTED_SEGMENT_SUM = OpDef("UnsortedSegmentSum", _unsorted_segment_sum_infer, _unsorted_segment_sum_kernel,
@@ -246,7 +246,7 @@ def _gather_grad(op, grad):
     batch = shape_product(dims[:bd])
     if bd:
         step = index_scalar(n, ids.dtype)
-        offsets = _math.multiply(_creation.range(index_scalar(batch, ids.dtype)), step)
+        offsets = _math.multiply(_creators.range(index_scalar(batch, ids.dtype)), step)
         ids = _math.add(reshape(ids, joined_shape(dim_part(batch), [-1])), reshape(offsets, [-1, 1]))
     rows = indices.shape.num_elements()
     rest = joined_shape(dims[bd:axis], dims[axis + 1:])
@@ -333,8 +333,8 @@ def _gather_nd_grad(op, grad):
     flat = reshape(indices, joined_shape(dim_part(batch), [-1, k]))  # [batch, per_batch, k]
     per_batch = shape_of(flat)[1]
     # Each row's batch number as an extra leading index coordinate: [batch, per_batch, 1].
-    zeros = _creation.fill(joined_shape(dim_part(batch), dim_part(per_batch), [1]), index_scalar(0, indices.dtype))
-    coords = _math.add(zeros, reshape(_creation.range(index_scalar(batch, indices.dtype)), [-1, 1, 1]))
+    zeros = _creators.fill(joined_shape(dim_part(batch), dim_part(per_batch), [1]), index_scalar(0, indices.dtype))
+    coords = _math.add(zeros, reshape(_creators.range(index_scalar(batch, indices.dtype)), [-1, 1, 1]))
     full = concat([coords, flat], -1)
     updates = reshape(grad, joined_shape(dim_part(batch), dim_part(per_batch), dims[bd + k:]))
     target = joined_shape(dim_part(batch), dims[bd:])

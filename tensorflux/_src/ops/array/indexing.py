@@ -17,11 +17,11 @@ from ...framework.tensor import EagerTensor, Tensor
 from ...types import dtypes as _dt
 from ...types.shape import Dimension, TensorShape
 from ..math import arith as _math
-from .common import bad, fmt_shape, index_input, static_int, unknown_vector_dims, value_dims
+from ..shapes.common import bad, fmt_shape, index_input, static_int, unknown_vector_dims, value_dims
 from .join import concat, stack
 from .padding import pad
-from .shape_ops import shape, shape_of
-from .shaping import reshape, squeeze
+from ..shapes.shape_ops import shape, shape_of
+from ..shapes.shaping import reshape, squeeze
 from ..convert import constant, convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from .gather import _UNKNOWN, gather

@@ -12,10 +12,11 @@ from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types.shape import Dimension, TensorShape
 from ..convert import convert_to_tensor
+from ..conversion_ops import PACK, UNPACK
 from ..registry import OpDef, apply
-from .common import (_UNKNOWN, _eager_const, _holds_tensor, _normalize_dim, bad, convert_same, fmt_shape,
+from ..shapes.common import (_UNKNOWN, _eager_const, _holds_tensor, _normalize_dim, bad, convert_same, fmt_shape,
     index_input, static_int, value_dims)
-from .shape_ops import identity, shape
+from ..shapes.shape_ops import identity, shape
 
 
 
@@ -116,42 +117,6 @@ def concat(values, axis, name="concat"):
     return apply(CONCAT, tuple(values), {"axis": axis}, name)
 
 
-def _pack_kernel(*arrays, axis):
-    first = arrays[0].shape
-    for i, a in enumerate(arrays[1:], 1):
-        if a.shape != first:
-            raise bad(f"Shapes of all inputs must match: values[0].shape = {fmt_shape(first)} != "
-                      f"values[{i}].shape = {fmt_shape(a.shape)}")
-    rank = len(first) + 1
-    if not -rank <= axis < rank:
-        raise bad(f"axis = {axis} not in [{-rank}, {rank})")
-    return np.stack(arrays, axis)
-
-
-def _pack_infer(inputs, attrs):
-    axis = attrs["axis"]
-    merged = _UNKNOWN
-    for i, t in enumerate(inputs):
-        s = t.shape
-        if merged._dims is not None and s._dims is not None and len(s._dims) != len(merged._dims):
-            raise ValueError(f"Shapes must be equal rank, but are {len(merged._dims)} and {len(s._dims)}")
-        if not merged.is_compatible_with(s):
-            raise ValueError(f"Shapes of all inputs must match: values[0].shape = {fmt_shape(merged._dims)} != "
-                             f"values[{i}].shape = {fmt_shape(s._dims)}")
-        merged = merged.merge_with(s)
-    if merged._dims is None:
-        return [(inputs[0].dtype, _UNKNOWN)]
-    rank = len(merged._dims) + 1
-    a = _normalize_dim(axis, rank, f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
-    dims = merged._dims
-    return [(inputs[0].dtype, TensorShape(dims[:a] + (len(inputs),) + dims[a:]))]
-
-
-def _pack_grad(op, grad):
-    return list(apply(UNPACK, (grad,), {"num": len(op.inputs), "axis": op.attrs["axis"]}, "unstack"))
-
-
-PACK = OpDef("Pack", _pack_infer, _pack_kernel, grad=_pack_grad, same_dtype=True, input_names=("values",))
 
 
 
@@ -173,31 +138,6 @@ def stack(values, axis=0, name="stack"):
     return apply(PACK, tuple(values), {"axis": axis}, name)
 
 
-def _unpack_kernel(x, num, axis):
-    if x.shape[axis] != num:
-        raise bad(f"Input shape axis {axis % x.ndim} must equal {num}, got shape {fmt_shape(x.shape)}")
-    moved = np.moveaxis(x, axis, 0)
-    return tuple(moved[i] for i in range(num))
-
-
-def _unpack_infer(inputs, attrs):
-    x = inputs[0]
-    num, axis = attrs["num"], attrs["axis"]
-    dims = x.shape._dims
-    if dims is None:
-        return [(x.dtype, _UNKNOWN)] * num
-    a = _normalize_dim(axis, len(dims), f"Argument `axis` = {axis} not in range [{-len(dims)}, {len(dims)})")
-    if dims[a] is not None and dims[a] != num:
-        raise ValueError(f"Dimension must be {num} but is {dims[a]}")
-    out = TensorShape(dims[:a] + dims[a + 1:])
-    return [(x.dtype, out)] * num
-
-
-def _unpack_grad(op, *grads):
-    return [apply(PACK, tuple(grads), {"axis": op.attrs["axis"]}, "stack")]
-
-
-UNPACK = OpDef("Unpack", _unpack_infer, _unpack_kernel, grad=_unpack_grad, multi=True, input_names=("value",))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):

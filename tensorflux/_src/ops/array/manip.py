@@ -18,15 +18,15 @@ from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import join as _join
-from . import shape_ops as _shape_ops
-from . import shaping as _shaping
-from . import creation as _creation
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
+from ..shapes import creators as _creators
 from . import gather as _gather
 from . import where as _where
-from .. import logging as _logging
+from .. import assertion as _assertion
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from .common import attr_type_error, bad, fmt_shape, static_int
+from ..shapes.common import attr_type_error, bad, fmt_shape, static_int
 from ..convert import constant, convert_to_tensor
 from ..registry import REAL, OpDef, apply, constant_value
 
@@ -108,10 +108,10 @@ def _dynamic_repeat(input, repeats, axis, name):  # noqa: A002
     if repeats.dtype is not _dt.int32:
         repeats = _math.cast(repeats, _dt.int32)
     if repeats.shape.rank == 0:
-        _logging.Assert(_math.greater_equal(repeats, 0), ["Expected multiples[1] >= 0, but got", repeats])
+        _assertion.Assert(_math.greater_equal(repeats, 0), ["Expected multiples[1] >= 0, but got", repeats])
     counts = _shaping.broadcast_to(_math.maximum(repeats, 0), _shaping.reshape(length, [1]))
     ends = _reduce.cumsum(counts)
-    positions = searchsorted(ends, _creation.range(_reduce.reduce_sum(counts)), side="right")
+    positions = searchsorted(ends, _creators.range(_reduce.reduce_sum(counts)), side="right")
     return _gather.gather(input, positions, axis=axis, name=name or "Repeat")
 
 
@@ -197,7 +197,7 @@ def meshgrid(*args, **kwargs):
     if not all(isinstance(s, int) for s in grid):
         grid = _join.stack([s if isinstance(s, Tensor) else constant(np.int32(s)) for s in grid])
     # Multiplying by ones (rather than broadcast_to) is what TensorFlow does, including its dtype errors.
-    ones = _creation.ones(grid, dtype=tensors[0].dtype)
+    ones = _creators.ones(grid, dtype=tensors[0].dtype)
     grids = [_math.multiply(x, ones) for x in outputs]
     if _state.graph is not None:  # dims known statically stay known when others are dynamic
         static = TensorShape([sizes[order.index(k)] if isinstance(sizes[order.index(k)], int) else None
@@ -519,8 +519,8 @@ def _clip_rows(rows, max_norm, id_rank):
     axes = list(range(id_rank, rank))
     limit = convert_to_tensor(max_norm, dtype=rows.dtype)
     l2sum = _reduce.reduce_sum(_math.multiply(rows, rows), axis=axes, keepdims=True)
-    positive = _math.greater(l2sum, _creation.zeros_like(l2sum))
-    safe = _where.where(positive, l2sum, _creation.ones_like(l2sum))
+    positive = _math.greater(l2sum, _creators.zeros_like(l2sum))
+    safe = _where.where(positive, l2sum, _creators.ones_like(l2sum))
     l2norm = _where.where(positive, _math.sqrt(safe), l2sum)
     return _math.divide(_math.multiply(rows, limit), _math.maximum(l2norm, limit))
 

@@ -10,10 +10,10 @@ from ...framework.tensor import Tensor
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OPS, OpDef, apply, constant_value
-from .common import _UNKNOWN, _eager_const, bad, fmt_shape, index_input, unknown_vector_dims, value_dims
+from ..shapes.common import _UNKNOWN, _eager_const, bad, fmt_shape, index_input, unknown_vector_dims, value_dims
 from .join import stack
-from .shape_ops import shape, shape_of
-from .shaping import _sum_over, reshape
+from ..shapes.shape_ops import shape, shape_of
+from ..shapes.shaping import _sum_over, reshape
 
 
 

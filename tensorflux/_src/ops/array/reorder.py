@@ -12,7 +12,7 @@ from ...framework.tensor import Tensor
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value
-from .common import _UNKNOWN, bad, static_int_tuple
+from ..shapes.common import _UNKNOWN, bad, static_int_tuple
 
 
 

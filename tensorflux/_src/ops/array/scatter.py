@@ -16,14 +16,14 @@ from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import common as _common
+from ..shapes import common as _common
 from . import join as _join
-from . import shape_ops as _shape_ops
-from . import shaping as _shaping
-from . import creation as _creation
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
+from ..shapes import creators as _creators
 from . import gather as _gather
 from ..math import arith as _math
-from .common import attr_type_error, bad, fmt_shape, static_int, value_dims
+from ..shapes.common import attr_type_error, bad, fmt_shape, static_int, value_dims
 from ..convert import convert_to_tensor
 from ..registry import NUMBER, REAL, OpDef, apply, dtype_error_name
 
@@ -259,7 +259,7 @@ def _tensor_scatter_infer(op_name):
 
 def _update_grad(op, grad):
     indices, updates = op.inputs[1], op.inputs[2]
-    cleared = tensor_scatter_nd_update(grad, indices, _creation.zeros_like(updates))
+    cleared = tensor_scatter_nd_update(grad, indices, _creators.zeros_like(updates))
     return [cleared, None, _gather.gather_nd(grad, indices)]
 
 
@@ -375,7 +375,7 @@ def _dynamic_partition_grad(op, *grads):
     data, partitions = op.inputs
     dims = _shape_ops.shape_of(partitions)
     count = _gather.shape_product(dims)
-    positions = _shaping.reshape(_creation.range(count), dims)
+    positions = _shaping.reshape(_creators.range(count), dims)
     parts = dynamic_partition(positions, partitions, op.get_attr("num_partitions"))
     stitched = dynamic_stitch(parts, list(grads))
     return [_shaping.reshape(stitched, _shape_ops.shape_of(data)), None]

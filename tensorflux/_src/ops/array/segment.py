@@ -17,13 +17,13 @@ from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import join as _join
-from . import shape_ops as _shape_ops
-from . import shaping as _shaping
-from . import creation as _creation
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
+from ..shapes import creators as _creators
 from . import gather as _gather
 from . import where as _where
 from ..math import arith as _math
-from .common import attr_type_error, bad, fmt_shape
+from ..shapes.common import attr_type_error, bad, fmt_shape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value, NUMBER, REAL
 
@@ -128,7 +128,7 @@ def _row_shape(data):
     rank = data.shape.rank
     if rank is not None:
         return [-1] + [1] * (rank - 1)
-    ones = _creation.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), 1), [1]), dtype=_dt.int32)
+    ones = _creators.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), 1), [1]), dtype=_dt.int32)
     return _join.concat([convert_to_tensor([-1], dtype=_dt.int32), ones], 0)
 
 
@@ -138,7 +138,7 @@ def _segment_sum_grad(op, grad):
 
 def _segment_mean_grad(op, grad):
     data, ids = op.inputs
-    counts = segment_sum(_creation.ones_like(ids, dtype=grad.dtype), ids)
+    counts = segment_sum(_creators.ones_like(ids, dtype=grad.dtype), ids)
     return [_gather.gather(_math.realdiv(grad, _shaping.reshape(counts, _row_shape(data))), ids), None]
 
 
@@ -148,23 +148,23 @@ def _segment_extreme_grad(op, grad):
     chosen = _math.equal(data, _gather.gather(op.outputs[0], ids))
     count = segment_sum(_math.cast(chosen, grad.dtype), ids)
     shared = _gather.gather(_math.divide(grad, count), ids)
-    return [_where.where(chosen, shared, _creation.zeros_like(data)), None]
+    return [_where.where(chosen, shared, _creators.zeros_like(data)), None]
 
 
 def _prod_partials(data, product, nonzero_product, zero_count, grad, gather):
     """d prod / d x for each element: product / x, or the product of the others where x is the only zero
     of its segment (segments with two or more zeros get no gradient)."""
-    is_zero = _math.equal(data, _creation.zeros_like(data))
-    grad = _where.where(_math.greater(zero_count, 1), _creation.zeros_like(grad), grad)
+    is_zero = _math.equal(data, _creators.zeros_like(data))
+    grad = _where.where(_math.greater(zero_count, 1), _creators.zeros_like(grad), grad)
     partial = _where.where(is_zero, gather(nonzero_product), _math.divide(gather(product), data))
     return _math.multiply(gather(grad), partial)
 
 
 def _segment_prod_grad(op, grad):
     data, ids = op.inputs
-    is_zero = _math.equal(data, _creation.zeros_like(data))
+    is_zero = _math.equal(data, _creators.zeros_like(data))
     zero_count = segment_sum(_math.cast(is_zero, _dt.int32), ids)
-    nonzero_product = segment_prod(_where.where(is_zero, _creation.ones_like(data), data), ids)
+    nonzero_product = segment_prod(_where.where(is_zero, _creators.ones_like(data), data), ids)
     return [_prod_partials(data, op.outputs[0], nonzero_product, zero_count, grad,
                            lambda t: _gather.gather(t, ids)), None]
 
@@ -207,13 +207,13 @@ def _dropping_gather(t, ids, data):
     extra = data.shape.rank - ids.shape.rank if data.shape.rank is not None and ids.shape.rank is not None \
         else None
     if extra is None:
-        extra_ones = _creation.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), _shape_ops.rank(ids)), [1]),
+        extra_ones = _creators.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), _shape_ops.rank(ids)), [1]),
                                     dtype=_dt.int32)
         kept_shape = _join.concat([_shape_ops.shape(ids), extra_ones], 0)
     else:
         kept_shape = _gather.joined_shape(_shape_ops.shape_of(ids), [1] * extra)
     kept = _shaping.reshape(_math.greater_equal(ids, zero), kept_shape)
-    return _where.where(kept, gathered, _creation.zeros_like(gathered)), kept
+    return _where.where(kept, gathered, _creators.zeros_like(gathered)), kept
 
 
 def _unsorted_extreme_grad(op, grad):
@@ -222,14 +222,14 @@ def _unsorted_extreme_grad(op, grad):
     chosen = _math.logical_and(_math.equal(data, gathered), kept)
     count = unsorted_segment_sum(_math.cast(chosen, grad.dtype), ids, num)
     shared, _ = _dropping_gather(_math.divide(grad, count), ids, data)
-    return [_where.where(chosen, shared, _creation.zeros_like(data)), None, None]
+    return [_where.where(chosen, shared, _creators.zeros_like(data)), None, None]
 
 
 def _unsorted_prod_grad(op, grad):
     data, ids, num = op.inputs
-    is_zero = _math.equal(data, _creation.zeros_like(data))
+    is_zero = _math.equal(data, _creators.zeros_like(data))
     zero_count = unsorted_segment_sum(_math.cast(is_zero, _dt.int32), ids, num)
-    nonzero_product = unsorted_segment_prod(_where.where(is_zero, _creation.ones_like(data), data), ids, num)
+    nonzero_product = unsorted_segment_prod(_where.where(is_zero, _creators.ones_like(data), data), ids, num)
     return [_prod_partials(data, op.outputs[0], nonzero_product, zero_count, grad,
                            lambda t: _dropping_gather(t, ids, data)[0]), None, None]
 
@@ -293,14 +293,14 @@ unsorted_segment_min = _unsorted_function(UNSORTED_SEGMENT_MIN, REAL)
 def _segment_counts(data, segment_ids, num_segments, name):
     """How many rows each segment receives (at least 1), shaped to broadcast against the sums."""
     real = data.dtype.real_dtype if data.dtype.is_complex else data.dtype
-    ones = _creation.ones_like(segment_ids, dtype=real)
+    ones = _creators.ones_like(segment_ids, dtype=real)
     counts = unsorted_segment_sum(ones, segment_ids, num_segments, name=f"{name}/UnsortedSegmentSum")
     counts = _math.maximum(counts, _math.cast(1, real), name=f"{name}/Maximum")
     if real is not data.dtype:
         counts = _math.cast(counts, data.dtype)
     if data.shape.rank is not None and segment_ids.shape.rank is not None:
         return _shaping.reshape(counts, [-1] + [1] * (data.shape.rank - segment_ids.shape.rank), name=f"{name}/Reshape")
-    extra = _creation.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), _shape_ops.rank(segment_ids)), [1]),
+    extra = _creators.ones(_shaping.reshape(_math.subtract(_shape_ops.rank(data), _shape_ops.rank(segment_ids)), [1]),
                            dtype=_dt.int32)
     return _shaping.reshape(counts, _join.concat([convert_to_tensor([-1], dtype=_dt.int32), extra], 0))
 

@@ -11,13 +11,13 @@ import numpy as np
 
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import creation as _creation
+from ..shapes import creators as _creators
 from . import gather as _gather
 from ..math import arith as _math
-from .common import attr_type_error, bad, fmt_shape, static_int
+from ..shapes.common import attr_type_error, bad, fmt_shape, static_int
 from .reorder import transpose
-from .shape_ops import shape_of
-from .shaping import reshape
+from ..shapes.shape_ops import shape_of
+from ..shapes.shaping import reshape
 from ..convert import convert_to_tensor
 from ..registry import REAL, OpDef, apply, constant_value
 
@@ -158,7 +158,7 @@ def _top_k_grad(op, grad_values, grad_indices):
     n = dims[-1]
     rows = _gather.shape_product(dims[:-1])
     k = shape_of(indices)[-1]
-    offsets = _math.multiply(_creation.range(_gather.index_scalar(rows, indices.dtype)),
+    offsets = _math.multiply(_creators.range(_gather.index_scalar(rows, indices.dtype)),
                              _gather.index_scalar(n, indices.dtype))
     flat = reshape(_math.add(reshape(indices, _gather.joined_shape(_gather.dim_part(rows), _gather.dim_part(k))),
                              reshape(offsets, [-1, 1])), [-1])

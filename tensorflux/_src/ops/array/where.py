@@ -5,9 +5,9 @@ import numpy as np
 
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import creation as _creation
-from .. import grad_util as _grad_util
-from .common import bad, fmt_shape
+from ..shapes import creators as _creators
+from ..math import summation as _summation
+from ..shapes.common import bad, fmt_shape
 from ..convert import binary_operands, convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import NUMBER, OpDef, apply
@@ -55,9 +55,9 @@ def _select_infer(inputs, attrs):
 
 def _select_grad(op, grad):
     condition, x, y = op.inputs
-    zeros = _creation.zeros_like(grad)
-    return [None, _grad_util.reduce_to(where(condition, grad, zeros), x),
-            _grad_util.reduce_to(where(condition, zeros, grad), y)]
+    zeros = _creators.zeros_like(grad)
+    return [None, _summation.reduce_to(where(condition, grad, zeros), x),
+            _summation.reduce_to(where(condition, zeros, grad), y)]
 
 
 SELECT_V2 = OpDef("SelectV2", _select_infer, _select_kernel, grad=_select_grad, allowed=(_dt.bool,),

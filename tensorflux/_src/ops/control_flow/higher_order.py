@@ -24,9 +24,9 @@ from ...types import dtypes as _dt
 from ...types.shape import Dimension, TensorShape
 from ...types.spec import TensorSpec
 from ..array import join as _join
-from ..array import shape_ops as _shape_ops
+from ..shapes import shape_ops as _shape_ops
 from . import cond_while as _cf
-from ..array import creation as _creation
+from ..shapes import creators as _creators
 from ..array import gather as _gather
 from .. import logging as _logging
 from ..convert import convert_to_tensor
@@ -132,11 +132,11 @@ def _checked(value, structure, specs, infer_shape):
 def _empty(dtype, shape):
     """The stack of zero elements of `shape`: TensorFlow knows its element shape only when fully defined."""
     if shape.rank is None:
-        return _creation.zeros([0], dtype)
+        return _creators.zeros([0], dtype)
     if not shape.is_fully_defined():
         raise ValueError(f"Tensor's shape (0,) is not compatible with supplied shape "
                          f"{TensorShape([0]).concatenate(shape)}.")
-    return _creation.zeros([0] + shape.as_list(), dtype)
+    return _creators.zeros([0] + shape.as_list(), dtype)
 
 
 def _stack_eager(flat_rows, specs, n):

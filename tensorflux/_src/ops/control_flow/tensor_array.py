@@ -17,8 +17,8 @@ from ...framework import errors
 from ...framework.context import state as _state
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import shape_ops as _shape_ops
-from ..array import creation as _creation
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import creators as _creators
 from ..math import arith as _math
 from .cond_while import CompositeFlow
 from ..convert import convert_to_tensor
@@ -200,7 +200,7 @@ def gradient_zeros(t):
     """Zeros standing for "no gradient" of `t`: an all-None list for a TensorArray flow."""
     if t.dtype is _dt.variant:
         return apply(ZEROS_LIST, (t,), None, "ZerosLike")
-    return _creation.zeros_like(t)
+    return _creators.zeros_like(t)
 
 
 def add_gradients(a, b):
@@ -241,7 +241,7 @@ def _scatter_grad(op, grad):
 
 
 def _range_like(t):
-    return _creation.range(_shape_ops.shape(t)[0])
+    return _creators.range(_shape_ops.shape(t)[0])
 
 
 RESERVE = OpDef("TensorListReserve", lambda i, a: [_FLOW], _k_reserve, grad=lambda op, grad: [None])

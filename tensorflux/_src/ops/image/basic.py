@@ -17,13 +17,13 @@ from ...types.shape import TensorShape
 from ..array import join as _join
 from ..array import padding as _padding
 from ..array import reorder as _reorder
-from ..array import shape_ops as _shape_ops
-from ..array import shaping as _shaping
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
 from ..control_flow import cond_while as _control_flow
-from ..array import creation as _creation
+from ..shapes import creators as _creators
 from ..array import indexing as _indexing
 from ..array import where as _where
-from .. import logging as _logging
+from .. import assertion as _assertion
 from ..math import arith as _math
 from ..math import logic as _logic
 from ..math import reduce as _reduce
@@ -57,7 +57,7 @@ def _require(condition, message):
     if isinstance(condition, Tensor):
         known = _static(condition)
         if known is None or _state.graph is not None:
-            _logging.Assert(condition, [message])
+            _assertion.Assert(condition, [message])
             return
         condition = known
     if not condition:
@@ -182,7 +182,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         spatial = _shape_ops.shape(batch)[1:3] if not batch.shape[1:3].is_fully_defined() else \
             convert_to_tensor(batch.shape[1:3].as_list(), dtype=_dt.int32)
         scale = _math.divide(_math.cast(size, _dt.float32), _math.cast(spatial, _dt.float32))
-        out = _resize.scale_and_translate(batch, size, scale, _creation.zeros([2]), kernel, antialias)
+        out = _resize.scale_and_translate(batch, size, scale, _creators.zeros([2]), kernel, antialias)
     else:
         raise ValueError(f"Resize method is not implemented: {method}")
     return _unbatch(out, is_batch)
@@ -449,7 +449,7 @@ def random_crop(value, size, seed=None, name=None):
     value = convert_to_tensor(value)
     size = convert_to_tensor(size, dtype=_dt.int32)
     shape = _shape_ops.shape(value)
-    _logging.Assert(_reduce.reduce_all(_logic.greater_equal(shape, size)),
+    _assertion.Assert(_reduce.reduce_all(_logic.greater_equal(shape, size)),
                     ["Need value.shape >= size, got ", shape, size], summarize=1000)
     limit = shape - size + 1
     offset = _math.floormod(_random.uniform(_shape_ops.shape(shape), maxval=_dt.int32.max, dtype=_dt.int32, seed=seed),

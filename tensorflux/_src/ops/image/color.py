@@ -15,9 +15,9 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..array import join as _join
 from ..array import padding as _padding
-from ..array import shape_ops as _shape_ops
-from ..array import shaping as _shaping
-from ..array import creation as _creation
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
+from ..shapes import creators as _creators
 from ..array import where as _where
 from ..linalg import einsum as _einsum
 from ..math import arith as _math
@@ -177,9 +177,9 @@ def _infer_color(op_name):
 
 def _safe_reciprocal(x):
     """1 / x where x != 0, else 0 (the rgb_to_hsv gradient is 0 where the formula divides by 0)."""
-    zero = _creation.zeros_like(x)
+    zero = _creators.zeros_like(x)
     nonzero = _logic.not_equal(x, zero)
-    return _where.where(nonzero, _math.reciprocal(_where.where(nonzero, x, _creation.ones_like(x))), zero)
+    return _where.where(nonzero, _math.reciprocal(_where.where(nonzero, x, _creators.ones_like(x))), zero)
 
 
 def _rgb_to_hsv_grad(op, grad):
@@ -324,7 +324,7 @@ def grayscale_to_rgb(images, name=None):
         raise ValueError("Last dimension of a grayscale image should be size 1.")
     if rank is not None:
         return _padding.tile(images, [1] * (rank - 1) + [3], name=name)
-    ones = _creation.ones(_shaping.expand_dims(_shape_ops.rank(images) - 1, 0), dtype=_dt.int32)
+    ones = _creators.ones(_shaping.expand_dims(_shape_ops.rank(images) - 1, 0), dtype=_dt.int32)
     return _padding.tile(images, _join.concat([ones, [3]], 0), name=name)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from ...framework import errors
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import shape_ops as _shape_ops
+from ..shapes import shape_ops as _shape_ops
 from ..registry import OpDef, apply, constant_value, FLOAT, REAL
 
 __all__ = ["RESIZE_BILINEAR", "RESIZE_BILINEAR_GRAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_NEAREST_NEIGHBOR_GRAD",

@@ -14,12 +14,12 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, FLOAT, COMPLEX
-from ..array import common as _common
+from ..shapes import common as _common
 from ..array import join as _join
-from ..array import shape_ops as _shape_ops
-from ..array import shaping as _shaping
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
 from ..array import creation as _creation
-from .. import grad_util as _grad_util
+from ..math import summation as _summation
 from ..math import arith as _math
 
 MATMUL_TYPES = FLOAT + (_dt.int32, _dt.int64) + COMPLEX  # also MatMul's and BatchMatMulV2's
@@ -220,7 +220,7 @@ def _einsum_input_grad(terms, out, grad, inputs, i):
         static = isinstance(target, list)
         if not (static and g.shape.is_fully_defined() and g.shape.as_list() == target):
             target = _common.index_input(target, "Tshape", "SumToShape") if static else target
-            g = apply(_grad_util.SUM_TO_SHAPE, (g, target), None, "SumToShape")
+            g = apply(_summation.SUM_TO_SHAPE, (g, target), None, "SumToShape")
         kept_before = "".join(labels[k] for k in kept if k < len(before))
         if has_dots and kept_before:  # move the ellipsis back between its labels
             rest = kept_labels[len(kept_before):]

@@ -17,10 +17,10 @@ from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, COMPLEX
 from ..array import reorder as _reorder
-from ..array import shape_ops as _shape_ops
-from ..array import shaping as _shaping
-from ..array import creation as _creation
-from .. import grad_util as _grad_util
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
+from ..shapes import creators as _creators
+from ..math import summation as _summation
 from ..math import arith as _math
 from ..math import reduce as _reduce
 # Einsum and tensordot live in einsum.py (with the operand helpers both files use); re-exported here.
@@ -148,7 +148,7 @@ def _batch_matmul_grad(op, grad):
         gx, gy = matmul(y, grad, adjoint_b=True), matmul(x, grad)
     else:
         gx, gy = matmul(y, grad, adjoint_a=True, adjoint_b=True), matmul(grad, x, adjoint_a=True, adjoint_b=True)
-    return [_grad_util.reduce_to(gx, x), _grad_util.reduce_to(gy, y)]
+    return [_summation.reduce_to(gx, x), _summation.reduce_to(gy, y)]
 
 
 BATCH_MATMUL = OpDef("BatchMatMulV2", _infer_batch_matmul, _batch_matmul_kernel, same_dtype=True,
@@ -493,7 +493,7 @@ def _infer_matrix_diag_part(inputs, attrs):
 
 
 def _matrix_diag_grad(op, grad):
-    return [apply(MATRIX_DIAG_PART, (grad, op.inputs[1], _creation.zeros_like(op.inputs[4])),
+    return [apply(MATRIX_DIAG_PART, (grad, op.inputs[1], _creators.zeros_like(op.inputs[4])),
                   {"align": op.attrs.get("align", "RIGHT_LEFT")}, "MatrixDiagPartV3"), None, None, None, None]
 
 
@@ -509,7 +509,7 @@ def _last_dims(x):
 def _matrix_diag_part_grad(op, grad):
     x = op.inputs[0]
     rows, cols = _last_dims(x)
-    padding = _creation.zeros_like(op.inputs[2])
+    padding = _creators.zeros_like(op.inputs[2])
     return [apply(MATRIX_DIAG, (grad, op.inputs[1], rows, cols, padding),
                   {"align": op.attrs.get("align", "RIGHT_LEFT")},
                   "MatrixDiagV3"), None, None]
@@ -680,7 +680,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
         else:
             p = convert_to_tensor(ord, dtype=magnitude.dtype)
             powered = _reduce.reduce_sum(_math.pow(magnitude, p), axes, keepdims=True, name=f"{name}/Sum")
-            result = _math.pow(powered, _math.realdiv(_creation.ones_like(p), p), name=f"{name}/Pow")
+            result = _math.pow(powered, _math.realdiv(_creators.ones_like(p), p), name=f"{name}/Pow")
     if not keepdims:
         result = _shaping.squeeze(result, list(axes) if axes is not None else None, name=f"{name}/Squeeze")
     return result

@@ -11,10 +11,11 @@ from ...framework import errors
 from ...framework.tensor import Tensor, EagerTensor
 from ...types import dtypes as _dt
 from ..convert import convert_to_tensor
+from ..conversion_ops import CAST
 from ..infer import infer_broadcast, infer_unary
 from ..registry import OpDef, apply, FLOAT, COMPLEX, INT, REAL, NUMBER
-from ..array import creation as _creation
-from .. import grad_util as _grad_util
+from ..shapes import creators as _creators
+from . import summation as _summation
 
 _SIGNED = (_dt.int8, _dt.int16, _dt.int32, _dt.int64)
 _SIGNED_NUMBER = FLOAT + _SIGNED + COMPLEX
@@ -23,8 +24,7 @@ _BOOL = np.dtype(np.bool_)
 _OBJECT = np.dtype(object)  # strings
 _QUIET = dict(all="ignore")  # TensorFlow computes inf/nan silently where NumPy would warn
 
-from ..elementwise import (binary_function as _binary, unary_function as _unary, function_operands,
-    error_name as _error_name)
+from ..elementwise import binary_function as _binary, unary_function as _unary, function_operands
 # Comparisons and logic live in math_logic; re-exported here because gradients and callers use them
 # as math ops.
 from .logic import (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or,
@@ -115,7 +115,7 @@ def _squared_difference_kernel(x, y):
 
 def _unbroadcast(op, grad_x, grad_y):
     x, y = op.inputs
-    return [_grad_util.reduce_to(grad_x, x), _grad_util.reduce_to(grad_y, y)]
+    return [_summation.reduce_to(grad_x, x), _summation.reduce_to(grad_y, y)]
 
 
 def _add_grad(op, grad):
@@ -391,7 +391,7 @@ def _neg_grad(op, grad):
 
 
 def _sign_grad(op, grad):
-    return [_creation.zeros_like(op.inputs[0])]
+    return [_creators.zeros_like(op.inputs[0])]
 
 
 def _no_gradient(op, grad):
@@ -513,64 +513,7 @@ def conj(x, name=None):
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}")
     return apply(CONJ, (x,), None, name or "Conj")
 
-# -- cast -----------------------------------------------------------------------------------------
-
-# How a float that does not fit becomes an integer, per target (x86 conversion, as TensorFlow does it):
-# (lowest convertible value, first value past the range, what everything outside becomes).
-_FLOAT_TO_INT_RANGE = {
-    np.dtype(np.int64): (-2.0 ** 63, 2.0 ** 63, -2 ** 63),
-    np.dtype(np.uint64): (-2.0 ** 63, 2.0 ** 64, 2 ** 63),
-    np.dtype(np.uint32): (-2.0 ** 31, 2.0 ** 32, 2 ** 31),
-}
-_INT32_RANGE = (-2.0 ** 31, 2.0 ** 31, -2 ** 31)  # int8/16/32, uint8/16: through int32, then wrapped
-
-
-def _float_to_int(x, target):
-    low, high, outside = _FLOAT_TO_INT_RANGE.get(target, _INT32_RANGE)
-    t = np.trunc(np.asarray(x, dtype=np.float64))
-    inside = (t >= low) & (t < high)  # False for NaN
-    t = np.where(inside, t, float(outside))
-    if target == np.uint64:
-        upper = t >= 2.0 ** 63
-        low_part = np.where(upper, t - 2.0 ** 63, t).astype(np.int64).astype(np.uint64)
-        return np.where(upper, low_part + np.uint64(2 ** 63), low_part)
-    return t.astype(np.int64).astype(target)
-
-
-def _cast_kernel(x, DstT):
-    src = x.dtype
-    if src.kind == "O" or DstT.kind == "O":
-        raise errors.UnimplementedError(
-            None, None, f"Cast {_error_name(src)} to {_error_name(DstT)} is not supported")
-    with np.errstate(**_QUIET):
-        if src.kind == "c" and DstT.kind != "c":
-            x = np.real(x)  # TensorFlow keeps only the real part (also when casting to bool)
-            src = x.dtype
-        if DstT.kind == "b":
-            return np.not_equal(x, 0)
-        if DstT.kind in "iu" and src.kind not in "iub":
-            return _float_to_int(x, DstT)
-        return np.asarray(x).astype(DstT) if x.ndim else x.astype(DstT)
-
-
-def _infer_cast(inputs, attrs):
-    return [(_dt.FROM_NUMPY[attrs["DstT"]], inputs[0].shape)]
-
-
-_CAST_GRAD_TYPES = frozenset(FLOAT + COMPLEX)
-
-
-def _cast_grad(op, grad):
-    # Only float/complex → float/complex casts carry a gradient (cast back); integer sides cut it.
-    source = op.inputs[0].dtype
-    if source in _CAST_GRAD_TYPES and op.outputs[0].dtype in _CAST_GRAD_TYPES:
-        return [cast(grad, source)]
-    return [None]
-
-
-CAST = OpDef("Cast", _infer_cast, _cast_kernel, grad=_cast_grad)
-
-
+# -- cast (the Cast op sits in the ops core, conversion_ops.py, because convert_to_tensor casts) ------
 def cast(x, dtype, name=None):
     """`tf.cast`: converts `x` to `dtype` (floats truncate toward zero; complex keeps its real part)."""
     dtype = _dt.as_dtype(dtype)

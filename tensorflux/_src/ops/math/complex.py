@@ -11,8 +11,8 @@ import numpy as np
 
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
-from ..array import creation as _creation
-from .. import grad_util as _grad_util
+from ..shapes import creators as _creators
+from . import summation as _summation
 from . import arith as _math
 from ..convert import convert_to_tensor
 from ..infer import infer_broadcast
@@ -39,21 +39,21 @@ def _infer_part(inputs, attrs):
 
 def _complex_grad(op, grad):
     re, im = op.inputs
-    return [_grad_util.reduce_to(real(grad), re), _grad_util.reduce_to(imag(grad), im)]
+    return [_summation.reduce_to(real(grad), re), _summation.reduce_to(imag(grad), im)]
 
 
 def _real_grad(op, grad):
-    return [complex(grad, _creation.zeros_like(grad))]
+    return [complex(grad, _creators.zeros_like(grad))]
 
 
 def _imag_grad(op, grad):
-    return [complex(_creation.zeros_like(grad), grad)]
+    return [complex(_creators.zeros_like(grad), grad)]
 
 
 def _angle_grad(op, grad):
     z = op.inputs[0]
     rotated = complex(imag(z), real(z))      # y + ix
-    return [_math.negative(_math.divide(complex(grad, _creation.zeros_like(grad)), rotated))]
+    return [_math.negative(_math.divide(complex(grad, _creators.zeros_like(grad)), rotated))]
 
 
 COMPLEX_OP = OpDef("Complex", _infer_complex, _complex_kernel, allowed=(_dt.float32, _dt.float64),
@@ -83,7 +83,7 @@ def real(input, name=None):
 def imag(input, name=None):
     input = input if isinstance(input, Tensor) else convert_to_tensor(input)
     if not input.dtype.is_complex:
-        return _creation.zeros_like(input)
+        return _creators.zeros_like(input)
     return apply(IMAG, (input,), None, name or "Imag")
 
 

@@ -15,45 +15,19 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..infer import infer_reduce
 from ..registry import OpDef, apply, constant_value, dtype_error_name, FLOAT, REAL, NUMBER
-from ..array import shape_ops as _shape_ops
-from ..array import shaping as _shaping
-from ..array import creation as _creation
+from ..shapes import shape_ops as _shape_ops
+from ..shapes import shaping as _shaping
+from ..shapes import creators as _creators
 from . import arith as _math
+from .summation import SUM, _NARROW_FLOATS, _reduce, _reduction_axes, reduce_sum, static_axis
 
 _BOOL = np.dtype(np.bool_)
-_NARROW_FLOATS = (np.dtype(np.float16), _dt.bfloat16._np)
 
 
-_add_reduce = np.add.reduce
 
 
 def _accumulator(dtype):
     return np.float32 if dtype in _NARROW_FLOATS else dtype
-
-
-def _reduction_axes(x, axis):
-    """`axis` checked against x's rank and made non-negative, with TensorFlow's run-time messages."""
-    if axis is None:
-        return None
-    rank = x.ndim
-    seen = []
-    for a in axis:
-        if not -rank <= a < rank:
-            raise errors.InvalidArgumentError(
-                None, None, f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
-        a %= rank
-        if a in seen:
-            raise errors.InvalidArgumentError(
-                None, None, f"Invalid reduction arguments: Axes contains duplicate dimension: {a}")
-        seen.append(a)
-    return tuple(seen)
-
-
-def _sum_kernel(x, axis=None, keepdims=False):
-    if x.dtype in _NARROW_FLOATS:  # half precision accumulates in float32, as TensorFlow's kernels do
-        return np.sum(x, axis=_reduction_axes(x, axis), keepdims=keepdims, dtype=np.float32).astype(x.dtype)
-    # np.add.reduce is np.sum without its Python-level dispatch (this kernel runs in every loop iteration)
-    return _add_reduce(x, _reduction_axes(x, axis), x.dtype, None, keepdims)
 
 
 def _prod_kernel(x, axis=None, keepdims=False):
@@ -119,11 +93,11 @@ def _kept_shape(x, axis):
             return [1 if i in reduced else int(d) for i, d in enumerate(dims)]
         reduced_mask = convert_to_tensor([int(i in reduced) for i in range(rank)], dtype=_dt.int32)
     elif axis is None:
-        return _creation.ones_like(_shape_ops.shape(x))
+        return _creators.ones_like(_shape_ops.shape(x))
     else:  # unknown rank: a position is reduced when it equals some (wrapped) axis
         rank = _shape_ops.rank(x)
         axes = _math.floormod(convert_to_tensor(list(axis), dtype=_dt.int32), rank)
-        positions = _creation.range(rank)
+        positions = _creators.range(rank)
         hits = _math.equal(_shaping.expand_dims(positions, 1), _shaping.expand_dims(axes, 0))
         reduced_mask = _math.cast(reduce_any(hits, axis=1), _dt.int32)
     # shape where kept, 1 where reduced, without a select: shape * (1 - mask) + mask
@@ -194,9 +168,9 @@ def _extreme_grad(op, grad):
     return [_math.multiply(_math.realdiv(chosen, count), _kept(op, grad))]
 
 
+SUM.grad = _sum_grad  # Sum lives in summation.py, below arith; its gradient needs arith
 _SUMMABLE = NUMBER
 _ORDERED = REAL
-SUM = OpDef("Sum", infer_reduce, _sum_kernel, allowed=_SUMMABLE, input_names=("input",), grad=_sum_grad)
 MEAN = OpDef("Mean", infer_reduce, _mean_kernel, allowed=_SUMMABLE, input_names=("input",), grad=_mean_grad)
 PROD = OpDef("Prod", infer_reduce, _prod_kernel, allowed=_SUMMABLE, input_names=("input",), grad=_prod_grad)
 MAX = OpDef("Max", infer_reduce, _extreme_kernel(np.max, _lowest), allowed=_ORDERED, input_names=("input",),
@@ -207,35 +181,6 @@ ANY = OpDef("Any", infer_reduce, _logical_reduce_kernel("Any", np.any), input_na
 ALL = OpDef("All", infer_reduce, _logical_reduce_kernel("All", np.all), input_names=("input",))
 
 
-def static_axis(axis, what="axis"):
-    """A reduction `axis` argument as None or a tuple of ints (tensors must have a known value)."""
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor):
-        value = constant_value(axis)
-        if value is None:
-            raise TypeError(f"`{what}` must be statically known (a Python int, list of ints or a constant "
-                            f"tensor), got {axis!r}")
-        axis = value
-    if isinstance(axis, (list, tuple)) and len(axis) == 0:
-        return ()
-    arr = np.asarray(axis)
-    if arr.dtype.kind not in "iu" or arr.ndim > 1:
-        raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
-    return tuple(int(a) for a in arr.reshape(-1))
-
-
-def _reduce(opdef, default_name):
-    def fn(input_tensor, axis=None, keepdims=False, name=None):
-        if not isinstance(input_tensor, Tensor):
-            input_tensor = convert_to_tensor(input_tensor)
-        attrs = {"axis": static_axis(axis), "keepdims": bool(keepdims)}
-        return apply(opdef, (input_tensor,), attrs, name or default_name)
-    fn.__name__ = default_name
-    return fn
-
-
-reduce_sum = _reduce(SUM, "Sum")
 reduce_mean = _reduce(MEAN, "Mean")
 reduce_prod = _reduce(PROD, "Prod")
 reduce_max = _reduce(MAX, "Max")
@@ -425,7 +370,7 @@ def _cumulative_logsumexp_grad(op, grad):
     # split into its positive and negative parts so each sum can be taken in log space.
     x, out = op.inputs[0], op.outputs[0]
     axis, exclusive, reverse = op.attrs.get("axis", 0), op.attrs.get("exclusive", False), op.attrs.get("reverse", False)
-    zero = _creation.zeros_like(grad)
+    zero = _creators.zeros_like(grad)
 
     def part(g):  # log(g) where g > 0, -inf elsewhere
         logs = cumulative_logsumexp(_math.subtract(_math.log(_math.maximum(g, zero)), out), axis,
@@ -533,7 +478,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 
 def _positive_mask(t):
-    return _math.cast(_math.greater(t, _creation.zeros_like(t)), t.dtype)
+    return _math.cast(_math.greater(t, _creators.zeros_like(t)), t.dtype)
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
@@ -550,9 +495,9 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
                        name=f"{name}/Sum")
     positive = _positive_mask(l2sum)
     # 1 where the sum is 0 (sqrt's gradient stays finite), the sum itself elsewhere (NaN stays NaN)
-    safe = _math.add(l2sum, _math.subtract(_creation.ones_like(positive), positive))
+    safe = _math.add(l2sum, _math.subtract(_creators.ones_like(positive), positive))
     l2norm = _math.add(_math.multiply(_math.sqrt(safe, name=f"{name}/Sqrt"), positive),
-                       _math.multiply(l2sum, _math.subtract(_creation.ones_like(positive), positive)))
+                       _math.multiply(l2sum, _math.subtract(_creators.ones_like(positive), positive)))
     scaled = _math.multiply(t, clip_norm, name=f"{name}/mul_1")
     clipped = _math.divide(scaled, _math.maximum(l2norm, clip_norm, name=f"{name}/Maximum"), name=f"{name}/truediv")
     result = _shape_ops.identity(clipped, name=name)
@@ -591,7 +536,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     elif not isinstance(use_norm, Tensor):
         use_norm = convert_to_tensor(use_norm)
     clip_norm = clip_norm if isinstance(clip_norm, Tensor) else convert_to_tensor(clip_norm, dtype=use_norm.dtype)
-    one = _creation.ones_like(use_norm)
+    one = _creators.ones_like(use_norm)
     scale = _math.multiply(clip_norm, _math.minimum(_math.divide(one, use_norm), _math.divide(one, clip_norm)))
     # use_norm - use_norm is NaN exactly when the norm is inf or NaN, which then poisons the scale
     scale = _math.add(scale, _math.subtract(use_norm, use_norm), name=f"{name}/add")

@@ -12,7 +12,7 @@ from numpy.polynomial import chebyshev as _cheb
 
 from ...framework.tensor import Tensor, EagerTensor
 from ...types import dtypes as _dt
-from ..array import creation as _creation
+from ..shapes import creators as _creators
 from ..array import where as _where
 from ..math import arith as _math
 from ..math import reduce as _reduce
@@ -43,7 +43,7 @@ def _unary(opdef, default_name):
 
 def _masked(condition, grad):
     """`grad` where `condition` holds, 0 elsewhere (a select, so an infinite gradient never becomes NaN)."""
-    return _where.where(condition, grad, _creation.zeros_like(grad))
+    return _where.where(condition, grad, _creators.zeros_like(grad))
 
 
 def _sum_kept(x, axis):

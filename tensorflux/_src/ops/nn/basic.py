@@ -16,8 +16,8 @@ from ..math import arith as _math
 from ..math import reduce as _reduce
 from ..random.sampling import _uniform_unit
 from ..random.seeds import _stream
-from ..array.shape_ops import shape_of
-from ..array.shaping import reshape
+from ..shapes.shape_ops import shape_of
+from ..shapes.shaping import reshape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value

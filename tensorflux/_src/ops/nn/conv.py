@@ -16,8 +16,8 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array.shape_ops import shape
-from ..array.shaping import expand_dims, squeeze
+from ..shapes.shape_ops import shape
+from ..shapes.shaping import expand_dims, squeeze
 from ..convert import convert_to_tensor
 from . import winograd
 from ..registry import OpDef, apply

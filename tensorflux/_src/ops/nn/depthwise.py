@@ -7,7 +7,7 @@ import numpy as np
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array.shape_ops import shape
+from ..shapes.shape_ops import shape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
 from .conv import (_check_conv_attrs, _conv2d_backprop_filter_kernel, _conv2d_backprop_input_kernel,

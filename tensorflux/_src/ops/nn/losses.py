@@ -11,9 +11,9 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from .. import grad_util as _grad_util
+from ..math import summation as _summation
 from ..math import arith as _math
-from ..array.shaping import expand_dims
+from ..shapes.shaping import expand_dims
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
@@ -214,7 +214,7 @@ def _softmax_ce_grad(op, grad_loss, grad_backprop):
             parts.append(_math.negative(grad_backprop))
         if parts:
             d_labels = parts[0] if len(parts) == 1 else _math.add(parts[0], parts[1])
-            d_labels = _grad_util.reduce_to(d_labels, labels)
+            d_labels = _summation.reduce_to(d_labels, labels)
             if d_labels.dtype is not labels.dtype:
                 d_labels = _math.cast(d_labels, labels.dtype)
     return [d_logits, d_labels]

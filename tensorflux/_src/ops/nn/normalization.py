@@ -10,13 +10,13 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import creation as _creation
-from .. import grad_util as _grad_util
+from ..shapes import creators as _creators
+from ..math import summation as _summation
 from ..array import gather as _gather
 from ..array import where as _where
 from ..math import arith as _math
-from ..array.shape_ops import shape_of
-from ..array.shaping import broadcast_to, reshape
+from ..shapes.shape_ops import shape_of
+from ..shapes.shaping import broadcast_to, reshape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply
@@ -68,7 +68,7 @@ def _moments_grad(op, grad_mean, grad_variance):
         rank = x.shape.rank
         if rank is None:
             raise ValueError("The gradient of moments needs an input of known rank.")
-        ones = _creation.ones_like(dims)
+        ones = _creators.ones_like(dims)
         kept = _where.where(convert_to_tensor([i in axes for i in range(rank)]), ones, dims)
 
     def spread(g):
@@ -144,13 +144,13 @@ def _batch_norm_grad(op, grad):
     scaled_inv = inv if scale is None else _math.multiply(inv, scale)
     centered = _math.subtract(x, mean)
     d_x = _math.multiply(grad, scaled_inv)
-    grads = [_grad_util.reduce_to(d_x, x), _grad_util.reduce_to(_math.negative(d_x), mean)]
+    grads = [_summation.reduce_to(d_x, x), _summation.reduce_to(_math.negative(d_x), mean)]
     d_variance = _math.multiply(_math.multiply(d_x, centered), _math.multiply(_math.square(inv), -0.5))
-    grads.append(_grad_util.reduce_to(d_variance, variance))
+    grads.append(_summation.reduce_to(d_variance, variance))
     if offset is not None:
-        grads.append(_grad_util.reduce_to(grad, offset))
+        grads.append(_summation.reduce_to(grad, offset))
     if scale is not None:
-        grads.append(_grad_util.reduce_to(_math.multiply(_math.multiply(grad, centered), inv), scale))
+        grads.append(_summation.reduce_to(_math.multiply(_math.multiply(grad, centered), inv), scale))
     return grads
 
 

@@ -11,7 +11,7 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array.shape_ops import shape, shape_of
+from ..shapes.shape_ops import shape, shape_of
 from ..convert import constant
 from ..registry import constant_value
 

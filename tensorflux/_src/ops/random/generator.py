@@ -11,7 +11,7 @@ from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..array import join as _join
-from ..array import creation as _creation
+from ..shapes import creators as _creators
 from ..array import indexing as _indexing
 from ..math import arith as _math
 from ..math import reduce as _reduce
@@ -228,7 +228,7 @@ class Generator:
     def make_seeds(self, count=1):
         """`count` seeds for the stateless ops, as an int64 [2, count] tensor (one draw per seed)."""
         drawn = self.uniform_full_int([count], _dt.int64)
-        return _join.stack([drawn, _creation.zeros([count], _dt.int64)])
+        return _join.stack([drawn, _creators.zeros([count], _dt.int64)])
 
     def split(self, count=1):
         """`count` new generators on independent keys drawn from this one (which advances)."""

@@ -152,6 +152,7 @@ def _normalize_dim(axis, rank, msg):
         raise ValueError(msg)
     return axis % rank
 
+
 def _holds_tensor(values):
     for v in values:
         if isinstance(v, Tensor) or hasattr(v, "__tf_tensor__"):
