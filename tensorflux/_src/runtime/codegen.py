@@ -17,6 +17,7 @@ name. Attr keys that are not plain identifiers are passed through a `**` dict, a
         Square = k_Square(add)              # model.py:13: return tf.square(z)
         return (Square,)
 """
+import itertools
 import keyword
 import linecache
 import re
@@ -29,7 +30,7 @@ from . import fusion, passes
 
 __all__ = ["compile_graph", "Compiled"]
 
-_COUNTER = [0]
+_SOURCE_NUMBERS = itertools.count(1)  # next() is atomic under the GIL: threads compiling at once get distinct names
 _FREE_EARLY_ELEMENTS = 4096      # intermediates larger than this are freed right after their last use
 _INPLACE_MIN_ELEMENTS = 1024     # below this, a fresh allocation is as cheap as reuse
 _NOT_IDENTIFIER_CHAR = re.compile(r"[^A-Za-z0-9_]")   # ASCII only: `\w` would let Unicode through
@@ -109,8 +110,7 @@ def compile_graph(graph, fn_name, outputs, inputs, keep_stateful=True, ops=None)
     results = emitter.emit_graph(graph, outputs, value_names, 1)
     emitter.line(1, f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     source = f"def {fn_name}({', '.join(params)}):\n" + "\n".join(emitter.lines) + "\n"
-    _COUNTER[0] += 1
-    filename = f"<tensorflux generated {fn_name} #{_COUNTER[0]}>"
+    filename = f"<tensorflux generated {fn_name} #{next(_SOURCE_NUMBERS)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
     namespace = emitter.namespace
