@@ -9,11 +9,12 @@ import numpy as np
 from ...framework.tensor import Tensor
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
+from ..math.summation import reduce_sum
 from ..registry import OPS, OpDef, apply, constant_value
 from ..shapes.common import _UNKNOWN, _eager_const, bad, fmt_shape, index_input, unknown_vector_dims, value_dims
 from .join import stack
 from ..shapes.shape_ops import shape, shape_of
-from ..shapes.shaping import _sum_over, reshape
+from ..shapes.shaping import reshape
 
 
 
@@ -60,7 +61,7 @@ def _tile_grad(op, grad):
     else:
         pairs = stack([multiples, shape(x, out_type=multiples.dtype)], axis=1)
         split_shape = reshape(pairs, [-1])
-    summed = _sum_over(reshape(grad, split_shape), range(0, 2 * rank, 2))
+    summed = reduce_sum(reshape(grad, split_shape), axis=list(range(0, 2 * rank, 2)))
     return [reshape(summed, dims), None]
 
 

@@ -10,8 +10,8 @@ With static shapes the reduction is a `reduce_sum` over the broadcast axes plus 
 while building the gradient); with unknown dims it is one `SumToShape` op that reduces at run time.
 
 This module sits below arith (whose gradients use `reduce_to`) and imports no other math module, so
-the gradients here that need arithmetic are registered from above: Sum's by reduce.py. Fill's gradient
-(the sum of the output gradient) is registered here onto the OpDef in shapes/creators.py.
+the gradients here that need arithmetic are registered from above: Sum's by reduce.py. The gradients of
+Fill and BroadcastTo (sums of the output gradient) are registered here onto their OpDefs in ops/shapes.
 """
 import numpy as np
 
@@ -136,9 +136,22 @@ def reduce_to(grad, like):
     return apply(SUM_TO_SHAPE, (grad, _shape_ops.shape(like)), None, "SumToShape")
 
 
+def _broadcast_to_grad(op, grad):
+    """BroadcastTo's gradient: `grad` summed back to the input's shape (always reshaped to it)."""
+    x = op.inputs[0]
+    gs, xs = grad.shape, x.shape
+    if gs.is_fully_defined() and xs.is_fully_defined():
+        g, d = gs.as_list(), xs.as_list()
+        extra = len(g) - len(d)
+        axes = list(range(extra)) + [i + extra for i, n in enumerate(d) if n == 1 and g[i + extra] != 1]
+        return [_shaping.reshape(reduce_sum(grad, axis=axes) if axes else grad, d), None]
+    return [apply(SUM_TO_SHAPE, (grad, _shape_ops.shape(x)), None, "SumToShape"), None]
+
+
 def _fill_grad(op, grad):
     """Every element is `value`, so its gradient is the sum of the output gradient."""
     return [None, _shaping.reshape(reduce_sum(grad), _shape_ops.shape_of(op.inputs[1]))]
 
 
 _creators.FILL.grad = _fill_grad
+_shaping.BROADCAST_TO.grad = _broadcast_to_grad

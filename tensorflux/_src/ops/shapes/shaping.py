@@ -13,7 +13,7 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
-from ..registry import OPS, OpDef, apply, constant_value
+from ..registry import OpDef, apply, constant_value
 from .common import (_UNKNOWN, bad, fmt_shape, index_input, static_int, static_int_tuple, unknown_vector_dims,
     value_dims)
 from .shape_ops import shape, shape_of
@@ -230,12 +230,8 @@ def _broadcast_to_infer(inputs, attrs):
     return [(x.dtype, TensorShape(target))]
 
 
-def _broadcast_to_grad(op, grad):
-    return [_sum_to_shape_of(grad, op.inputs[0]), None]
-
-
-BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel, grad=_broadcast_to_grad,
-                     input_names=("input", "shape"))
+# The gradient (a sum back to the input's shape) is registered by math/summation.py, above this room.
+BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel, input_names=("input", "shape"))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -243,26 +239,6 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     input = convert_to_tensor(input)
     return apply(BROADCAST_TO, (input, index_input(shape, "Tidx", "BroadcastTo", "shape")), None,
                  name or "BroadcastTo")
-
-
-# ---------------------------------------------------------------------------------------------------
-# Gradient helpers. The modules holding Sum import this one, so the gradient of broadcasting reaches Sum
-# through the registry by TensorFlow's op name rather than by an import that would close a cycle.
-# ---------------------------------------------------------------------------------------------------
-
-def _sum_over(x, axes):
-    return apply(OPS["Sum"], (x,), {"axis": tuple(axes), "keepdims": False}, "Sum")
-
-
-def _sum_to_shape_of(grad, x):
-    """`grad` (of the broadcast of `x`) summed back to `x`'s shape."""
-    gs, xs = grad.shape, x.shape
-    if gs.is_fully_defined() and xs.is_fully_defined():
-        g, d = gs.as_list(), xs.as_list()
-        extra = len(g) - len(d)
-        axes = list(range(extra)) + [i + extra for i, n in enumerate(d) if n == 1 and g[i + extra] != 1]
-        return reshape(_sum_over(grad, axes), d) if axes else reshape(grad, d)
-    return apply(OPS["SumToShape"], (grad, shape(x)), None, "SumToShape")
 
 
 API = {"": ["reshape", "expand_dims", "squeeze", "broadcast_to"]}
