@@ -85,8 +85,6 @@ class Layer:
             self._input_shape_arg = tuple(batch_input_shape)[1:]
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
-        if activity_regularizer is not None:
-            raise ValueError("tensorflux's Keras layers do not support `activity_regularizer`.")
         if dtype is not None and tf.as_dtype(getattr(dtype, "name", dtype)) != tf.float32:
             raise ValueError(f"tensorflux's Keras layers compute in float32 only. Received: dtype={dtype}")
         self._trainable = bool(trainable)
@@ -95,6 +93,8 @@ class Layer:
         self._own_trainable = []       # weights made by add_weight, in creation order
         self._own_non_trainable = []
         self._regularized = []         # (variable, regularizer) pairs
+        self._losses = []              # added by add_loss() since the outermost layer call began
+        self.activity_regularizer = _regularizers.get(activity_regularizer)
         self._output_shape = None      # shape of the last output, for summary()
 
     def __init_subclass__(cls, **kwargs):
@@ -162,11 +162,15 @@ class Layer:
                 training = default
         if has_training and training is not None:
             kwargs["training"] = training
+        if len(_TRAINING) == 1:
+            self._clear_losses()    # the outermost call starts afresh: losses describe the latest call
         _TRAINING.append(training)
         try:
             outputs = self.call(*args, **kwargs)
         finally:
             _TRAINING.pop()
+        if getattr(self, "activity_regularizer", None) is not None:
+            self._add_activity_losses(outputs)
         self._output_shape = getattr(outputs, "shape", None)
         return outputs
 
@@ -174,7 +178,10 @@ class Layer:
         """The functional API: build from the KerasTensors' shapes, then record the call (see keras_tensor)."""
         if not self.built:
             self._build_for(first)
-        return keras_tensor.symbolic_call(self, args, kwargs, self.__call__)
+        try:
+            return keras_tensor.symbolic_call(self, args, kwargs, self.__call__)
+        finally:
+            self._clear_losses()    # the symbolic trace's losses are placeholders of a throwaway graph
 
     def _build_for(self, first):
         shape = tf.nest.map_structure(_shape_of, first) if first is not None else None
@@ -269,12 +276,53 @@ class Layer:
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
 
+    # -- losses ---------------------------------------------------------------------------------
+    def add_loss(self, loss):
+        """Records `loss` (a tensor, or a nest of tensors) for this call; `fit` adds it to the training loss
+        (summed when it is not a scalar). The losses of a layer are cleared when an outermost call begins."""
+        losses = tf.nest.flatten(loss)
+        for value in losses:
+            if not isinstance(value, (tf.Tensor, tf.Variable)):
+                raise ValueError(f"`add_loss()` can only be called from inside `build()` or `call()`, on a "
+                                 f"tensor input. Received invalid value: {value}")
+        self._own_losses().extend(losses)
+
+    def _own_losses(self):
+        if "_losses" not in vars(self):   # a subclass that set attributes before Layer.__init__
+            self._losses = []
+        return self._losses
+
+    def _clear_losses(self):
+        self._own_losses().clear()
+        for layer in self._flat_layers():
+            layer._clear_losses()
+
+    def _add_activity_losses(self, outputs):
+        """The activity regulariser's penalty on each output, averaged over the batch (as Keras does)."""
+        for output in tf.nest.flatten(outputs):
+            if isinstance(output, tf.Tensor):
+                batch = tf.cast(tf.shape(output)[0], output.dtype) if output.shape.rank else 1.0
+                self.add_loss(self.activity_regularizer(output) / batch)
+
+    def _all_layers(self):
+        """This layer, then every sublayer depth first, each once."""
+        found, seen, stack = [], set(), [self]
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            found.append(layer)
+            stack.extend(reversed(layer._flat_layers()))
+        return found
+
     @property
     def losses(self):
-        """Regularisation losses of this layer and its sublayers (recomputed from the current weights)."""
-        out = [regularizer(v) for v, regularizer in self._regularized]
-        for layer in self._flat_layers():
-            out += layer.losses
+        """The losses added (`add_loss`, activity regularisers) by the latest call of this layer and its
+        sublayers, then the weight regularisation losses (recomputed from the current weights)."""
+        layers = self._all_layers()
+        out = [loss for layer in layers for loss in layer._own_losses()]
+        out += [regularizer(v) for layer in layers for v, regularizer in layer._regularized]
         return out
 
     def count_params(self):

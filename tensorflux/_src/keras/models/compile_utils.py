@@ -118,6 +118,9 @@ class MetricPlan:
         if self.entries is not None:
             return
         metrics, weighted = self._specs
+        if not metrics and not weighted:
+            self.entries = []       # nothing to match: the data may even have no targets (add_loss models)
+            return
         if not tf.nest.is_nested(y_pred):
             target = tf.convert_to_tensor(y)
             self.entries = [(_metrics.metric_for_compile(m, target, y_pred), w, None)

@@ -85,8 +85,10 @@ class Model(Layer):
         self._compile_arguments = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
                                    "metrics": metrics, "weighted_metrics": weighted_metrics,
                                    "run_eagerly": run_eagerly}
-        self.loss = loss
-        self._loss_plan = _compile_utils.LossPlan(loss, loss_weights)
+        if loss is not None or self._loss_plan is None:
+            # As Keras 3.15: compiling again without a `loss` keeps the loss compiled before.
+            self.loss = loss
+            self._loss_plan = _compile_utils.LossPlan(loss, loss_weights)
         self._metric_plan = _compile_utils.MetricPlan(metrics, weighted_metrics)
         self._loss_tracker = _metrics.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
@@ -121,7 +123,7 @@ class Model(Layer):
             value = self._loss_plan(y, y_pred, sample_weight, self._output_names(y_pred))
             if value is not None:
                 terms.append(value)
-        terms += self.losses
+        terms += [_summed_loss(loss) for loss in self.losses]
         if not terms:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         return terms[0] if len(terms) == 1 else tf.add_n(terms)
@@ -361,6 +363,14 @@ class Model(Layer):
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
         (print_fn or print)(summary_text(self))
+
+
+def _summed_loss(loss):
+    """A loss from `model.losses` as one float scalar (a tensor loss is summed, as Keras does)."""
+    loss = tf.convert_to_tensor(loss)
+    if not loss.dtype.is_floating:
+        loss = tf.cast(loss, tf.float32)
+    return loss if loss.shape.rank == 0 else tf.reduce_sum(loss)
 
 
 def _pack(x, y, sample_weight):
