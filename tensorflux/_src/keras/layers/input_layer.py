@@ -25,9 +25,10 @@ class InputLayer(Layer):
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
         self._input_dtype = tf.as_dtype(getattr(dtype, "name", dtype) or "float32")
         node = Node(self, (), {})
-        self.output = KerasTensor(self.batch_shape, self._input_dtype, name=self.name, history=(node, 0))
-        node.outputs.append(self.output)
-        node.structure = self.output
+        tensor = KerasTensor(self.batch_shape, self._input_dtype, name=self.name, history=(node, 0))
+        node.outputs.append(tensor)
+        node.structure = tensor
+        self._first_node = node     # what Layer.output reads
         self._output_shape = tf.TensorShape(self.batch_shape)
         self.built = True
 

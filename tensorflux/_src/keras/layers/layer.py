@@ -179,9 +179,31 @@ class Layer:
         if not self.built:
             self._build_for(first)
         try:
-            return keras_tensor.symbolic_call(self, args, kwargs, self.__call__)
+            outputs = keras_tensor.symbolic_call(self, args, kwargs, self.__call__)
         finally:
             self._clear_losses()    # the symbolic trace's losses are placeholders of a throwaway graph
+        if "_first_node" not in vars(self):
+            produced = [t for t in tf.nest.flatten(outputs) if isinstance(t, keras_tensor.KerasTensor)]
+            if produced:
+                self._first_node = produced[0]._keras_history[0]
+        return outputs
+
+    def _first_node_or_raise(self, what):
+        node = vars(self).get("_first_node")
+        if node is None:
+            raise AttributeError(f"The layer {self._name} has never been called and thus has no defined {what}.")
+        return node
+
+    @property
+    def input(self):
+        """The KerasTensor(s) this layer was first called on in a functional graph."""
+        node = self._first_node_or_raise("input")
+        return node.args[0] if node.args else next(iter(node.kwargs.values()))
+
+    @property
+    def output(self):
+        """The KerasTensor(s) the first functional call of this layer produced."""
+        return self._first_node_or_raise("output").structure
 
     def _build_for(self, first):
         shape = tf.nest.map_structure(_shape_of, first) if first is not None else None

@@ -461,6 +461,7 @@ class Sequential(Model):
             if self._stack:
                 raise ValueError("An `Input` can only be the first entry of a Sequential model.")
             self._input_shape = layer.batch_shape
+            self._input_layer = layer       # its KerasTensor starts the graph (Keras lists it in summaries)
         elif not isinstance(layer, Layer):
             raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
                              f"{layer} (of type {type(layer)})")
@@ -474,7 +475,55 @@ class Sequential(Model):
     def pop(self):
         if not self._stack:
             raise TypeError("There are no layers in the model.")
-        return self._stack.pop()
+        layer = self._stack.pop()
+        self._graph = None
+        self._build_from_input_shape()
+        return layer
+
+    # -- the graph of a Sequential whose input shape is known (keras.Input first, or input_shape=) ----
+    def _graph_or_raise(self, what):
+        if getattr(self, "_graph", None) is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet.")
+        return self._graph
+
+    @property
+    def inputs(self):
+        return [self._graph_or_raise("inputs")[0]]
+
+    @property
+    def outputs(self):
+        return [self._graph_or_raise("outputs")[1]]
+
+    @property
+    def input_shape(self):
+        return self._graph_or_raise("input shape")[0].shape
+
+    @property
+    def output_shape(self):
+        return self._graph_or_raise("output shape")[1].shape
+
+    @property
+    def input(self):
+        return self._first_node_or_raise("input")
+
+    @property
+    def output(self):
+        return self._first_node_or_raise("output")
+
+    def get_layer(self, name=None, index=None):
+        if index is not None and name is not None:
+            raise ValueError(f"Provide only a layer name or a layer index. Received: index={index}, name={name}.")
+        if index is not None:
+            if index >= len(self._stack):
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only has "
+                                 f"{len(self._stack)} layers.")
+            return self._stack[index]
+        if name is not None:
+            for layer in self._stack:
+                if layer.name == name:
+                    return layer
+            raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self._stack]}.")
+        raise ValueError("Provide either a layer name or layer index at `get_layer`.")
 
     @property
     def layers(self):
@@ -483,7 +532,11 @@ class Sequential(Model):
     def _build_from_input_shape(self):
         """Builds every layer from the declared input shape, as far as output shapes can be inferred."""
         shape = self._input_shape
+        self._graph = None
         if shape is None:
+            return
+        if self._stack and self._build_graph(shape):
+            self.built = True
             return
         for layer in self._stack:
             if not layer.built:
@@ -494,6 +547,21 @@ class Sequential(Model):
                 return
             layer._output_shape = tf.TensorShape(shape)
         self.built = True
+
+    def _build_graph(self, shape):
+        """Calls the layers on a symbolic input of `shape` (building them, and giving each its `input` and
+        `output`); False when a layer cannot be called symbolically (then output shapes are inferred)."""
+        given = getattr(self, "_input_layer", None)
+        inputs = x = (given if given is not None else InputLayer(batch_shape=shape)).output
+        try:
+            for layer in self._stack:
+                x = layer(x)
+        except (NotImplementedError, TypeError, ValueError):
+            return False
+        if not isinstance(x, KerasTensor):
+            return False
+        self._graph = (inputs, x)
+        return True
 
     def call(self, inputs, training=None):
         x = inputs
