@@ -46,3 +46,31 @@ def test_feature_extractor_from_sequential_layers():
     np.testing.assert_allclose(features[-1].numpy(), base(x).numpy(), rtol=1e-6)
     mid = keras.Model(base.inputs, base.get_layer("mid").output)
     assert [layer.name for layer in mid.layers][1:] == [base.layers[0].name, "mid"]
+
+
+class CountingModel(keras.Model):
+    steps = 0
+
+    def train_step(self, data):
+        CountingModel.steps += 1
+        return super().train_step(data)
+
+
+class SelfBuilt(keras.Model):
+    def __init__(self):
+        inputs = keras.Input((3,))
+        super().__init__(inputs=inputs, outputs=layers.Dense(1)(inputs))
+        self.note = "kept"
+
+
+def test_model_subclasses_built_functionally_keep_their_methods():
+    inputs = keras.Input((3,))
+    model = CountingModel(inputs, layers.Dense(1)(inputs))
+    assert type(model).__name__ == "CountingModel" and isinstance(model, CountingModel)
+    assert [layer.name for layer in model.layers][1:] == [model.layers[1].name] and model.inputs == [inputs]
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), batch_size=2, verbose=0)
+    assert CountingModel.steps >= 1
+    built = SelfBuilt()
+    assert built.note == "kept" and built(np.ones((2, 3), "float32")).shape == (2, 1)
+    assert type(built).__name__ == "SelfBuilt" and len(built.layers) == 2

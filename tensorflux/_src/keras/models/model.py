@@ -40,10 +40,13 @@ class Model(Layer):
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
-        if "inputs" in kwargs or "outputs" in kwargs:
-            raise ValueError(f"{type(self).__name__}: tensorflux's Keras does not support subclassed models built "
-                             f"from `inputs` and `outputs`; use `keras.Model(inputs, outputs)` directly, or "
-                             f"create layers in `__init__` and use them in `call`.")
+        functional = Model._functional
+        if (args or "inputs" in kwargs or "outputs" in kwargs) and not isinstance(self, functional):
+            # A subclass built functionally (`Cls(inputs, outputs)` or `super().__init__(inputs=..., outputs=...)`)
+            # becomes a Functional model that keeps the subclass's methods (train_step, ...), as in Keras 3.
+            self.__class__ = _functional_subclass(type(self), functional)
+            functional.__init__(self, *args, **kwargs)
+            return
         if args:
             raise TypeError(f"{type(self).__name__}.__init__() takes keyword arguments only (got {len(args)} "
                             f"positional)")
@@ -363,6 +366,17 @@ class Model(Layer):
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
         (print_fn or print)(summary_text(self))
+
+
+_FUNCTIONAL_SUBCLASSES = {}   # a Model subclass -> that subclass mixed with Functional
+
+
+def _functional_subclass(cls, functional):
+    mixed = _FUNCTIONAL_SUBCLASSES.get(cls)
+    if mixed is None:
+        mixed = _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, functional),
+                                                   {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+    return mixed
 
 
 def _summed_loss(loss):
