@@ -251,7 +251,7 @@ def test_loop_variable_changing_shape_suggests_shape_invariants():
             x = tf.concat([x, x], 0)
         return x
 
-    with pytest.raises(ValueError, match="'x' has shape \\(1,\\) before the loop.*shape_invariants"):
+    with pytest.raises(ValueError, match="'x' has shape \\(1,\\) before the loop.*set_loop_options to set shape invariants"):
         tf.function(f)(tf.constant(3))
 
 

@@ -15,11 +15,11 @@ function is converted once per process.
 import ast
 import functools
 import inspect
+import logging
 import os
 import sysconfig
 import textwrap
 import types
-import warnings
 
 from ..framework.graph import SymbolicTensor
 from ..ops import array as _array
@@ -28,7 +28,7 @@ from . import operators
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter
 from .transformers.lowering import FlagNames, lower_function
-from .transformers.names import global_names
+from .transformers.names import declared_names, loop_liveness
 
 __all__ = ["convert", "converted_call", "to_code", "to_graph", "do_not_convert", "ConversionError"]
 
@@ -39,7 +39,25 @@ _NEVER_CONVERT_MODULES = ("tensorflux", "tensorflow", "numpy", "builtins", "func
 
 
 class ConversionError(Exception):
-    """AutoGraph could not convert a function."""
+    """AutoGraph could not convert a function. `silent` ones (no source, a generator) are not reported:
+    TensorFlow runs those functions as they are without a warning."""
+
+    def __init__(self, message, silent=False):
+        super().__init__(message)
+        self.silent = silent
+        self.reported = False
+
+
+_LOGGER = logging.getLogger("tensorflow")
+_ECHO_TO_STDOUT = [False]   # tf.autograph.set_verbosity(level, alsologtostdout)
+
+
+def _report_not_converted(fn, error):
+    message = (f"AutoGraph could not transform {fn!r} and will run it as-is.\nCause: {error}\nTo silence this "
+               f"warning, decorate the function with @tf.autograph.experimental.do_not_convert")
+    _LOGGER.warning(message)
+    if _ECHO_TO_STDOUT[0]:
+        print("WARNING: " + message)
 
 
 class _AgNamespace(types.SimpleNamespace):
@@ -49,6 +67,9 @@ class _AgNamespace(types.SimpleNamespace):
 ag__ = _AgNamespace(**{name: getattr(operators, name) for name in operators.__all__})
 
 _CACHE = {}       # code object -> (converted code object, source text) | ConversionError
+# Lambdas compiled inside converted code: their bodies were converted with their parent, so the functions
+# they make are already converted when cond/while_loop/map_fn receive them.
+_CONVERTED_LAMBDAS = set()
 
 
 def do_not_convert(func=None):
@@ -86,23 +107,30 @@ def _should_convert(fn):
     return not _is_library(fn)
 
 
-def _lambda_node(fn, source):
-    """The `def` equivalent of the lambda `fn` found in `source` (the lines holding it)."""
-    tree = None
-    for text in (source, f"({source.strip().rstrip(',')})", f"({source.strip().rstrip(',').rstrip(')')})"):
-        try:
-            tree = ast.parse(textwrap.dedent(text))
-            break
-        except SyntaxError:
-            continue
-    if tree is None:
-        raise ConversionError(f"could not parse the source of {fn.__qualname__}")
+def _lambda_node(fn):
+    """The `def` equivalent of the lambda `fn`, isolated from the parsed source of its whole file, so a
+    lambda spanning several lines is converted whole. A lambda that cannot be told apart from another of
+    the same signature starting on the same line is left unconverted, as TensorFlow does."""
     code = fn.__code__
+    try:
+        lines, _ = inspect.findsource(fn)
+        tree = ast.parse("".join(lines))
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"the source code of {fn.__qualname__} is not available ({e})", silent=True) from None
+    except SyntaxError as e:
+        raise ConversionError(f"could not parse the source code of {fn!r}: {e}") from None
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
                   and tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == names]
-    if len(candidates) != 1:
-        raise ConversionError(f"could not tell which lambda on line {code.co_firstlineno} is {fn.__qualname__}")
+    if not candidates:
+        raise ConversionError(f"could not parse the source code of {fn!r}: no matching lambda was found on line "
+                              f"{code.co_firstlineno}")
+    if len(candidates) > 1:
+        matches = "\n\n".join(f"Match {i}:\n{ast.unparse(n)}" for i, n in enumerate(candidates))
+        raise ConversionError(
+            f"could not parse the source code of {fn!r}: found multiple definitions with identical signatures at "
+            f"the location. This error may be avoided by defining each lambda on a single line and with unique "
+            f"argument names. The matching definitions were:\n{matches}\n")
     lam = candidates[0]
     node = ast.FunctionDef(name="__ag_lambda", args=lam.args, body=[ast.Return(value=lam.body)],
                            decorator_list=[], returns=None, type_params=[])
@@ -112,14 +140,17 @@ def _lambda_node(fn, source):
 
 def _transform(fn):
     """(converted code object of `fn`, converted source) — or raise ConversionError."""
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        # As in TensorFlow: a generator runs unconverted, so loops over it stay Python loops over its items.
+        raise ConversionError(f"{fn.__qualname__} is a generator function", silent=True)
+    if fn.__name__ == "<lambda>":  # a lambda holds one expression: convert and/or/not, `a if c else b`, calls
+        node, first_line = _lambda_node(fn)
+        node.body = [ExpressionConverter().visit(s) for s in node.body]
+        return _compile_converted(fn, node, ast.unparse(ast.fix_missing_locations(node)), first_line)
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as e:
-        raise ConversionError(f"the source code of {fn.__qualname__} is not available ({e})") from None
-    if fn.__name__ == "<lambda>":  # a lambda holds one expression: convert and/or/not, `a if c else b`, calls
-        node, first_line = _lambda_node(fn, source)
-        node.body = [ExpressionConverter().visit(s) for s in node.body]
-        return _compile_converted(fn, node, ast.unparse(ast.fix_missing_locations(node)), first_line)
+        raise ConversionError(f"the source code of {fn.__qualname__} is not available ({e})", silent=True) from None
     try:
         module = ast.parse(source)
     except SyntaxError as e:
@@ -130,7 +161,8 @@ def _transform(fn):
     node.decorator_list = []
     lower_function(node, FlagNames())
     node.body = [ExpressionConverter().visit(s) for s in node.body]
-    node.body = _flatten_stmts([ControlFlowConverter(global_names(node)).visit(s) for s in node.body])
+    converter = ControlFlowConverter(*declared_names(node), liveness=loop_liveness(node))
+    node.body = _flatten_stmts([converter.visit(s) for s in node.body])
     converted_source = ast.unparse(ast.fix_missing_locations(node))
     return _compile_converted(fn, node, converted_source, 1)
 
@@ -159,9 +191,18 @@ def _compile_converted(fn, node, converted_source, first_line):
         raise ConversionError(f"the converted code of {fn.__qualname__} does not compile: {e}") from None
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+    _CONVERTED_LAMBDAS.update(_nested_lambdas(inner_code))
     inner_code = inner_code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname) \
         if hasattr(inner_code, "co_qualname") else inner_code.replace(co_name=fn.__code__.co_name)
     return inner_code, converted_source
+
+
+def _nested_lambdas(code):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == "<lambda>":
+                yield const
+            yield from _nested_lambdas(const)
 
 
 def _flatten_stmts(items):
@@ -199,14 +240,16 @@ def convert(fn, warn=True):
             converted = convert(call, warn)
             return types.MethodType(converted, fn) if converted is not call else fn
         return fn
-    if getattr(fn, "__ag_do_not_convert__", False):
-        return fn
+    code = fn.__code__
+    if getattr(fn, "__ag_do_not_convert__", False) or code in _CONVERTED_LAMBDAS or \
+            code.co_filename.startswith(_PACKAGE_DIR):
+        return fn  # already converted, or tensorflux's own (e.g. the lambdas its ops hand to cond)
     try:
         code, _ = _converted_code(fn)
     except ConversionError as e:
-        if warn and fn.__name__ != "<lambda>":  # an unconvertible lambda is still a valid expression
-            warnings.warn(f"AutoGraph could not transform {fn.__qualname__} and will run it as-is: {e}",
-                          stacklevel=3)
+        if warn and not e.silent and not e.reported:  # once per function, as its conversion is cached
+            e.reported = True
+            _report_not_converted(fn, e)
         return fn
     globals_ = fn.__globals__
     globals_.setdefault("ag__", ag__)

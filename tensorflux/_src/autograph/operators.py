@@ -2,25 +2,35 @@
 
 `if_stmt`, `while_stmt` and `for_stmt` stage graph control flow (`If`/`While`) when their condition or
 iterable is a tensor of the graph being built; otherwise they run the original Python. State travels
-through `get_state()`/`set_state(values)` over the names the statement assigns:
-- a tensor (or a Python number that becomes one) is a branch output / loop variable;
+through `get_state()`/`set_state(values)` over the symbols the statement assigns (local, `global` and
+`nonlocal` names, and compound symbols such as `obj.b`, `lst[0]`, `d['k']`):
+- a tensor, a Python number, or a nest (tuple, namedtuple, list, dict) of them is a branch output / loop
+  variable, rebuilt with its structure afterwards;
 - a Python value that is the same after both branches stays a Python value;
-- a name first bound inside a loop is a loop-local temporary; one bound in a single branch of a tensor
-  `if` becomes `Undefined`, which explains itself when used.
+- in loops, the converter's liveness facts decide the rest, as in TensorFlow: a name first bound in the
+  body and read after the loop is defined automatically from the body's first iteration (with a run-time
+  check that the loop ran); one bound and read only inside the body is a per-iteration temporary; one
+  that nothing reads again keeps its value from before the loop;
+- a name bound in a single branch of a tensor `if` becomes `Undefined`, which explains itself when used.
 """
+from ..framework import nest
+from ..framework.context import control_dependencies as _control_dependencies
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import Tensor
 from ..framework.context import state as _state
 from ..ops import array as _array
 from ..ops.array import indexing as _indexing
+from ..ops.assertion import Assert as _assert
 from ..ops.control_flow import cond_while as _cf
+from ..ops.shapes.creators import zeros as _zeros
+from ..ops.shapes.shape_ops import identity as _identity
 from ..ops.math import arith as _math
 from ..ops.convert import convert_to_tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 
-__all__ = ["Undefined", "UndefinedReturnValue", "ld", "if_stmt", "while_stmt", "for_stmt", "and_", "or_", "not_",
-           "if_exp", "set_loop_options"]
+__all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compound", "if_stmt", "while_stmt",
+           "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options"]
 
 
 class Undefined:
@@ -63,6 +73,56 @@ def ld(scope, name):
         return Undefined(name)
 
 
+def ld_compound(root, path, text):
+    """The value of `root().a[0]...` (a compound symbol), or Undefined when some step of it is missing."""
+    try:
+        value = root()
+        for kind, key in path:
+            if isinstance(value, Undefined):
+                return Undefined(text)
+            value = getattr(value, key) if kind == "." else value[key]
+        return value
+    except (NameError, AttributeError, KeyError, IndexError, TypeError):
+        return Undefined(text)
+
+
+def set_compound(root, path, value):
+    """Stores `value` at `root().a[0]...`; an Undefined value removes what a branch or loop body left there."""
+    target = root()
+    for kind, key in path[:-1]:
+        target = getattr(target, key) if kind == "." else target[key]
+    kind, key = path[-1]
+    if isinstance(value, Undefined):
+        try:
+            delattr(target, key) if kind == "." else target.__delitem__(key)
+        except (AttributeError, KeyError, IndexError, TypeError):
+            pass
+    elif kind == ".":
+        setattr(target, key, value)
+    else:
+        target[key] = value
+
+
+class _Symbol(str):
+    """A state name with what the converter knows of its use: read after the loop, read inside it.
+    Plain `str` names (loops staged by other modules) count as both."""
+
+    live_out = read = True
+
+
+def _with_liveness(names, live_out, read):
+    if live_out is None:
+        return names
+    out = []
+    for name in names:
+        symbol = _Symbol(name)
+        if name.isidentifier():  # compound symbols (`obj.b`, `lst[0]`) always travel with the loop
+            symbol.live_out = name in live_out
+            symbol.read = name in read
+        out.append(symbol)
+    return tuple(out)
+
+
 def _is_graph_tensor(x):
     return isinstance(x, SymbolicTensor) and _state.graph is not None
 
@@ -73,16 +133,30 @@ def _tensorlike(x):
     return isinstance(x, (Tensor, bool, int, float, _cf.CompositeFlow)) or hasattr(x, "__tf_tensor__")
 
 
+def _carriable(x):
+    """True for a tensor-like value or a nest (tuple, namedtuple, list, dict) of them: a cond output or loop
+    variable. An empty nest has nothing to carry and stays a Python value."""
+    if not nest.is_nested(x):
+        return _tensorlike(x)
+    leaves = nest.flatten(x)
+    return bool(leaves) and all(_tensorlike(leaf) for leaf in leaves)
+
+
 def _flat(x):
-    if isinstance(x, _cf.CompositeFlow):
-        return list(x._flow_tensors())
-    return [x]
+    return _cf._flatten(x)
 
 
 def _rebuild(template, tensors):
-    if isinstance(template, _cf.CompositeFlow):
-        return template._with_flow(tensors)
-    return tensors[0]
+    return _cf._pack(template, list(tensors))
+
+
+def _structure_mismatch(a, b):
+    """nest's explanation of why `a` and `b` differ in structure, or None when they agree."""
+    try:
+        nest.assert_same_structure(a, b)
+    except (TypeError, ValueError) as e:
+        return str(e)
+    return None
 
 
 # -- if ----------------------------------------------------------------------------------------------
@@ -114,25 +188,36 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
     for i, (name, a, b) in enumerate(zip(names, then_state, else_state)):
         if a is b:
             final[i] = a
+        elif isinstance(a, UndefinedReturnValue) != isinstance(b, UndefinedReturnValue):
+            missing = "else" if isinstance(b, UndefinedReturnValue) else "main"
+            error = ValueError(f"A tensor-dependent `if` returns in only one branch: the {missing} branch must "
+                               f"also have a return statement.")
+            error.ag_return_in_one_branch = True  # inside a tensor loop, the loop's own error explains it
+            raise error
         elif isinstance(a, (Undefined, UndefinedReturnValue)) or isinstance(b, (Undefined, UndefinedReturnValue)):
-            missing = "else" if isinstance(b, (Undefined, UndefinedReturnValue)) else "if"
-            final[i] = Undefined(name, f"'{name}' must also be initialized in the {missing} branch: it is used "
-                                       f"after a tensor-dependent `if` that assigns it in only one branch.")
-        elif _tensorlike(a) and _tensorlike(b):
+            missing = "else" if isinstance(b, (Undefined, UndefinedReturnValue)) else "main"
+            final[i] = Undefined(name, f"'{name}' must also be initialized in the {missing} branch")
+        elif (a is None) != (b is None) and (_carriable(a) or _carriable(b)):
+            raise ValueError(f"'{name}' is None at the end of the {'main' if a is None else 'else'} branch.")
+        elif _carriable(a) and _carriable(b):
+            mismatch = _structure_mismatch(a, b)
+            if mismatch is not None:
+                raise TypeError(f"'{name}' must have the same nested structure in the main and else branches:"
+                                f"\n\n{mismatch}")
             staged.append(i)
         elif _same_python_value(a, b):
             final[i] = a
         else:
-            raise ValueError(f"'{name}' must have the same type in both branches of a tensor-dependent `if`; got "
-                             f"{type(a).__name__} in the if branch and {type(b).__name__} in the else branch.")
+            raise ValueError(f"'{name}' must have the same type in the main and else branches; got "
+                             f"{type(a).__name__} in the main branch and {type(b).__name__} in the else branch.")
     then_flat, else_flat = [], []
     for i in staged:
         ta = [_cf.graph_tensor(then_graph, t) for t in _flat(then_state[i])]
         tb = [_cf.graph_tensor(else_graph, t) for t in _flat(else_state[i])]
         for x, y in zip(ta, tb):
             if x.dtype is not y.dtype:
-                raise TypeError(f"'{names[i]}' has dtype {x.dtype.name} in the if branch, but dtype {y.dtype.name} "
-                                f"in the else branch")
+                raise TypeError(f"'{names[i]}' has dtype {x.dtype.name} in the main branch, but dtype "
+                                f"{y.dtype.name} in the else branch")
         then_flat += ta
         else_flat += tb
     if staged:
@@ -156,13 +241,25 @@ def _same_python_value(a, b):
 
 
 # -- while -------------------------------------------------------------------------------------------
-def while_stmt(test, body, get_state, set_state, names, extra_test=None):
+_CONDITION_BECAME_TENSOR = (
+    "The condition of while loop started as non-Tensor, then changed to Tensor. This may happen either because "
+    "variables changed type, or when a break or return statement inside the loop depends on a Tensor condition. "
+    "In both cases, changing to a TF loop should remove the error.")
+_TENSOR_BREAK_IN_PYTHON_FOR = (
+    "break and return statements which depend on a TF condition are not supported in Python for loops. Did you "
+    "intend to make it a TF loop?")
+
+
+def while_stmt(test, body, get_state, set_state, names, extra_test=None, live_out=None, read=None):
+    names = _with_liveness(names, live_out, read)
     keep = extra_test() if extra_test is not None else True
     if not _is_graph_tensor(keep) and not keep:
         return
     cond = test()
     if _is_graph_tensor(cond) or _is_graph_tensor(keep):
         return _tf_while(test, body, get_state, set_state, names, extra_test)
+    # A Python loop stays one: a condition that turns into a tensor part-way cannot be staged (the
+    # iterations already unrolled would be lost), so it fails as in TensorFlow instead of looping forever.
     while True:
         if not cond:
             return
@@ -170,12 +267,12 @@ def while_stmt(test, body, get_state, set_state, names, extra_test=None):
         if extra_test is not None:
             keep = extra_test()
             if _is_graph_tensor(keep):
-                return _tf_while(test, body, get_state, set_state, names, extra_test)
+                raise NotImplementedError(_CONDITION_BECAME_TENSOR)
             if not keep:
                 return
         cond = test()
         if _is_graph_tensor(cond):
-            return _tf_while(test, body, get_state, set_state, names, extra_test)
+            raise NotImplementedError(_CONDITION_BECAME_TENSOR)
 
 
 def _loop_condition(test, extra_test):
@@ -185,19 +282,94 @@ def _loop_condition(test, extra_test):
     return keep
 
 
+def _role(name, value):
+    """How a loop treats one state symbol, as TensorFlow does after its liveness analysis:
+    'carried' (a loop variable), 'null' (first bound in the body and read after the loop: defined
+    automatically from the body's first iteration), 'temporary' (bound and read only inside the body), or
+    'fixed' (a Python value, or one nothing reads again: it keeps its value from before the loop)."""
+    live_out = getattr(name, "live_out", True)
+    if isinstance(value, Undefined):
+        return "null" if live_out else "temporary"
+    if _carriable(value) and (live_out or getattr(name, "read", True)):
+        return "carried"
+    return "fixed"
+
+
+def _placeholder_value(like):
+    """A stand-in initial value of the type of `like` (a value the body gives a null loop variable), and
+    the shape invariant it needs: zeros, with 0 for dimensions the body leaves unknown."""
+    if isinstance(like, bool):
+        return False
+    if isinstance(like, (int, float)):
+        return type(like)(0)
+    if isinstance(like, Tensor):
+        dims = like.shape.as_list() if like.shape.rank is not None else []
+        return _zeros([0 if d is None else d for d in dims], dtype=like.dtype)
+    raise TypeError(f"a {type(like).__name__} cannot be defined automatically")
+
+
+def _define_nulls(body, get_state, set_state, names, init, nulls, load_trial):
+    """Traces one throwaway iteration to learn the type of each null loop variable; returns their
+    stand-in initial values. Fails as TensorFlow does when the body reads one before binding it."""
+    def trial():
+        load_trial()
+        body()
+        return get_state()
+
+    listed = ", ".join(f"'{names[i]}'" for i in nulls)
+    try:
+        _, state = _cf.trace_branch(trial, "while_body_trial")
+        values = {}
+        for i in nulls:
+            value = state[i]
+            if isinstance(value, (Undefined, UndefinedReturnValue)) or value is None or not _carriable(value):
+                raise ValueError(f"'{names[i]}' is {'None' if value is None else 'not a tensor'} after the "
+                                 f"first iteration")
+            values[i] = (nest.map_structure(_placeholder_value, value), value)
+    except (UnboundLocalError, TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"{listed} must be defined before the loop\nNote: AutoGraph tried to define it "
+                         f"automatically, but ran into a {type(e).__name__}: {e}") from None
+    finally:
+        set_state(tuple(init))
+    return values
+
+
 def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=False):
     """Stages a While loop over the tensor-like state. `relax_shapes` (dataset loops, like TensorFlow's
     `Dataset.reduce`) generalises a loop variable's shape when the body changes it, instead of failing."""
     init = list(get_state())
-    carried = [i for i, v in enumerate(init) if _tensorlike(v)]
-    temporaries = [i for i, v in enumerate(init) if isinstance(v, Undefined)]
-    init_flat, specs, counts = [], [], []
+    defaults = {}
+    roles = [_role(n, v) for n, v in zip(names, init)]
+    nulls = [i for i, r in enumerate(roles) if r == "null"]
+    temporaries = [i for i, r in enumerate(roles) if r in ("temporary", "null")]
+
+    def load_trial():
+        state = list(init)
+        for i in temporaries:
+            state[i] = Undefined(names[i])
+        set_state(tuple(state))
+
+    if nulls:
+        defaults = _define_nulls(body, get_state, set_state, names, init, nulls, load_trial)
+        for i, (value, _) in defaults.items():
+            init[i] = value
+            roles[i] = "carried"
+        temporaries = [i for i in temporaries if i not in defaults]
+    carried = [i for i, r in enumerate(roles) if r == "carried"]
+    init_flat, specs, counts, owners = [], [], [], []
     for i in carried:
         parts = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in _flat(init[i])]
+        # A stand-in's shape invariant is the body's shape, whose unknown dimensions the zeros cannot have.
+        shapes = [getattr(t, "shape", TensorShape([])) for t in _flat(defaults[i][1])] if i in nulls else \
+            [t.shape for t in parts]
         counts.append(len(parts))
-        for j, t in enumerate(parts):
+        for j, (t, shape) in enumerate(zip(parts, shapes)):
             init_flat.append(t)
-            specs.append(_cf.LoopVar(t.dtype, t.shape, names[i] if len(parts) == 1 else f"{names[i]}_{j}"))
+            owners.append(names[i])
+            specs.append(_cf.LoopVar(t.dtype, shape, names[i] if len(parts) == 1 else f"{names[i]}_{j}"))
+    if nulls:  # whether the body ran at least once: the automatically defined values are stand-ins
+        init_flat.append(convert_to_tensor(False))
+        specs.append(_cf.LoopVar(_dt.bool, TensorShape([]), "loop_iterated"))
 
     templates = dict(enumerate(init))
 
@@ -218,18 +390,35 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
 
     def body_fn(*flat):
         load(flat)
-        body()
-        state = get_state()
-        for i in carried:
-            if isinstance(state[i], _cf.CompositeFlow):
-                templates[i] = state[i]
+        try:
+            body()
+        except ValueError as e:
+            if not getattr(e, "ag_return_in_one_branch", False):
+                raise
+            state = None
+        else:
+            state = get_state()
+        if state is None or any(isinstance(v, UndefinedReturnValue) and not isinstance(w, UndefinedReturnValue)
+                                for v, w in zip(init, state)):
+            raise NotImplementedError(
+                "a return statement cannot be placed inside this TensorFlow loop; this may happen if a return "
+                "statement depends on a static Python condition such as a hyperparameter")
         out = []
         for i, n in zip(carried, counts):
             value = state[i]
             if isinstance(value, Undefined) or value is None:
                 raise ValueError(f"'{names[i]}' must be defined on every path through the loop body; it is a "
                                  f"loop variable that the body leaves undefined.")
-            out.extend(_flat(value))
+            parts = _flat(value) if _carriable(value) else [value]
+            if len(parts) != n or (nest.is_nested(templates[i]) and _structure_mismatch(templates[i], value)):
+                mismatch = _structure_mismatch(templates[i], value) or "The number of tensors differs."
+                raise TypeError(f"'{names[i]}' does not have the same nested structure after one iteration."
+                                f"\n\n{mismatch}")
+            if nest.is_nested(value) or isinstance(value, _cf.CompositeFlow):
+                templates[i] = value
+            out.extend(parts)
+        if nulls:
+            out.append(convert_to_tensor(True))
         return out
 
     def trace_body():
@@ -260,21 +449,23 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
     keep = _cf.graph_tensor(cond_graph, keep)
     if keep.dtype is not _dt.bool:
         raise TypeError(f"The loop condition must be a boolean tensor, got {keep.dtype.name}")
-    for spec, out in zip(specs, body_out):
+    for spec, out, owner in zip(specs, body_out, owners):
         if out.dtype is not spec.dtype:
-            raise TypeError(f"Loop variable '{spec.name}' has dtype {spec.dtype.name} before the loop, but dtype "
-                            f"{out.dtype.name} after one iteration. A loop variable must keep its dtype; cast it "
-                            f"before the loop (e.g. tf.cast(x, {out.dtype!r})).")
+            raise TypeError(f"'{owner}' has dtype {spec.dtype.name} before the loop, but dtype {out.dtype.name} "
+                            f"after one iteration")
         if not out.shape.is_subtype_of(spec.shape):
-            raise ValueError(f"Loop variable '{spec.name}' has shape {spec.shape} before the loop, but shape "
-                             f"{out.shape} after one iteration. To allow the shape to vary across iterations, use "
-                             f"tf.autograph.experimental.set_loop_options(shape_invariants=[({spec.name}, "
-                             f"tf.TensorShape(...))]) inside the loop, or tf.while_loop's `shape_invariants`.")
+            raise ValueError(f"'{owner}' has shape {spec.shape} before the loop, but shape {out.shape} after one "
+                             f"iteration. Use tf.autograph.experimental.set_loop_options to set shape invariants.")
     maximum = options.get("maximum_iterations")
     if maximum is not None:
         maximum = convert_to_tensor(maximum, dtype=_dt.int32)
-    outs = _cf.build_while(init_flat, specs, cond_graph, keep, body_graph, body_out, maximum)
-    load(list(outs))
+    outs = list(_cf.build_while(init_flat, specs, cond_graph, keep, body_graph, body_out, maximum))
+    if nulls:
+        message = "loop must iterate at least once to initialize " + ", ".join(names[i] for i in nulls)
+        check = _assert(outs.pop(), [message])
+        with _control_dependencies([check]):
+            outs = [_identity(t) for t in outs]
+    load(outs)
 
 
 _LOOP_OPTIONS = []   # one dict per tensor loop whose body is being traced
@@ -292,7 +483,8 @@ def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterati
 
 
 # -- for ---------------------------------------------------------------------------------------------
-def for_stmt(iter_, extra_test, body, get_state, set_state, names):
+def for_stmt(iter_, extra_test, body, get_state, set_state, names, live_out=None, read=None):
+    names = _with_liveness(names, live_out, read)
     if isinstance(iter_, Tensor) and _state.graph is not None:
         return _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names)
     iterate = getattr(iter_, "_ag_for_stmt", None)
@@ -302,8 +494,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names):
         if extra_test is not None:
             keep = extra_test()
             if _is_graph_tensor(keep):
-                raise NotImplementedError("break/return that depends on a tensor inside a Python `for` loop is not "
-                                          "supported; iterate over a tensor (e.g. tf.range) instead.")
+                raise NotImplementedError(_TENSOR_BREAK_IN_PYTHON_FOR)
             if not keep:
                 break
         body(item)
@@ -379,15 +570,32 @@ def or_(a, b):
 
 
 def not_(x):
-    if isinstance(x, Tensor) and _state.graph is not None:
+    if isinstance(x, Tensor):  # eager tensors too, as in TensorFlow: `not t` stays a tensor
         return _math.logical_not(x)
     return not x
 
 
 def if_exp(cond, if_true, if_false, expr_repr=""):
-    if _is_graph_tensor(cond):
-        return _cf.cond(cond, if_true, if_false)
-    return if_true() if cond else if_false()
+    """`a if cond else b`; `expr_repr` (the source of `cond`) names the value in error messages."""
+    if not _is_graph_tensor(cond):
+        return if_true() if cond else if_false()
+    # Staged like an `if` statement assigning one value, so both branches are checked the same way.
+    box = [Undefined(expr_repr)]
+
+    def get_state():
+        return (box[0],)
+
+    def set_state(values):
+        box[0] = values[0]
+
+    def body():
+        box[0] = if_true()
+
+    def orelse():
+        box[0] = if_false()
+
+    _tf_if(cond, body, orelse, get_state, set_state, (expr_repr,))
+    return box[0]
 
 
 def _as_bool_tensor(x):

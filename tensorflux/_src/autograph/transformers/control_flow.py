@@ -11,7 +11,7 @@ anything else runs as the original Python. Names the statement assigns that are 
 """
 import ast
 
-from .names import assigned_names
+from .names import assigned_compounds, assigned_names
 
 __all__ = ["ControlFlowConverter"]
 
@@ -44,6 +44,11 @@ def _tuple(names, store=False):
     return ast.Tuple(elts=[_name(n, store) for n in names], ctx=ast.Store() if store else ast.Load())
 
 
+def _path_constant(path):
+    return ast.Tuple(elts=[ast.Tuple(elts=[ast.Constant(kind), ast.Constant(key)], ctx=ast.Load())
+                           for kind, key in path], ctx=ast.Load())
+
+
 def _position(node):
     """(line, column) of a statement, or of the first located node inside a generated one."""
     for n in ast.walk(node):
@@ -53,11 +58,18 @@ def _position(node):
 
 
 class ControlFlowConverter(ast.NodeTransformer):
-    """Bottom-up conversion of if/while/for inside one function (nested functions are left alone)."""
+    """Bottom-up conversion of if/while/for inside one function (nested functions are left alone).
 
-    def __init__(self, excluded_names):
-        self.excluded = set(excluded_names)   # global/nonlocal names of the function: never state
+    State of a statement: the local names it assigns, the `global`/`nonlocal` names it assigns, and the
+    attributes and constant subscripts it assigns (`obj.b`, `lst[0]`: TensorFlow's compound symbols).
+    Loops also pass which names are read after them and inside them (see `loop_liveness`)."""
+
+    def __init__(self, global_names=(), nonlocal_names=(), liveness=None):
+        self.globals = set(global_names)
+        self.nonlocals = set(nonlocal_names)
+        self.liveness = liveness or {}
         self.counter = 0
+        self.generated = set()   # names of the functions this converter defines: never state
 
     def _fresh(self):
         self.counter += 1
@@ -66,6 +78,7 @@ class ControlFlowConverter(ast.NodeTransformer):
     def visit(self, node):
         result = super().visit(node)
         if isinstance(result, list):  # generated statements point at the statement they replace
+            self.generated.update(s.name for s in result if isinstance(s, ast.FunctionDef))
             line, col = _position(node)
             for stmt in result:
                 if not hasattr(stmt, "lineno") and line is not None:
@@ -80,36 +93,67 @@ class ControlFlowConverter(ast.NodeTransformer):
     visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
 
     def _state(self, stmts, extra=()):
-        names = [n for n in assigned_names(stmts) if n not in self.excluded and not n.startswith("ag__")]
+        names = [n for n in assigned_names(stmts) if not n.startswith("ag__") and n not in self.generated]
         for n in extra:
             if n not in names:
                 names.append(n)
-        return names
+        return names, assigned_compounds(stmts)
 
-    def _scaffold(self, k, names):
-        """Undefined-initialisation of names, then get_state/set_state functions."""
+    def _declarations(self, names):
+        globals_ = [n for n in names if n in self.globals]
+        others = [n for n in names if n not in self.globals]
+        return (([ast.Global(names=globals_)] if globals_ else []) +
+                ([ast.Nonlocal(names=others)] if others else []))
+
+    def _scaffold(self, k, names, compounds):
+        """Undefined-initialisation of local names, then get_state/set_state functions."""
         out = [ast.Assign(targets=[_name(n, True)],
-                          value=_call(_ag("ld"), [_call(_name("locals"), []), ast.Constant(n)])) for n in names]
-        out.append(_def(f"get_state_{k}", [], [ast.Return(value=_tuple(names))]))
-        set_body = ([ast.Nonlocal(names=list(names)),
-                     ast.Assign(targets=[_tuple(names, True)], value=_name("vars_"))] if names else [ast.Pass()])
+                          value=_call(_ag("ld"), [_call(_name("locals"), []), ast.Constant(n)]))
+               for n in names if n not in self.globals and n not in self.nonlocals]
+        loads = [_name(n) for n in names] + [
+            _call(_ag("ld_compound"), [_thunk(_name(root)), _path_constant(path), ast.Constant(text)])
+            for text, root, path in compounds]
+        out.append(_def(f"get_state_{k}", [], [ast.Return(value=ast.Tuple(elts=loads, ctx=ast.Load()))]))
+        set_body = self._declarations(names)
+        if names:
+            set_body.append(ast.Assign(targets=[_tuple(names, True)],
+                                       value=ast.Subscript(value=_name("vars_"),
+                                                           slice=ast.Slice(upper=ast.Constant(len(names))),
+                                                           ctx=ast.Load())))
+        for j, (text, root, path) in enumerate(compounds):
+            set_body.append(ast.Expr(_call(_ag("set_compound"), [
+                _thunk(_name(root)), _path_constant(path),
+                ast.Subscript(value=_name("vars_"), slice=ast.Constant(len(names) + j), ctx=ast.Load())])))
         out.append(_def(f"set_state_{k}", ["vars_"], set_body))
         return out
 
     def _with_nonlocal(self, names, body):
-        return ([ast.Nonlocal(names=list(names))] if names else []) + (body or [ast.Pass()])
+        return self._declarations(names) + (body or [ast.Pass()])
+
+    @staticmethod
+    def _symbols(names, compounds):
+        return ast.Tuple(elts=[ast.Constant(n) for n in names] + [ast.Constant(c[0]) for c in compounds],
+                         ctx=ast.Load())
+
+    def _liveness_keywords(self, node):
+        found = self.liveness.get(id(node))
+        if found is None:
+            return []
+        live_out, read = found
+        read = set(read) | set(getattr(node, "ag_extra_tests", ()))  # flags are read by the loop's own test
+        return [ast.keyword(arg=arg, value=ast.Tuple(elts=[ast.Constant(n) for n in sorted(v)], ctx=ast.Load()))
+                for arg, v in (("live_out", live_out), ("read", read))]
 
     def visit_If(self, node):
         self.generic_visit(node)
         k = self._fresh()
-        names = self._state(node.body + node.orelse)
-        out = self._scaffold(k, names)
+        names, compounds = self._state(node.body + node.orelse)
+        out = self._scaffold(k, names, compounds)
         out.append(_def(f"if_body_{k}", [], self._with_nonlocal(names, node.body)))
         out.append(_def(f"else_body_{k}", [], self._with_nonlocal(names, node.orelse)))
         out.append(ast.Expr(_call(_ag("if_stmt"), [node.test, _name(f"if_body_{k}"), _name(f"else_body_{k}"),
                                                    _name(f"get_state_{k}"), _name(f"set_state_{k}"),
-                                                   ast.Tuple(elts=[ast.Constant(n) for n in names],
-                                                             ctx=ast.Load())])))
+                                                   self._symbols(names, compounds)])))
         return out
 
     def _extra_test(self, node, k):
@@ -126,17 +170,18 @@ class ControlFlowConverter(ast.NodeTransformer):
         self.generic_visit(node)
         k = self._fresh()
         flags = getattr(node, "ag_extra_tests", [])
-        names = self._state(node.body, extra=flags)
+        names, compounds = self._state(node.body, extra=flags)
         out = list(getattr(node, "ag_prologue", []))
-        out += self._scaffold(k, names)
+        out += self._scaffold(k, names, compounds)
         extra_defs, extra = self._extra_test(node, k)
         out += extra_defs
         out.append(_def(f"loop_test_{k}", [], [ast.Return(value=node.test)]))
         out.append(_def(f"loop_body_{k}", [], self._with_nonlocal(names, node.body)))
-        out.append(ast.Expr(_call(_ag("while_stmt"), [_name(f"loop_test_{k}"), _name(f"loop_body_{k}"),
-                                                      _name(f"get_state_{k}"), _name(f"set_state_{k}"),
-                                                      ast.Tuple(elts=[ast.Constant(n) for n in names],
-                                                                ctx=ast.Load()), extra])))
+        call = _call(_ag("while_stmt"), [_name(f"loop_test_{k}"), _name(f"loop_body_{k}"),
+                                         _name(f"get_state_{k}"), _name(f"set_state_{k}"),
+                                         self._symbols(names, compounds), extra])
+        call.keywords = self._liveness_keywords(node)
+        out.append(ast.Expr(call))
         out += node.orelse + list(getattr(node, "ag_after", []))
         return out
 
@@ -145,15 +190,15 @@ class ControlFlowConverter(ast.NodeTransformer):
         k = self._fresh()
         flags = getattr(node, "ag_extra_tests", [])
         target_assign = ast.Assign(targets=[node.target], value=_name(f"itr_{k}"))
-        names = self._state([target_assign] + node.body, extra=flags)
+        names, compounds = self._state([target_assign] + node.body, extra=flags)
         out = list(getattr(node, "ag_prologue", []))
-        out += self._scaffold(k, names)
+        out += self._scaffold(k, names, compounds)
         extra_defs, extra = self._extra_test(node, k)
         out += extra_defs
         out.append(_def(f"loop_body_{k}", [f"itr_{k}"], self._with_nonlocal(names, [target_assign] + node.body)))
-        out.append(ast.Expr(_call(_ag("for_stmt"), [node.iter, extra, _name(f"loop_body_{k}"),
-                                                    _name(f"get_state_{k}"), _name(f"set_state_{k}"),
-                                                    ast.Tuple(elts=[ast.Constant(n) for n in names],
-                                                              ctx=ast.Load())])))
+        call = _call(_ag("for_stmt"), [node.iter, extra, _name(f"loop_body_{k}"), _name(f"get_state_{k}"),
+                                       _name(f"set_state_{k}"), self._symbols(names, compounds)])
+        call.keywords = self._liveness_keywords(node)
+        out.append(ast.Expr(call))
         out += node.orelse + list(getattr(node, "ag_after", []))
         return out

@@ -2,7 +2,7 @@
 
     a and b        →  ag__.and_(lambda: a, lambda: b)
     not x          →  ag__.not_(x)
-    a if c else b  →  ag__.if_exp(c, lambda: a, lambda: b, 'a if c else b')
+    a if c else b  →  ag__.if_exp(c, lambda: a, lambda: b, 'c')
     f(x, k=1)      →  ag__.converted_call(f, (x,), {'k': 1})
 
 The operators keep Python's short-circuit semantics for Python values and build graph ops for tensors.
@@ -45,9 +45,10 @@ class ExpressionConverter(ast.NodeTransformer):
         return node
 
     def visit_IfExp(self, node):
+        test_source = ast.unparse(node.test)  # as written: it names the value in error messages
         self.generic_visit(node)
         return ast.Call(func=_ag("if_exp"), args=[node.test, _thunk(node.body), _thunk(node.orelse),
-                                                  ast.Constant(ast.unparse(node))], keywords=[])
+                                                  ast.Constant(test_source)], keywords=[])
 
     def visit_Call(self, node):
         self.generic_visit(node)
