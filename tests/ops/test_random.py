@@ -245,3 +245,42 @@ def test_traced_random_shapes_and_same_op_seed_nodes_match():
     # In a graph two nodes with the same seeds start identical streams, as in TensorFlow.
     assert a.numpy().tolist() == b.numpy().tolist()
     assert sorted(shuffled.numpy().tolist()) == [1, 2, 3]
+
+
+# -- TensorFlow's own numbers (recorded from TensorFlow 2.21 on CPU, as float32 bit patterns) -----------
+def _bits(t):
+    return t.numpy().view(np.uint32).tolist()
+
+
+def test_seeded_ops_give_tensorflows_numbers_with_its_scaling():
+    tf.random.set_seed(5)
+    assert _bits(tf.random.uniform([4], seed=1)) == [1053190352, 1061134510, 1057781978, 1064938410]
+    assert _bits(tf.random.normal([3], seed=7)) == [3210698218, 3211500307, 1070056034]
+    tf.random.set_seed(1)
+    # Derived op seeds: the first three draws of the global seed's sequence, scaled as TensorFlow scales.
+    assert _bits(tf.random.uniform([3], minval=2, maxval=5)) == [1075819651, 1083607758, 1081681316]
+    assert _bits(tf.random.normal([3], mean=2, stddev=3)) == [1078813844, 3215051980, 1072153978]
+    assert _bits(tf.random.uniform([3], minval=0, maxval=5)) == [1082437428, 1078653941, 1076147836]
+
+
+def test_traced_ops_count_op_seeds_per_graph_from_zero_and_advance_per_call():
+    tf.random.set_seed(1)
+    f = tf.function(lambda: (tf.random.uniform([2]), tf.random.uniform([2]), tf.random.uniform([2], seed=3)))
+    assert [_bits(x) for x in f()] == [[1062210784, 1033956288], [1029931584, 1016671616],
+                                       [1061641854, 1062017868]]
+    assert [_bits(x) for x in f()] == [[1062818892, 1036607104], [1058261962, 1050131844],
+                                       [1048044944, 1062267220]]
+
+
+def test_stateless_ops_give_tensorflows_numbers():
+    assert _bits(tf.random.stateless_uniform([3], [1, 2], minval=2., maxval=5.)) == [1083246497, 1076158314,
+                                                                                     1084203822]
+    assert _bits(tf.random.stateless_truncated_normal([3], [1, 2])) == [1057704653, 1045715841, 1033283812]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="counter must be a vector"):
+        tf.random.stateless_uniform([3], [1, 2], alg="threefry")
+
+
+def test_get_seed_reduces_seeds_and_avoids_zero_pair():
+    tf.random.set_seed(2 ** 31 - 1)
+    assert seeds.get_seed(0) == (0, 2 ** 31 - 1)
+    assert seeds.get_seed(2 ** 31 + 4) == (0, 5)

@@ -16,6 +16,7 @@ from ..array import indexing as _indexing
 from ..math import arith as _math
 from ..math import reduce as _reduce
 from ..convert import convert_to_tensor, constant
+from .. import philox
 from ..registry import OpDef, apply, constant_value
 from ..state import ASSIGN_VARIABLE, READ_VARIABLE, ResourceHandle, VariableResource
 from .sampling import _UNIFORM_DTYPES, _affine, _check_dtype, _float_dtype, _scale_shift, _shape_tensor
@@ -27,9 +28,10 @@ from .stateless import (STATELESS_NORMAL_V2, STATELESS_TRUNCATED_NORMAL_V2, STAT
 # A Generator's state is an int64 vector [counter words…, key] (Philox: 2 counter words; ThreeFry: 1) in a
 # variable resource, so a traced function captures it by reference: each call runs `RngReadAndSkip`,
 # which reads the state and advances the counter by 256 per requested element (TensorFlow's stride), and
-# the draws come from a counter-based Philox stream at that (key, counter). NumPy's Philox takes key and
-# counter directly, and consumes far fewer than 256 counter steps per element, so successive calls use
-# disjoint parts of one stream; the numbers themselves differ from TensorFlow's.
+# the draws come from TensorFlow's Philox stream at that (key, counter) (ops/philox.py), so a Generator
+# gives TensorFlow's own numbers. The read and the skip happen under the state variable's lock, so
+# concurrent draws never share a state. ThreeFry states can be made, but drawing from them raises
+# UnimplementedError, as TensorFlow does on CPU.
 
 class Algorithm(enum.Enum):
     """`tf.random.Algorithm`: the counter-based RNG a Generator uses."""
@@ -69,6 +71,14 @@ def _words(value, size):
 
 
 def _read_and_skip_kernel(resource, alg, delta):
+    if int(alg) == Algorithm.THREEFRY.value:
+        raise errors.UnimplementedError(None, "RngReadAndSkip", "Non-XLA devices don't support the ThreeFry "
+                                                                 "algorithm.")
+    with resource.lock:  # read-modify-write: two draws must never read the same state
+        return _read_and_skip_locked(resource, alg, delta)
+
+
+def _read_and_skip_locked(resource, alg, delta):
     state = resource.value
     if state.dtype != np.int64 or state.ndim != 1 or state.shape[0] < 2:
         raise errors.InvalidArgumentError(None, None, "The RNG state must be an int64 vector of size 2 or 3, got "
@@ -91,6 +101,13 @@ def _infer_read_and_skip(inputs, attrs):
 
 RNG_READ_AND_SKIP = OpDef("RngReadAndSkip", _infer_read_and_skip, _read_and_skip_kernel, stateful=True,
                           input_names=("resource", "alg", "delta"))
+
+
+def _seed_state(seed, alg):
+    """The state `from_seed(seed)` starts at: TensorFlow's for Philox; the seed's low words for ThreeFry."""
+    if alg == Algorithm.PHILOX.value:
+        return philox.generator_from_seed(seed)
+    return _words(int(seed), _STATE_SIZES[alg])
 
 
 _generator_ids = itertools.count(1)
@@ -128,7 +145,7 @@ class Generator:
     def from_seed(cls, seed, alg=None):
         """A generator whose state is `seed` (any Python int) spread over the state's 64-bit words."""
         alg = _algorithm(alg)
-        return cls(state=_words(int(seed), _STATE_SIZES[alg]), alg=alg)
+        return cls(state=_seed_state(seed, alg), alg=alg)
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None):
@@ -165,7 +182,7 @@ class Generator:
         apply(ASSIGN_VARIABLE, (self._handle, convert_to_tensor(self._state_value(state))), None, "AssignVariableOp")
 
     def reset_from_seed(self, seed):
-        self.reset(_words(int(seed), _STATE_SIZES[self._alg]))
+        self.reset(_seed_state(seed, self._alg))
 
     def reset_from_key_counter(self, key, counter):
         self.reset(np.concatenate([np.reshape(np.asarray(counter, np.int64), -1),

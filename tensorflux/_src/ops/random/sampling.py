@@ -1,6 +1,5 @@
 """What every random op shares: the shape argument (as a tensor, its static value, its run-time check),
-the unit draws from a NumPy Generator (uniform in [0, 1), standard and truncated normal, integer
-bounds), the dtype checks of the public functions and the affine map `unit * (high - low) + low`.
+the uniform [0, 1) draw from a NumPy Generator that dropout still uses, the integer bounds), the dtype checks of the public functions and the affine map `unit * (high - low) + low`.
 """
 import ml_dtypes
 import numpy as np
@@ -78,23 +77,6 @@ def _uniform_unit(generator, dims, dtype):
     bits = ml_dtypes.finfo(dtype).nmant + 1
     scale = float(2 ** bits)
     return (np.floor(generator.random(dims, dtype=np.float32) * scale) / scale).astype(dtype)
-
-
-def _standard_normal(generator, dims, dtype):
-    if dtype in _NATIVE:
-        return generator.standard_normal(dims, dtype=dtype)
-    return generator.standard_normal(dims, dtype=np.float32).astype(dtype)
-
-
-def _truncated_normal(generator, dims, dtype):
-    # Resampling only the rejected draws keeps this vectorised; ~4.6% are redrawn each round.
-    work = np.float64 if dtype == np.float64 else np.float32
-    values = generator.standard_normal(dims, dtype=work)
-    rejected = np.abs(values) > 2.0
-    while rejected.any():
-        values[rejected] = generator.standard_normal(int(rejected.sum()), dtype=work)
-        rejected = np.abs(values) > 2.0
-    return values.astype(dtype, copy=False)
 
 
 def _bounds(minval, maxval):

@@ -3,8 +3,12 @@
 Each op's `RandomStream` (seeds.py) is passed to the kernel as a static attr (`stream=`), not captured
 in a closure, because an OpDef has one kernel shared by every node of its type. As an attr the stream
 is visible in the graph, bound once into generated code, and every execution of the graph advances the
-same Generator, so calling a traced function twice gives different numbers, as in TensorFlow. Graph
+same stream, so calling a traced function twice gives different numbers, as in TensorFlow. Graph
 passes must therefore keep attrs by identity and never merge or fold these ops (`stateful=True`).
+
+`uniform`, `normal` and `truncated_normal` draw TensorFlow's own Philox numbers (ops/philox.py), scaled
+in the output dtype as TensorFlow scales them; `shuffle` and `categorical` keep a NumPy Generator seeded
+from the same seeds, so their numbers differ from TensorFlow's.
 """
 import numpy as np
 
@@ -14,26 +18,25 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
-    _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor, _standard_normal, _truncated_normal,
-    _uniform_unit)
+    _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor)
 from .seeds import _stream
 
 
 def _random_uniform_kernel(shape, dtype, seed, seed2, stream):
-    return _uniform_unit(stream.generator, _check_shape_value(shape), dtype)
+    return stream.draw(_check_shape_value(shape), dtype, "uniform")
 
 
 def _random_normal_kernel(shape, dtype, seed, seed2, stream):
-    return _standard_normal(stream.generator, _check_shape_value(shape), dtype)
+    return stream.draw(_check_shape_value(shape), dtype, "normal")
 
 
 def _truncated_normal_kernel(shape, dtype, seed, seed2, stream):
-    return _truncated_normal(stream.generator, _check_shape_value(shape), dtype)
+    return stream.draw(_check_shape_value(shape), dtype, "truncated_normal")
 
 
 def _random_uniform_int_kernel(shape, minval, maxval, seed, seed2, stream):
     lo, hi = _bounds(minval, maxval)
-    return stream.generator.integers(lo, hi, _check_shape_value(shape), dtype=minval.dtype)
+    return stream.draw(_check_shape_value(shape), minval.dtype, "uniform", lo, hi)
 
 
 def _infer_uniform_int(inputs, attrs):
@@ -120,11 +123,11 @@ def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=Non
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         low = convert_to_tensor(minval, dtype=dtype)
         high = convert_to_tensor(maxval, dtype=dtype)
-        attrs = _seed_attrs("RandomUniformInt", seed, dtype._np)
+        attrs = _seed_attrs("RandomUniformInt", seed, (dtype._np, shape_t.dtype))
         return apply(RANDOM_UNIFORM_INT, (shape_t, low, high), attrs, name or "random_uniform")
     if maxval is None:
         maxval = 1
-    attrs = _seed_attrs("RandomUniform", seed, dtype._np)
+    attrs = _seed_attrs("RandomUniform", seed, (dtype._np, shape_t.dtype))
     attrs["dtype"] = dtype._np
     unit = apply(RANDOM_UNIFORM, (shape_t,), attrs, name or "random_uniform")
     return _affine(unit, minval, maxval, dtype)
@@ -134,7 +137,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None)
     """`tf.random.normal`: draws from N(mean, stddev²)."""
     dtype = _float_dtype(dtype)
     shape_t = _shape_tensor(shape)
-    attrs = _seed_attrs("RandomStandardNormal", seed, dtype._np)
+    attrs = _seed_attrs("RandomStandardNormal", seed, (dtype._np, shape_t.dtype))
     attrs["dtype"] = dtype._np
     values = apply(RANDOM_STANDARD_NORMAL, (shape_t,), attrs, name or "random_normal")
     return _scale_shift(values, mean, stddev, dtype)
@@ -144,7 +147,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, 
     """`tf.random.truncated_normal`: normal draws, redrawn when more than 2 stddev from the mean."""
     dtype = _float_dtype(dtype)
     shape_t = _shape_tensor(shape)
-    attrs = _seed_attrs("TruncatedNormal", seed, dtype._np)
+    attrs = _seed_attrs("TruncatedNormal", seed, (dtype._np, shape_t.dtype))
     attrs["dtype"] = dtype._np
     values = apply(TRUNCATED_NORMAL, (shape_t,), attrs, name or "truncated_normal")
     return _scale_shift(values, mean, stddev, dtype)

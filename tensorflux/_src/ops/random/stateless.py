@@ -1,8 +1,9 @@
 """The stateless random ops: the same seed always gives the same values.
 
-`tf.random.stateless_uniform` / `stateless_normal` (StatelessRandom*: a seed [2] derives a fresh
-Generator on every run) and the key/counter ops Generator draws with (Stateless*V2: a Philox stream at
-a given key [1] and counter [2]).
+`tf.random.stateless_uniform` / `stateless_normal` / `stateless_truncated_normal` (StatelessRandom*:
+a seed [2] is scrambled into a Philox position on every run) and the key/counter ops Generator draws
+with (Stateless*V2: the Philox stream at a given key [1] and counter [2]). Both give TensorFlow's own
+numbers (ops/philox.py); ThreeFry is not available on CPU, in TensorFlow as here.
 """
 import numpy as np
 
@@ -10,38 +11,38 @@ from ...framework import errors
 from ...types import dtypes as _dt
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
+from .. import philox
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
-    _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor, _standard_normal, _truncated_normal,
-    _uniform_unit)
-from .seeds import _MAX_SEED
+    _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor)
 
 
 # -- stateless ops -----------------------------------------------------------------------------------
-def _seed_generator(seed):
+def _seed_pair(seed):
     if seed.shape != (2,):
         raise errors.InvalidArgumentError(
             None, None, f"seed must have shape [2], not [{','.join(str(d) for d in seed.shape)}]")
-    entropy = [int(s) & _MAX_SEED for s in seed]
-    return np.random.Generator(np.random.Philox(np.random.SeedSequence(entropy)))
+    return seed
 
 
 def _stateless_uniform_kernel(shape, seed, dtype):
-    return _uniform_unit(_seed_generator(seed), _check_shape_value(shape), dtype)
+    return philox.stateless(_seed_pair(seed), _check_shape_value(shape), dtype, "uniform")
 
 
 def _stateless_normal_kernel(shape, seed, dtype):
-    return _standard_normal(_seed_generator(seed), _check_shape_value(shape), dtype)
+    return philox.stateless(_seed_pair(seed), _check_shape_value(shape), dtype, "normal")
+
+
+def _stateless_truncated_normal_kernel(shape, seed, dtype):
+    return philox.stateless(_seed_pair(seed), _check_shape_value(shape), dtype, "truncated_normal")
 
 
 def _stateless_uniform_int_kernel(shape, seed, minval, maxval):
     lo, hi = _bounds(minval, maxval)
-    return _seed_generator(seed).integers(lo, hi, _check_shape_value(shape), dtype=minval.dtype)
+    return philox.stateless(_seed_pair(seed), _check_shape_value(shape), minval.dtype, "uniform", minval=lo, maxval=hi)
 
 
 def _stateless_full_int_kernel(shape, seed, dtype):
-    info = np.iinfo(dtype)
-    return _seed_generator(seed).integers(info.min, info.max, _check_shape_value(shape), dtype=dtype,
-                                          endpoint=True)
+    return philox.stateless(_seed_pair(seed), _check_shape_value(shape), dtype, "uniform_full_int")
 
 
 def _infer_stateless_int(inputs, attrs):
@@ -52,6 +53,8 @@ STATELESS_UNIFORM = OpDef("StatelessRandomUniform", _infer_random, _stateless_un
                           allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
 STATELESS_NORMAL = OpDef("StatelessRandomNormal", _infer_random, _stateless_normal_kernel,
                          allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+STATELESS_TRUNCATED_NORMAL = OpDef("StatelessTruncatedNormal", _infer_random, _stateless_truncated_normal_kernel,
+                                   allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
 STATELESS_UNIFORM_INT = OpDef("StatelessRandomUniformInt", _infer_stateless_int, _stateless_uniform_int_kernel,
                               allowed=_SHAPE_TYPES, input_names=("shape", "seed", "minval", "maxval"))
 STATELESS_UNIFORM_FULL_INT = OpDef("StatelessRandomUniformFullInt", _infer_random, _stateless_full_int_kernel,
@@ -67,10 +70,30 @@ def _seed_tensor(seed):
     return seed
 
 
+_THREEFRY_NAMES = ("threefry", 2)
+
+
+def _check_alg(alg, op_name):
+    """TensorFlow's stateless ops take 'philox', 'auto_select' (Philox on CPU) or 'threefry'; a ThreeFry
+    key/counter has a one-word counter, which the CPU kernels reject."""
+    name = alg.value if hasattr(alg, "value") else alg
+    if isinstance(name, str):
+        name = name.lower()
+    if name in _THREEFRY_NAMES:
+        raise errors.InvalidArgumentError(
+            None, op_name, "counter must be a vector with length at least 2; got shape: [1]. (Note that batched "
+                           "counters are not supported yet.)")
+    if name not in ("philox", "auto_select", 1, 3):
+        raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the "
+                         f"Philox algorithm, threefry for the ThreeFry algorithm, and auto_select for "
+                         f"auto-selection.")
+
+
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, name=None, alg="auto_select"):
     """`tf.random.stateless_uniform`: like `uniform`, but the same `seed` [2] always gives the same values."""
     dtype = _check_dtype(dtype, _UNIFORM_DTYPES + (_dt.uint32, _dt.uint64))
     shape_t, seed_t = _shape_tensor(shape), _seed_tensor(seed)
+    _check_alg(alg, "StatelessRandomUniformIntV2" if dtype.is_integer else "StatelessRandomUniformV2")
     if dtype.is_integer:
         if minval is None and maxval is None:
             return apply(STATELESS_UNIFORM_FULL_INT, (shape_t, seed_t), {"dtype": dtype._np},
@@ -92,42 +115,52 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=
     """`tf.random.stateless_normal`: like `normal`, but the same `seed` [2] always gives the same values."""
     dtype = _float_dtype(dtype)
     shape_t, seed_t = _shape_tensor(shape), _seed_tensor(seed)
+    _check_alg(alg, "StatelessRandomNormalV2")
     values = apply(STATELESS_NORMAL, (shape_t, seed_t), {"dtype": dtype._np}, name or "stateless_random_normal")
     return _scale_shift(values, mean, stddev, dtype)
 
 
-def _philox(key, counter):
-    """The NumPy Generator of the Philox stream at `key` [1] and `counter` [2] (int64 words)."""
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None,
+                               alg="auto_select"):
+    """`tf.random.stateless_truncated_normal`: normal draws kept within 2 stddev of the mean, the same for
+    the same `seed` [2]."""
+    dtype = _float_dtype(dtype)
+    shape_t, seed_t = _shape_tensor(shape), _seed_tensor(seed)
+    _check_alg(alg, "StatelessTruncatedNormalV2")
+    values = apply(STATELESS_TRUNCATED_NORMAL, (shape_t, seed_t), {"dtype": dtype._np},
+                   name or "stateless_truncated_normal")
+    return _scale_shift(values, mean, stddev, dtype)
+
+
+def _position(key, counter):
+    """The Philox position at `key` [1] and `counter` [2] (int64 words, least significant first)."""
     if key.shape != (1,) or counter.shape != (2,):
         raise errors.InvalidArgumentError(
             None, None, f"key must have shape [1] and counter shape [2], got [{','.join(map(str, key.shape))}] and "
                         f"[{','.join(map(str, counter.shape))}]")
-    words = counter.astype(np.int64).view(np.uint64)
-    bits = np.random.Philox(counter=np.array([words[0], words[1], 0, 0], np.uint64),
-                            key=np.array([key.astype(np.int64).view(np.uint64)[0], 0], np.uint64))
-    return np.random.Generator(bits)
+    low, high = (int(w) for w in counter.astype(np.int64).view(np.uint64))
+    return philox.PhiloxPosition(int(key.astype(np.int64).view(np.uint64)[0]), low | (high << 64))
 
 
 def _keyed_uniform_kernel(shape, key, counter, alg, dtype):
-    return _uniform_unit(_philox(key, counter), _check_shape_value(shape), dtype)
+    return philox.draw(_position(key, counter), _check_shape_value(shape), dtype, "uniform")
 
 
 def _keyed_normal_kernel(shape, key, counter, alg, dtype):
-    return _standard_normal(_philox(key, counter), _check_shape_value(shape), dtype)
+    return philox.draw(_position(key, counter), _check_shape_value(shape), dtype, "normal")
 
 
 def _keyed_truncated_normal_kernel(shape, key, counter, alg, dtype):
-    return _truncated_normal(_philox(key, counter), _check_shape_value(shape), dtype)
+    return philox.draw(_position(key, counter), _check_shape_value(shape), dtype, "truncated_normal")
 
 
 def _keyed_uniform_int_kernel(shape, key, counter, alg, minval, maxval):
     lo, hi = _bounds(minval, maxval)
-    return _philox(key, counter).integers(lo, hi, _check_shape_value(shape), dtype=minval.dtype)
+    return philox.draw(_position(key, counter), _check_shape_value(shape), minval.dtype, "uniform", lo, hi)
 
 
 def _keyed_full_int_kernel(shape, key, counter, alg, dtype):
-    info = np.iinfo(dtype)
-    return _philox(key, counter).integers(info.min, info.max, _check_shape_value(shape), dtype=dtype, endpoint=True)
+    return philox.draw(_position(key, counter), _check_shape_value(shape), dtype, "uniform_full_int")
 
 
 def _infer_keyed_int(inputs, attrs):
@@ -147,4 +180,4 @@ STATELESS_UNIFORM_FULL_INT_V2 = OpDef("StatelessRandomUniformFullIntV2", _infer_
                                       allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
 
 
-API = {"random": ["stateless_uniform", "stateless_normal"]}
+API = {"random": ["stateless_uniform", "stateless_normal", "stateless_truncated_normal"]}
