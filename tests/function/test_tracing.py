@@ -463,3 +463,16 @@ def test_autograph_to_graph_returns_the_converted_function():
     converted = tf.autograph.to_graph(f)
     assert converted is not f
     assert tf.function(converted, autograph=False)(tf.constant(-3)).numpy() == 3
+
+
+def test_tensor_of_a_loop_body_used_outside_is_inaccessible_as_in_tensorflow():
+    # A tensor of a control-flow body used after the loop: InaccessibleTensorError (a ValueError), while a
+    # tensor leaked from a finished tf.function stays a TypeError (both as TensorFlow 2.21 raises them).
+    def collect(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i)
+        return out
+    with pytest.raises(tf.errors.InaccessibleTensorError, match="is out of scope") as info:
+        tf.function(collect)(tf.constant(3))
+    assert isinstance(info.value, ValueError)

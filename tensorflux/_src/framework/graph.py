@@ -22,6 +22,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .context import graph_mode
 from .device import merge_device
+from . import errors
 from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 
@@ -476,7 +477,11 @@ class FuncGraph(Graph):
             return hit[1]
         if isinstance(tensor, SymbolicTensor):
             if not self._is_enclosing(tensor.op.graph):
-                raise TypeError(
+                # As TensorFlow: a tensor leaked from a finished tf.function trace is a TypeError; one from a
+                # control-flow body or branch (a graph nested in another) used outside it is an
+                # InaccessibleTensorError, a ValueError.
+                nested = getattr(tensor.op.graph, "outer_graph", None) is not None
+                raise (errors.InaccessibleTensorError if nested else TypeError)(
                     f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python "
                     f"locals or TensorFlow collections to access it.\nPlease see "
                     f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
