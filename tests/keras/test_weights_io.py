@@ -143,3 +143,20 @@ def test_get_and_set_weights_follow_keras_order():
         model.set_weights(new[:2])
     with pytest.raises(ValueError, match="not compatible with provided weight shape"):
         model.layers[2].set_weights([np.zeros((3, 1)), np.zeros(1)])
+
+def test_save_weights_replaces_the_file_atomically(tmp_path, monkeypatch):
+    # A save that fails half-way (here: while serialising) leaves the previous weights file whole.
+    import sys
+    model_module = sys.modules["tensorflux._src.keras.models.model"]
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    path = str(tmp_path / "w.weights.npz")
+    model.save_weights(path)
+    before = open(path, "rb").read()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(model_module.np, "savez", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        model.save_weights(path)
+    assert open(path, "rb").read() == before
+    assert [n for n in os.listdir(tmp_path) if n != "w.weights.npz"] == []   # no temporary left behind

@@ -21,6 +21,7 @@ from .. import metrics as _metrics
 from ..optimizers import optimizer as _optimizers
 from . import trainer as _trainer
 from .summary import summary_text
+from ...io.atomic import atomic_write
 from ..layers.input_layer import InputLayer
 from ..keras_tensor import KerasTensor
 from ..layers.layer import Layer, _call_spec
@@ -410,7 +411,9 @@ def _save_weights(model, filepath, overwrite):
     filepath = os.fspath(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath} already exists and overwrite=False.")
-    with open(filepath, "wb") as f:  # a file object, so that NumPy does not append ".npz" to the name
+    # A file object, so that NumPy does not append ".npz" to the name; written beside the target and renamed
+    # over it, so a crash mid-save keeps the previous weights.
+    with atomic_write(filepath) as f:
         np.savez(f, **_weight_entries(model))
 
 

@@ -16,7 +16,6 @@ model is built for are capped, and a broken file raises ValueError or TypeError,
 import io
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 
@@ -25,6 +24,7 @@ import numpy as np
 import tensorflux as tf
 
 from ..models.model import Model, _assign_weights, _read_weight_entries, _weight_entries
+from ...io.atomic import atomic_write
 from ...io.saved_model import archive_limits
 from .serialization import deserialize_keras_object, serialize_keras_object
 
@@ -141,18 +141,10 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
         config["compile_config"] = serialize_keras_object(model._compile_arguments, "compile()")
     weights = io.BytesIO()
     np.savez(weights, **_weight_entries(model))
-    directory, name = os.path.split(os.path.abspath(filepath))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.saving-")
-    try:
-        with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w") as archive:
-            archive.writestr("metadata.json", json.dumps({"format": _FORMAT, "tensorflux_version": tf.__version__}))
-            archive.writestr("config.json", json.dumps(config))
-            archive.writestr("model.weights.npz", weights.getvalue())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with atomic_write(filepath) as f, zipfile.ZipFile(f, "w") as archive:
+        archive.writestr("metadata.json", json.dumps({"format": _FORMAT, "tensorflux_version": tf.__version__}))
+        archive.writestr("config.json", json.dumps(config))
+        archive.writestr("model.weights.npz", weights.getvalue())
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
