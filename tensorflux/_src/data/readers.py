@@ -1,9 +1,11 @@
-"""The file sources of tf.data: `tf.data.TextLineDataset` and `Dataset.list_files` (local files)."""
+"""The file sources of tf.data: `tf.data.TextLineDataset`, `tf.data.TFRecordDataset` and `Dataset.list_files`
+(local files)."""
 import os
 
 import numpy as np
 
 from ..io import gfile as io_ops
+from ..io.formats import tfrecord
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..ops import convert as _convert
@@ -11,7 +13,7 @@ from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
 from .dataset import Dataset
 
-__all__ = ["TextLineDataset", "list_files"]
+__all__ = ["TextLineDataset", "TFRecordDataset", "list_files"]
 
 
 def _strings(value, argument):
@@ -46,6 +48,44 @@ def TextLineDataset(filenames, compression_type=None, buffer_size=None, num_para
                    "TextLineDatasetV2")
 
 
+def _records(path, compression):
+    """The records of one TFRecord file as scalar strings; read lazily, so a bad record fails when reached."""
+    path = os.fsdecode(path)
+    try:
+        f = open(path, "rb")
+    except OSError as error:
+        raise io_ops.file_error(error, path) from None
+    with f:
+        for record in tfrecord.iter_records(f, compression):
+            yield [np.array(record, dtype=object)]
+
+
+def TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+    """The records of the TFRecord files `filenames` (a string, a list of them, a string tensor or a dataset
+    of strings), file after file; with `num_parallel_reads`, records of that many files in turn. Bad
+    records raise DataLossError when reached, as TensorFlow's reader does."""
+    if isinstance(filenames, Dataset):
+        if filenames.element_spec != TensorSpec([], _dt.string):
+            raise TypeError(f"The `filenames` argument must contain `tf.string` elements. Got a dataset of "
+                            f"`{filenames.element_spec!r}` elements.")
+        read = lambda path: TFRecordDataset(path, compression_type)  # noqa: E731
+        if num_parallel_reads is None:
+            return filenames.flat_map(read)
+        return filenames.interleave(read, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
+    paths = _strings(filenames, "filenames")
+    if num_parallel_reads is not None:
+        return TFRecordDataset(Dataset.from_tensor_slices(np.array(paths, dtype=object)), compression_type,
+                               buffer_size, num_parallel_reads)
+    compression = compression_type.numpy() if isinstance(compression_type, Tensor) else compression_type
+
+    def arrays():
+        # The compression type is checked when the dataset is iterated (where TensorFlow's kernel checks it).
+        for path in paths:
+            yield from _records(path, compression)
+
+    return Dataset(TensorSpec([], _dt.string), arrays, "TFRecordDatasetV2")
+
+
 def list_files(file_pattern, shuffle, seed):
     """The files matching the pattern(s), sorted, then shuffled unless `shuffle` is False. The files are
     matched when the dataset is made, so its cardinality is known."""
@@ -57,3 +97,6 @@ def list_files(file_pattern, shuffle, seed):
                                                f"Summarized data: {summary!r}")
     files = Dataset.from_tensor_slices(np.array(matches, dtype=object))
     return files if shuffle is False else files.shuffle(len(matches), seed=seed)
+
+
+API = {"data": ["TFRecordDataset"]}

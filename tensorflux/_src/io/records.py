@@ -1,0 +1,300 @@
+"""TensorFlow's public record API: `tf.io.TFRecordWriter` / `tf.io.TFRecordOptions`, the `tf.train.Example`
+messages, and `tf.io.FixedLenFeature` with `tf.io.parse_single_example` / `tf.io.parse_example`.
+
+The framing and compression live in `formats/tfrecord.py`; this module is the public face. Parsing is one
+op (`ParseExampleV2`, TensorFlow's name) whose kernel decodes the Example protos, so it runs eagerly and
+inside a tf.function or `Dataset.map` alike. Serialized examples are data: they are decoded by protobuf
+and copied into NumPy arrays of the declared dtype, nothing more.
+
+The `tf.train` message classes are the generated protobuf classes themselves, loaded on first access of
+`tf.train.Example` (etc.) so that `import tensorflux` does not load protobuf.
+"""
+import collections
+import os
+import sys
+import types as _pytypes
+
+import numpy as np
+
+from ..framework.context import init_scope
+from ..framework.errors import FailedPreconditionError, InvalidArgumentError
+from ..framework.tensor import Tensor
+from ..ops import convert as _convert
+from ..ops.registry import OpDef, apply
+from ..types import dtypes as _dt
+from ..types.shape import TensorShape
+from .formats import protos, tfrecord
+from .gfile import file_error
+
+__all__ = ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature", "parse_single_example", "parse_example"]
+
+
+# -- writing ------------------------------------------------------------------------------------------------
+class TFRecordOptions:
+    """`tf.io.TFRecordOptions`: the compression of a TFRecord file ("" / "ZLIB" / "GZIP") and its level.
+    The zlib tuning fields are kept for compatibility; only `compression_level` changes the bytes."""
+
+    compression_type_map = {0: "", 1: "ZLIB", 2: "GZIP"}
+
+    def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None, output_buffer_size=None,
+                 window_bits=None, compression_level=None, compression_method=None, mem_level=None,
+                 compression_strategy=None):
+        self.get_compression_type_string(compression_type)  # fails early on an unknown type, as TF
+        self.compression_type = compression_type
+        self.flush_mode = flush_mode
+        self.input_buffer_size = input_buffer_size
+        self.output_buffer_size = output_buffer_size
+        self.window_bits = window_bits
+        self.compression_level = compression_level
+        self.compression_method = compression_method
+        self.mem_level = mem_level
+        self.compression_strategy = compression_strategy
+
+    @classmethod
+    def get_compression_type_string(cls, options):
+        """"", "ZLIB" or "GZIP" for None, a type name, a TFRecordOptions or a TFRecordCompressionType number."""
+        if options is None:
+            return ""
+        if isinstance(options, TFRecordOptions):
+            return cls.get_compression_type_string(options.compression_type)
+        if isinstance(options, int) and not isinstance(options, bool) and options in cls.compression_type_map:
+            return cls.compression_type_map[options]
+        if isinstance(options, str) and options in cls.compression_type_map.values():
+            return options
+        raise ValueError(f'Not a valid compression_type: "{options}"')
+
+
+class TFRecordWriter:
+    """`tf.io.TFRecordWriter(path, options=None)`: appends records to a new file at `path`.
+
+    A streaming writer, as TensorFlow's: records reach the file as they are written (compressed ones at
+    `flush()` or `close()`), so a reader can follow the file while it grows."""
+
+    def __init__(self, path, options=None):
+        kind = TFRecordOptions.get_compression_type_string(options)
+        level = options.compression_level if isinstance(options, TFRecordOptions) else None
+        path = os.fsdecode(path.numpy() if isinstance(path, Tensor) else path)
+        try:
+            self._file = open(path, "wb")
+        except OSError as error:
+            raise file_error(error, path) from None
+        self._writer = tfrecord.RecordWriter(self._file, TFRecordOptions(kind, compression_level=level))
+
+    def _check_open(self):
+        if self._file is None:
+            raise FailedPreconditionError(None, None, "Writer is closed.")
+
+    def write(self, record):
+        """Writes one record (bytes; a str is written as UTF-8)."""
+        self._check_open()
+        self._writer.write(record.encode("utf-8") if isinstance(record, str) else bytes(record))
+
+    def flush(self):
+        self._check_open()
+        self._writer.flush()
+
+    def close(self):
+        """Finishes the file; closing twice is allowed."""
+        if self._file is not None:
+            self._writer.close()
+            self._file.close()
+            self._file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        file = getattr(self, "_file", None)
+        if file is not None:
+            self.close()
+
+
+# -- tf.train messages, loaded on first use -----------------------------------------------------------------
+# Each public message name and the generated module holding it (a fixed table: names never come from data).
+_TRAIN_MESSAGES = {"Example": "example", "SequenceExample": "example", "Features": "feature",
+                   "Feature": "feature", "FeatureList": "feature", "FeatureLists": "feature",
+                   "BytesList": "feature", "FloatList": "feature", "Int64List": "feature"}
+
+
+def train_message(name):
+    """The protobuf class `tf.train.<name>` (e.g. "Example")."""
+    return getattr(protos.load(_TRAIN_MESSAGES[name]), name)
+
+
+def _lazy_train_attribute(name):
+    # PEP 562 hook of the `tensorflux.train` namespace: the message classes are resolved when first read,
+    # then cached on the namespace, so later reads are ordinary attribute reads.
+    if name not in _TRAIN_MESSAGES:
+        raise AttributeError(f"module 'tensorflux.train' has no attribute {name!r}")
+    value = train_message(name)
+    setattr(sys.modules["tensorflux.train"], name, value)
+    return value
+
+
+def _install_lazy_train_messages():
+    """Gives the `tensorflux.train` namespace the message classes without importing protobuf now.
+
+    The API tables are read eagerly (every listed name is fetched), so these names cannot be listed there;
+    instead the namespace module (which `namespaces.namespace` extends if it already exists) answers them
+    through a module `__getattr__` and lists them in `dir()`."""
+    full = "tensorflux.train"
+    module = sys.modules.get(full)
+    if module is None:
+        module = sys.modules[full] = _pytypes.ModuleType(full)
+    module.__getattr__ = _lazy_train_attribute
+    module.__dir__ = lambda: sorted(set(module.__dict__) | set(_TRAIN_MESSAGES))
+
+
+_install_lazy_train_messages()
+
+
+# -- parsing ------------------------------------------------------------------------------------------------
+class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """`tf.io.FixedLenFeature(shape, dtype, default_value=None)`: a feature with a fixed number of values."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+_PARSE_DTYPES = {_dt.float32: "float", _dt.int64: "int64", _dt.string: "string"}
+# The value list of each Feature kind, by the name TensorFlow uses in its messages.
+_KINDS = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
+_KIND_NAMES = {"float": "float", "int64": "int64", "string": "bytes"}
+
+
+def _feature_values(example, key, dtype, shape, default, where, single):
+    """The values of feature `key` of one Example as an array of `shape`, or the default when absent."""
+    feature = example.features.feature.get(key)
+    kind = feature.WhichOneof("kind") if feature is not None else None
+    wanted = _PARSE_DTYPES[dtype]
+    if kind is None:
+        if default is None:
+            prefix = "" if single else "Name: <unknown>, "
+            raise InvalidArgumentError(None, None, f"{prefix}Feature: {key} (data type: {wanted}) is required but "
+                                                   "could not be found.")
+        return default
+    found = _KINDS[kind]
+    if found != wanted:
+        place = f"Key: {key}." if single else f"Name: <unknown>, Key: {key}, Index: {where}."
+        raise InvalidArgumentError(None, None, f"{place}  Data types don't match. Data type: {found} but "
+                                               f"expected type: {wanted}")
+    values = list(getattr(feature, kind).value)
+    if len(values) != int(np.prod(shape, dtype=np.int64)):
+        if single:
+            raise InvalidArgumentError(None, None, f"Key: {key}.  Can't parse serialized Example: Some "
+                                                   f"{_KIND_NAMES[wanted]}_list slice was not parsed.")
+        raise InvalidArgumentError(None, None, f"Name: <unknown>, Key: {key}, Index: {where}.  Number of {wanted} "
+                                               f"values != expected.  Values size: {len(values)} but output "
+                                               f"shape: {list(shape)}")
+    array = np.empty(len(values), dtype=object) if dtype == _dt.string else np.asarray(values, dtype=dtype._np)
+    if dtype == _dt.string:
+        array[:] = values
+    return array.reshape(shape)
+
+
+def _parse_one(example_class, data):
+    from google.protobuf.message import DecodeError
+    example = example_class()
+    try:
+        example.ParseFromString(bytes(data))
+    except (DecodeError, RuntimeWarning, ValueError):
+        raise InvalidArgumentError(None, None, f"Could not parse example input, value: {bytes(data)[:64]!r}") from None
+    return example
+
+
+def _k_parse_example(serialized, *defaults, dense_keys, dense_types, dense_shapes):
+    single = serialized.ndim == 0
+    example_class = train_message("Example")
+    outputs = [[] for _ in dense_keys]
+    for index, data in enumerate(serialized.reshape(-1)):
+        example = _parse_one(example_class, data)
+        for out, key, dtype, shape, default in zip(outputs, dense_keys, dense_types, dense_shapes, defaults):
+            out.append(_feature_values(example, key, dtype, shape, default if default.size else None, index,
+                                       single))
+    results = []
+    for out, dtype, shape in zip(outputs, dense_types, dense_shapes):
+        batch = serialized.shape + tuple(shape)
+        stacked = np.empty(batch, dtype=dtype._np if dtype != _dt.string else object)
+        for index, values in enumerate(out):
+            # `...` makes NumPy copy the values element-wise, also for a 0-d array of strings
+            stacked[np.unravel_index(index, serialized.shape) + (Ellipsis,)] = values
+        results.append(stacked)
+    return tuple(results)
+
+
+def _infer_parse_example(inputs, attrs):
+    batch = inputs[0].shape
+    return [(dtype, TensorShape(batch).concatenate(shape))
+            for dtype, shape in zip(attrs["dense_types"], attrs["dense_shapes"])]
+
+
+PARSE_EXAMPLE = OpDef("ParseExampleV2", _infer_parse_example, _k_parse_example, multi=True,
+                      input_names=("serialized",))
+
+
+def _dense_default(key, feature):
+    """The default of a FixedLenFeature as an array of its shape; an empty array means "required"."""
+    dtype = feature.dtype
+    if feature.default_value is None:
+        return _convert.convert_to_tensor(np.zeros([0], dtype=object if dtype == _dt.string else dtype._np),
+                                          dtype=dtype)
+    with init_scope():  # a constant, also when parsing inside a tf.function: its value is needed here
+        value = _convert.convert_to_tensor(feature.default_value, dtype=dtype).numpy()
+    size = int(np.prod(feature.shape, dtype=np.int64))
+    if value.size != size:
+        raise InvalidArgumentError(None, "Reshape", f"Input to reshape is a tensor with {value.size} values, but "
+                                                    f"the requested shape has {size} [Op:Reshape]")
+    return _convert.convert_to_tensor(value.reshape(feature.shape), dtype=dtype)
+
+
+def _checked_features(features):
+    if not features:
+        raise ValueError("Invalid argument: features cannot be empty.")
+    keys, dtypes, shapes = [], [], []
+    for key in sorted(features):
+        feature = features[key]
+        if not isinstance(feature, FixedLenFeature):
+            raise NotImplementedError(f"Only tf.io.FixedLenFeature is supported; feature {key!r} is "
+                                      f"{type(feature).__name__}.")
+        if feature.shape is None:
+            raise ValueError(f"Missing shape for feature {key}. Received feature={feature!r}.")
+        dtype = _dt.as_dtype(feature.dtype)
+        if dtype not in _PARSE_DTYPES:
+            raise InvalidArgumentError(None, None, f"Value for attr 'Tdense' of {dtype.name} is not in the list of "
+                                                   "allowed values: float, int64, string")
+        keys.append(key)
+        dtypes.append(dtype)
+        shapes.append(tuple(TensorShape(feature.shape).as_list()))
+    return keys, dtypes, shapes
+
+
+def parse_example(serialized, features, example_names=None, name=None):
+    """`tf.io.parse_example`: a vector of serialized Examples parsed into dense tensors, one per
+    FixedLenFeature, each of shape `[batch] + feature.shape`."""
+    keys, dtypes, shapes = _checked_features(features)
+    serialized = _convert.convert_to_tensor(serialized, dtype=_dt.string)
+    if serialized.shape.rank is not None and serialized.shape.rank > 1:
+        raise InvalidArgumentError(None, "ParseExampleV2", f"Expected serialized to be a scalar or vector, got "
+                                   f"shape: [{','.join(map(str, serialized.shape.as_list()))}] [Op:ParseExampleV2]")
+    defaults = [_dense_default(k, features[k]._replace(dtype=d)) for k, d in zip(keys, dtypes)]
+    outputs = apply(PARSE_EXAMPLE, (serialized, *defaults),
+                    {"dense_keys": tuple(keys), "dense_types": tuple(dtypes), "dense_shapes": tuple(shapes)},
+                    name or "ParseExampleV2")
+    return dict(zip(keys, outputs))
+
+
+def parse_single_example(serialized, features, example_names=None, name=None):
+    """`tf.io.parse_single_example`: one serialized Example (a scalar string) parsed into dense tensors of
+    the features' shapes."""
+    serialized = _convert.convert_to_tensor(serialized, dtype=_dt.string)
+    if serialized.shape.rank is not None and serialized.shape.rank != 0:
+        raise ValueError("Input serialized must be a scalar")
+    return parse_example(serialized, features, name=name)
+
+
+API = {"io": ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature", "parse_single_example", "parse_example"]}
