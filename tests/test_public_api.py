@@ -64,3 +64,12 @@ def test_version_is_the_tensorflow_api_version():
     assert isinstance(tf.version.TENSORFLUX_VERSION, str) and tf.version.GIT_VERSION
     for field in REFERENCE["tensorflow"]["version"]:
         assert hasattr(tf.version, field), field
+
+
+def test_lazy_names_are_listed_and_made_on_first_read():
+    # tf.train's protobuf message classes are lazy names (namespaces.lazy_names): listed by dir(), made on
+    # first read and then cached on the namespace; unknown names still raise AttributeError.
+    assert "Example" in dir(tf.train) and "Checkpoint" in dir(tf.train)
+    assert tf.train.Example is tf.train.Example and "Example" in vars(tf.train)
+    with pytest.raises(AttributeError, match="has no attribute 'NoSuchMessage'"):
+        tf.train.NoSuchMessage

@@ -62,12 +62,35 @@ def collect(sources):
     return table
 
 
+def lazy_names(ns, loaders):
+    """Adds to the namespace module `ns` names whose objects are made on first read: `loaders` maps each name
+    to a function returning its object (for names whose objects need an optional package, such as the
+    protobuf message classes of `tf.train`, so that `import tensorflux` never imports it). A module lists
+    them in `LAZY_API = {namespace: {name: loader}}` beside its `API` table."""
+    table = ns.__dict__.setdefault("_lazy_loaders", {})
+    table.update(loaders)
+
+    def __getattr__(name):  # PEP 562: only called for names not yet in the module
+        if name not in table:
+            raise AttributeError(f"module {ns.__name__!r} has no attribute {name!r}")
+        value = table[name]()
+        setattr(ns, name, value)          # cached: later reads are plain attribute reads
+        return value
+
+    ns.__getattr__ = __getattr__
+    ns.__dir__ = lambda: sorted(set(ns.__dict__) | set(table))
+    return ns
+
+
 def install(sources, namespaces):
     """Creates the namespaces listed by `sources` (adding to `namespaces`); returns the top-level names."""
     table = collect(sources)
     top_level = table.pop("", {})
     for name, members in table.items():
         namespaces[name] = namespace(name, **members)
+    for source in sources:
+        for name, loaders in getattr(source, "LAZY_API", {}).items():
+            namespaces[name] = lazy_names(namespace(name), loaders)
     pending = list(namespaces)
     while pending:                       # parents made on the way ("a.b" for "a.b.c") get linked too
         name = pending.pop()

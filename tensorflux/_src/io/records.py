@@ -10,9 +10,8 @@ The `tf.train` message classes are the generated protobuf classes themselves, lo
 `tf.train.Example` (etc.) so that `import tensorflux` does not load protobuf.
 """
 import collections
+import functools
 import os
-import sys
-import types as _pytypes
 
 import numpy as np
 
@@ -124,31 +123,8 @@ def train_message(name):
     return getattr(protos.load(_TRAIN_MESSAGES[name]), name)
 
 
-def _lazy_train_attribute(name):
-    # PEP 562 hook of the `tensorflux.train` namespace: the message classes are resolved when first read,
-    # then cached on the namespace, so later reads are ordinary attribute reads.
-    if name not in _TRAIN_MESSAGES:
-        raise AttributeError(f"module 'tensorflux.train' has no attribute {name!r}")
-    value = train_message(name)
-    setattr(sys.modules["tensorflux.train"], name, value)
-    return value
-
-
-def _install_lazy_train_messages():
-    """Gives the `tensorflux.train` namespace the message classes without importing protobuf now.
-
-    The API tables are read eagerly (every listed name is fetched), so these names cannot be listed there;
-    instead the namespace module (which `namespaces.namespace` extends if it already exists) answers them
-    through a module `__getattr__` and lists them in `dir()`."""
-    full = "tensorflux.train"
-    module = sys.modules.get(full)
-    if module is None:
-        module = sys.modules[full] = _pytypes.ModuleType(full)
-    module.__getattr__ = _lazy_train_attribute
-    module.__dir__ = lambda: sorted(set(module.__dict__) | set(_TRAIN_MESSAGES))
-
-
-_install_lazy_train_messages()
+# The message classes need protobuf, so they are listed as lazy names (made on first read), not in `API`.
+LAZY_API = {"train": {name: functools.partial(train_message, name) for name in _TRAIN_MESSAGES}}
 
 
 # -- parsing ------------------------------------------------------------------------------------------------
