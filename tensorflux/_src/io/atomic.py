@@ -17,6 +17,8 @@ def atomic_write(path):
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
+            f.flush()
+            os.fsync(f.fileno())        # the data is on disk before the name points at it
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -23,45 +23,17 @@ import weakref
 
 import numpy as np
 
+from .formats.crc32c import masked_crc32c  # noqa: F401  (part of this module's __all__)
+from .formats.tfrecord import frame
+
 __all__ = ["EventFileWriter", "encode_summary_metadata", "masked_crc32c", "frame_record", "event_file_name"]
 
 FILE_VERSION = b"brain.Event:2"
 SOURCE_WRITER = b"tensorflux.summary_events"
 
 
-# -- CRC-32C (Castagnoli), as TFRecord uses it ---------------------------------------------------------
-
-def _crc32c_table():
-    reflected_polynomial = 0x82F63B78
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ reflected_polynomial if crc & 1 else crc >> 1
-        table.append(crc)
-    return tuple(table)
-
-
-_CRC32C_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    table = _CRC32C_TABLE
-    for byte in data:
-        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc32c(data):
-    """TFRecord stores CRCs rotated and offset, so that a CRC of data containing CRCs stays well mixed."""
-    crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame_record(data):
-    length = struct.pack("<Q", len(data))
-    return length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data))
+# Event files are TFRecord files: CRC-32C and record framing come from the formats room.
+frame_record = frame
 
 
 # -- protobuf wire format --------------------------------------------------------------------------

@@ -10,10 +10,10 @@ so a forged length cannot make the reader allocate more than the file holds.
 import io
 import os
 import struct
-import tempfile
 import zlib
 
 from ...framework.errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..atomic import atomic_write
 from .crc32c import masked_crc32c
 
 __all__ = ["compression_of", "RecordWriter", "iter_records", "read_records", "write_records", "frame"]
@@ -90,22 +90,9 @@ class RecordWriter:
 
 def write_records(path, records, compression=None):
     """Writes `records` (bytes-likes) to `path` atomically: a temporary sibling renamed into place."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as f:
-            with RecordWriter(f, compression) as writer:
-                for record in records:
-                    writer.write(record)
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.remove(temporary)
-        except OSError:
-            pass
-        raise
+    with atomic_write(os.fspath(path)) as f, RecordWriter(f, compression) as writer:
+        for record in records:
+            writer.write(record)
 
 
 class _Inflating(io.RawIOBase):
