@@ -7,9 +7,7 @@ once per epoch. The first traced step builds the model and the optimizer's slots
 the first call, as tf.function allows); a smaller last batch retraces once with a generalised batch size.
 """
 import json
-import os
 import warnings
-import zipfile
 
 import numpy as np
 
@@ -21,7 +19,6 @@ from .. import metrics as _metrics
 from ..optimizers import optimizer as _optimizers
 from . import trainer as _trainer
 from .summary import summary_text
-from ...io.atomic import atomic_write
 from ..layers.input_layer import InputLayer
 from ..keras_tensor import KerasTensor
 from ..layers.layer import Layer, _call_spec
@@ -31,9 +28,10 @@ class Model(Layer):
     """Subclass it: create layers in `__init__`, use them in `call`; then compile and fit."""
 
     # Set by the modules built on Model: keras.functional registers the Functional class (what
-    # `keras.Model(inputs, outputs)` makes), keras.saving the function behind `model.save`.
+    # `keras.Model(inputs, outputs)` makes), keras.saving the functions behind `model.save` and the
+    # weights files.
     _functional = None
-    _save_model = _model_config = None
+    _save_model = _model_config = _save_weights_file = _load_weights_file = None
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
@@ -343,7 +341,7 @@ class Model(Layer):
         accepted, but the content is not HDF5): `w00000`, `w00001`, … hold the weights in order, `names` their
         variable names and `format` the string "tensorflux.weights/1".
         """
-        _save_weights(self, filepath, overwrite)
+        Model._save_weights_file(self, filepath, overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Assigns the weights stored by `save_weights`, in order; the model must be built first.
@@ -353,7 +351,7 @@ class Model(Layer):
         """
         if kwargs:
             raise ValueError(f"Invalid keyword arguments: {kwargs}")
-        _load_weights(self, filepath, skip_mismatch)
+        Model._load_weights_file(self, filepath, skip_mismatch)
 
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Writes the whole model (config, weights, compile arguments) to a `.keras` file; see keras.saving."""
@@ -394,70 +392,6 @@ def _pack(x, y, sample_weight):
     if sample_weight is None:
         return (x, y)
     return (x, y, sample_weight)
-
-
-_WEIGHTS_FORMAT = "tensorflux.weights/1"
-
-
-def _weight_entries(model):
-    """The archive entries of a weights file: `w00000`… in `model.weights` order, their names, the format."""
-    entries = {f"w{i:05d}": v.numpy() for i, v in enumerate(model.weights)}
-    entries["names"] = np.array([v.name for v in model.weights], dtype=str)
-    entries["format"] = np.array(_WEIGHTS_FORMAT)
-    return entries
-
-
-def _save_weights(model, filepath, overwrite):
-    filepath = os.fspath(filepath)
-    if not overwrite and os.path.exists(filepath):
-        raise FileExistsError(f"save_weights: {filepath} already exists and overwrite=False.")
-    # A file object, so that NumPy does not append ".npz" to the name; written beside the target and renamed
-    # over it, so a crash mid-save keeps the previous weights.
-    with atomic_write(filepath) as f:
-        np.savez(f, **_weight_entries(model))
-
-
-def _read_weight_entries(source, label):
-    """(weights in order, their names) from a weights file (a path or an open binary file)."""
-    try:
-        with np.load(source, allow_pickle=False) as archive:
-            entries = {k: archive[k] for k in archive.files}
-    except (ValueError, OSError, zipfile.BadZipFile) as e:
-        raise ValueError(f"{label} is not a weights file written by tensorflux's `save_weights` (a NumPy .npz "
-                         f"archive); Keras's HDF5 weight files cannot be read. ({e})") from None
-    if str(entries.get("format", "")) != _WEIGHTS_FORMAT:
-        raise ValueError(f"{label} is not a weights file written by tensorflux's `save_weights` (its `format` "
-                         f"entry is missing or unknown).")
-    count = sum(1 for k in entries if k.startswith("w") and k[1:].isdigit())
-    return [entries[f"w{i:05d}"] for i in range(count)], [str(n) for n in entries["names"]]
-
-
-def _load_weights(model, filepath, skip_mismatch):
-    filepath = os.fspath(filepath)
-    if not os.path.exists(filepath):
-        raise FileNotFoundError(f"No such file: {filepath}")
-    values, names = _read_weight_entries(filepath, filepath)
-    _assign_weights(model, values, names, filepath, skip_mismatch)
-
-
-def _assign_weights(model, values, names, label, skip_mismatch):
-    variables = model.weights
-    if len(values) != len(variables):
-        hint = " Build the model first (call it on a batch, or give it an `Input`)." if not variables else ""
-        raise ValueError(f"The weights file {label} holds {len(values)} weights, but the model "
-                         f"'{model.name}' has {len(variables)} weights.{hint}")
-    for index, (variable, value, name) in enumerate(zip(variables, values, names)):
-        expected = tuple(variable.shape.as_list())
-        if expected != value.shape:
-            message = (f"Weight {index} ('{variable.name}') of model '{model.name}' has shape {expected}, but the "
-                       f"saved weight {index} ('{name}') has shape {value.shape}.")
-            if skip_mismatch:
-                warnings.warn(message + " Skipping it (skip_mismatch=True).", stacklevel=4)
-                continue
-            raise ValueError(message)
-    for variable, value in zip(variables, values):
-        if tuple(variable.shape.as_list()) == value.shape:
-            variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
 
 
 class Sequential(Model):

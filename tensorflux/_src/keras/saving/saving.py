@@ -23,7 +23,8 @@ import numpy as np
 
 import tensorflux as tf
 
-from ..models.model import Model, _assign_weights, _read_weight_entries, _weight_entries
+from ..models.model import Model
+from .weights_file import _assign_weights, _read_weight_entries, _weight_entries
 from ...io.atomic import atomic_write
 from ...io.saved_model import archive_limits
 from .serialization import deserialize_keras_object, serialize_keras_object
