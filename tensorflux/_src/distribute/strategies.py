@@ -1,21 +1,35 @@
-"""`tf.distribute` on one CPU: the strategies a script creates before building its model, with the
-semantics TensorFlow gives them when a single device is present.
+"""`tf.distribute` strategies: where replicas run, how their values are combined, which context code is in.
 
-A strategy has one replica here (`num_replicas_in_sync == 1`): `run(fn, args)` calls `fn` once,
-`reduce(op, value, axis)` reduces over `axis` (None: across the one replica, i.e. the value itself),
-`experimental_distribute_dataset` returns the dataset, and `scope()` makes the strategy current (so
-`tf.distribute.get_strategy()` and `has_strategy()` see it). `MirroredStrategy` and `OneDeviceStrategy`
-accept only CPU devices, since tensorflux computes on the CPU.
+A strategy has one replica per worker process. Without `mpiexec` a job has one worker, so every strategy
+has one replica and behaves as TensorFlow's do on a single-CPU machine. Launched by `mpiexec -n N`,
+`MultiWorkerMirroredStrategy` and `MirroredStrategy` have N replicas, one per rank (see
+`multi_worker.py` and `mpi.py`): variables created under `scope()` start equal on every worker (rank 0's
+values are broadcast at creation), `run` calls the function in a *replica context* whose `all_reduce`
+combines values across workers, and `reduce` combines a per-replica result in the *cross-replica
+context*.
+
+Contexts, as TensorFlow defines them: outside any strategy, code runs in the default replica context of
+the default strategy; inside `with strategy.scope():` it is in the strategy's cross-replica context
+(`get_replica_context()` is None); inside `strategy.run(fn)` it is in that strategy's replica context.
 """
 import contextlib
 import enum
 import threading
 
+import numpy as np
+
+from ..framework import nest
+from ..framework.context import init_scope, state as _state
 from ..framework.device import DeviceSpec
 from ..ops.math import reduce as math_reduce
+from ..ops.array import join
+from ..ops.math import arith as _arith
+from ..ops.shapes import shape_ops as _shape_ops
+from . import collective, datasets, mpi
 
-__all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "InputContext", "get_strategy",
-           "has_strategy", "in_cross_replica_context", "get_replica_context"]
+__all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
+           "StrategyExtended", "get_strategy", "has_strategy", "in_cross_replica_context",
+           "get_replica_context", "experimental_set_strategy"]
 
 _CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 
@@ -24,75 +38,209 @@ class ReduceOp(enum.Enum):
     SUM = "SUM"
     MEAN = "MEAN"
 
-
-class InputContext:
-    """What `distribute_datasets_from_function` passes to its function: one pipeline, one replica."""
-
-    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
-        self.num_input_pipelines = num_input_pipelines
-        self.input_pipeline_id = input_pipeline_id
-        self.num_replicas_in_sync = num_replicas_in_sync
-
-    def get_per_replica_batch_size(self, global_batch_size):
-        if global_batch_size % self.num_replicas_in_sync:
-            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
-                             f"`num_replicas_in_sync` {self.num_replicas_in_sync}")
-        return global_batch_size // self.num_replicas_in_sync
+    @staticmethod
+    def from_variable_aggregation(aggregation):
+        name = getattr(aggregation, "name", str(aggregation)).upper()
+        if name not in ("SUM", "MEAN"):
+            raise ValueError(f"Could not convert from `tf.VariableAggregation` {aggregation} to "
+                             f"`tf.distribute.ReduceOp` type")
+        return ReduceOp[name]
 
 
-class _Extended:
-    def __init__(self, devices):
+def _reduce_op(value):
+    if isinstance(value, ReduceOp):
+        return value
+    try:
+        return ReduceOp(str(getattr(value, "value", value)).upper())
+    except ValueError:
+        raise ValueError(f"`reduce_op` must be a `tf.distribute.ReduceOp` (SUM or MEAN). Received: "
+                         f"{value!r}") from None
+
+
+class StrategyExtended:
+    """`strategy.extended`: devices, and where checkpoints and summaries are written."""
+
+    def __init__(self, strategy, devices):
+        self._strategy = strategy
         self.worker_devices = tuple(devices)
         self.parameter_devices = tuple(devices)
 
+    @property
+    def should_checkpoint(self):
+        return self._strategy._world.rank == 0
+
+    @property
+    def should_save_summary(self):
+        return self._strategy._world.rank == 0
+
+    @property
+    def should_init(self):
+        return True
+
+    @property
+    def experimental_between_graph(self):
+        return self._strategy._world.size > 1
+
+    def _in_multi_worker_mode(self):
+        return self._strategy._world.size > 1
+
+    def reduce_to(self, reduce_op, value, destinations=None, options=None):
+        return self._strategy.reduce(reduce_op, value, axis=None)
+
+    def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None):
+        values = [value for value, _ in value_destination_pairs]
+        return self._strategy._all_reduce(_reduce_op(reduce_op), values)
+
+    def variable_created_in_scope(self, v):
+        return getattr(v, "_distribute_strategy", None) is self._strategy
+
 
 class Strategy:
-    """The strategy TensorFlow uses when none is set (and the base of the others)."""
+    """A set of replicas, one per worker of `world` (the base of every strategy; TensorFlow's default
+    strategy is one replica)."""
 
-    def __init__(self, devices=(_CPU,)):
-        self.extended = _Extended(devices)
+    def __init__(self, devices=(_CPU,), world=None):
+        self._world = world if world is not None else mpi.World()
+        self.extended = StrategyExtended(self, devices)
 
     @property
     def num_replicas_in_sync(self):
-        return 1
+        return self._world.size
 
+    @property
+    def cluster_resolver(self):
+        return None
+
+    # -- contexts ------------------------------------------------------------------------------------
     @contextlib.contextmanager
     def scope(self):
+        """Makes this strategy current; variables created inside start equal on every worker."""
         _STACK.strategies.append(self)
+        observe = self._variable_created if self._world.size > 1 else None
+        if observe is not None:
+            _state.variable_observers.append(observe)
         try:
             yield self
         finally:
+            if observe is not None:
+                _state.variable_observers.remove(observe)
             _STACK.strategies.pop()
 
+    def _variable_created(self, variable):
+        with init_scope():
+            value = variable.numpy()
+            (agreed,) = self._world.broadcast([value], root=0)
+            if value.size:
+                variable.assign(agreed)
+
     def run(self, fn, args=(), kwargs=None, options=None):
-        return fn(*args, **(kwargs or {}))
+        """Calls `fn` once on this worker's replica, in the replica context (one local replica: the result is
+        this replica's value, as TensorFlow returns it with one local device)."""
+        _STACK.replicas.append(ReplicaContext(self, self._world.rank))
+        try:
+            with self.scope():
+                return fn(*args, **(kwargs or {}))
+        finally:
+            _STACK.replicas.pop()
+
+    # -- combining values ----------------------------------------------------------------------------
+    def _all_reduce(self, reduce_op, values):
+        """Each value of the list reduced across replicas, by one collective."""
+        flat = nest.flatten(values)
+        if self._world.size == 1:
+            return values
+        reduced = collective.all_reduce_tensors(flat, reduce_op.value)
+        return nest.pack_sequence_as(values, reduced)
 
     def reduce(self, reduce_op, value, axis):
-        op = ReduceOp(reduce_op.value if isinstance(reduce_op, ReduceOp) else str(reduce_op).upper())
+        """Combines the per-replica `value` across replicas (and along `axis` first, when given)."""
+        op = _reduce_op(reduce_op)
         if axis is None:
-            return value      # across one replica
-        reduce = math_reduce.reduce_sum if op is ReduceOp.SUM else math_reduce.reduce_mean
-        return reduce(value, axis=axis)
+            return self._all_reduce(op, value)
+        flat = nest.flatten(value)
+        sums = [math_reduce.reduce_sum(v, axis=axis) for v in flat]
+        if op is ReduceOp.SUM:
+            return nest.pack_sequence_as(value, self._all_reduce(ReduceOp.SUM, sums))
+        counts = [_arith.cast(_shape_ops.shape(v)[axis], v.dtype) for v in flat]
+        totals = self._all_reduce(ReduceOp.SUM, sums + counts)
+        means = [s / n for s, n in zip(totals[:len(flat)], totals[len(flat):])]
+        return nest.pack_sequence_as(value, means)
 
-    def experimental_distribute_dataset(self, dataset, options=None):
-        return dataset
+    def gather(self, value, axis):
+        """Every replica's `value` concatenated along `axis`, replica 0 first."""
+        if self._world.size == 1:
+            return value
 
-    def distribute_datasets_from_function(self, dataset_fn, options=None):
-        return dataset_fn(InputContext())
+        def one(v):
+            stacked = self._world.all_gather(np.asarray(v))
+            return join.concat([stacked[i] for i in range(self._world.size)], axis=axis)
+        return nest.map_structure(one, value)
 
     def experimental_local_results(self, value):
         return (value,)
 
-    def gather(self, value, axis):
-        return value
+    # -- input ---------------------------------------------------------------------------------------
+    def experimental_distribute_dataset(self, dataset, options=None):
+        return datasets.distribute_dataset(self, dataset, options)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        return datasets.distribute_from_function(self, dataset_fn, options)
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        return value_fn(_ValueContext(self._world.rank, self._world.size))
+
+
+class _ValueContext:
+    def __init__(self, replica_id, num_replicas):
+        self.replica_id_in_sync_group = replica_id
+        self.num_replicas_in_sync = num_replicas
+
+
+class ReplicaContext:
+    """The context of code running on one replica (inside `strategy.run`)."""
+
+    def __init__(self, strategy, replica_id_in_sync_group=0):
+        self._strategy = strategy
+        self.replica_id_in_sync_group = replica_id_in_sync_group
+
+    @property
+    def strategy(self):
+        return self._strategy
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._strategy.num_replicas_in_sync
+
+    @property
+    def devices(self):
+        return self._strategy.extended.worker_devices
+
+    def all_reduce(self, reduce_op, value, options=None):
+        """`value` (a nest of tensors) reduced across all replicas; one collective for the whole nest."""
+        return self._strategy._all_reduce(_reduce_op(reduce_op), value)
+
+    def all_gather(self, value, axis, options=None):
+        return self._strategy.gather(value, axis)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """Calls `merge_fn(strategy, *args)` in the cross-replica context."""
+        _STACK.replicas.append(None)
+        try:
+            return merge_fn(self._strategy, *args, **(kwargs or {}))
+        finally:
+            _STACK.replicas.pop()
 
 
 class MirroredStrategy(Strategy):
+    """Synchronous replicas on this host's CPU; launched by `mpiexec`, one replica per rank."""
+
     def __init__(self, devices=None, cross_device_ops=None):
         names = [_cpu_device(d) for d in devices] if devices is not None else [_CPU]
         if len(names) != 1:
-            raise ValueError(f"tensorflux runs on one CPU: MirroredStrategy takes one device. Received: {devices}")
-        super().__init__(names)
+            raise ValueError(f"tensorflux runs one replica per process on the CPU: MirroredStrategy takes one "
+                             f"device (launch several processes with mpiexec for more replicas). Received: "
+                             f"{devices}")
+        super().__init__(names, mpi.world())
 
 
 class OneDeviceStrategy(Strategy):
@@ -110,38 +258,40 @@ def _cpu_device(name):
 class _StrategyStack(threading.local):
     def __init__(self):
         self.strategies = []
+        self.replicas = []      # replica contexts of enclosing `run` calls (None: a merge_call)
 
 
 _STACK = _StrategyStack()
 _DEFAULT = Strategy()
+_DEFAULT_REPLICA = ReplicaContext(_DEFAULT)
+_GLOBAL = [None]            # set by experimental_set_strategy
 
 
 def get_strategy():
-    return _STACK.strategies[-1] if _STACK.strategies else _DEFAULT
+    if _STACK.strategies:
+        return _STACK.strategies[-1]
+    return _GLOBAL[0] or _DEFAULT
 
 
 def has_strategy():
-    return bool(_STACK.strategies)
+    return get_strategy() is not _DEFAULT
 
 
 def in_cross_replica_context():
-    return has_strategy()
-
-
-class _ReplicaContext:
-    num_replicas_in_sync = 1
-    replica_id_in_sync_group = 0
-
-    @property
-    def strategy(self):
-        return get_strategy()
-
-    def all_reduce(self, reduce_op, value, options=None):
-        return value
+    return get_replica_context() is None
 
 
 def get_replica_context():
-    return None if has_strategy() else _ReplicaContext()
+    if _STACK.replicas:
+        return _STACK.replicas[-1]
+    return None if has_strategy() else _DEFAULT_REPLICA
+
+
+def experimental_set_strategy(strategy):
+    """Makes `strategy` current for this program (until set to None), as if inside its scope."""
+    if _STACK.strategies:
+        raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
+    _GLOBAL[0] = strategy
 
 
 API = {"distribute": __all__}

@@ -1,0 +1,151 @@
+"""One worker of a test job, launched by test_multi_worker.py as `mpiexec -n 2 python _mpi_worker.py SCENARIO`.
+
+Each scenario writes one JSON file per rank into $RESULT_DIR, which the test reads; failure scenarios exit
+the way they name (an exception, os._exit, SIGKILL, an early exit) and the test checks how the job ends.
+"""
+import json
+import os
+import signal
+import sys
+
+import numpy as np
+
+import tensorflux as tf
+
+
+def report(**values):
+    """Writes this rank's result where the test reads it (ranks share stdout, so lines could interleave)."""
+    path = os.path.join(os.environ["RESULT_DIR"], f"rank-{values['rank']}.json")
+    with open(path, "w") as f:
+        json.dump(values, f)
+
+
+def data(n=32, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 4)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32) + 0.1).astype(np.float32)
+    return x, y
+
+
+def linear_steps(strategy, dataset, steps, use_function):
+    """A custom loop: replicas average their loss over the global batch and all-reduce gradients."""
+    rank = strategy.cluster_resolver.task_id or 0
+    with strategy.scope():
+        w = tf.Variable(tf.random.normal([4, 1], seed=100 + rank))   # differs per rank until broadcast
+        b = tf.Variable(tf.zeros([1]))
+
+    def step_fn(x, y):
+        with tf.GradientTape() as tape:
+            per_example = tf.reduce_sum(tf.square(tf.matmul(x, w) + b - y), axis=1)
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=8)
+        grads = tape.gradient(loss, [w, b])
+        grads = tf.distribute.get_replica_context().all_reduce("SUM", grads)
+        w.assign_sub(0.1 * grads[0])
+        b.assign_sub(0.1 * grads[1])
+        return loss
+
+    def train_step(x, y):
+        per_replica = strategy.run(step_fn, args=(x, y))
+        return strategy.reduce("SUM", per_replica, axis=None)
+
+    step = tf.function(train_step) if use_function else train_step
+    losses = []
+    for i, (x, y) in enumerate(dataset):
+        if i == steps:
+            break
+        losses.append(float(step(x, y)))
+    return w.numpy(), b.numpy(), losses
+
+
+def scenario_basics():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    resolver = strategy.cluster_resolver
+    with strategy.scope():
+        v = tf.Variable(tf.random.normal([3], seed=resolver.task_id + 1))
+        inside = tf.distribute.in_cross_replica_context()
+    summed = strategy.reduce("SUM", tf.constant(float(resolver.task_id + 1)), axis=None)
+    mean = strategy.reduce(tf.distribute.ReduceOp.MEAN, tf.constant([1.0, 3.0]) * (resolver.task_id + 1), axis=0)
+    gathered = strategy.gather(tf.constant([resolver.task_id]), axis=0)
+
+    def replica_fn():
+        context = tf.distribute.get_replica_context()
+        return context.all_reduce("SUM", {"one": tf.constant(1.0), "id": tf.constant(context.replica_id_in_sync_group)}), \
+            context.num_replicas_in_sync
+
+    reduced, replicas = strategy.run(replica_fn)
+    in_graph = tf.function(lambda: strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
+        "MEAN", tf.constant(float(resolver.task_id)))))()
+    report(rank=resolver.task_id, task_type=resolver.task_type, size=strategy.num_replicas_in_sync,
+           variable=v.numpy().tolist(), cross_replica=inside, sum=float(summed), mean=float(mean),
+           gathered=gathered.numpy().tolist(), one=float(reduced["one"]), ids=int(reduced["id"]), replicas=replicas,
+           in_graph=float(in_graph), chief=strategy.extended.should_checkpoint,
+           spec=resolver.cluster_spec().as_dict())
+
+
+def scenario_sharding():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    out = {}
+    base = tf.data.Dataset.range(10).batch(4)
+    out["auto"] = [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(base)]
+    for policy in ("DATA", "OFF"):
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = getattr(tf.data.experimental.AutoShardPolicy, policy)
+        out[policy.lower()] = [x.numpy().tolist() for x in
+                               strategy.experimental_distribute_dataset(base.with_options(options))]
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.FILE
+    try:
+        strategy.experimental_distribute_dataset(base.with_options(options))
+        out["file"] = "accepted"
+    except tf.errors.InvalidArgumentError as e:
+        out["file"] = "InvalidArgumentError" if "FILE" in e.message else e.message
+    fn_data = strategy.distribute_datasets_from_function(
+        lambda ctx: tf.data.Dataset.range(8).shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(
+            ctx.get_per_replica_batch_size(4)))
+    out["from_function"] = [x.numpy().tolist() for x in fn_data]
+    report(rank=strategy.cluster_resolver.task_id, **out)
+
+
+def scenario_train(use_function):
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    x, y = data()
+    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+    w, b, losses = linear_steps(strategy, dataset, steps=4, use_function=use_function)
+    report(rank=strategy.cluster_resolver.task_id or 0, size=strategy.num_replicas_in_sync, w=w.ravel().tolist(), b=b.tolist(), losses=losses)
+
+
+def scenario_mismatch():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id
+    try:
+        strategy.reduce("SUM", tf.ones([2 + rank]), axis=None)
+        report(rank=rank, error=None)
+    except tf.errors.InvalidArgumentError as e:
+        report(rank=rank, error=e.message)
+
+
+def scenario_fail(how):
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id
+    if rank == 1:
+        if how == "raise":
+            raise RuntimeError("worker 1 broke")
+        if how == "exit":
+            os._exit(3)
+        if how == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if how == "early":
+            sys.exit(0)          # leaves cleanly while rank 0 still expects a step
+    for _ in range(3):
+        strategy.reduce("SUM", tf.constant(1.0), axis=None)
+    report(rank=rank, finished=True)
+
+
+if __name__ == "__main__":
+    name = sys.argv[1]
+    if name.startswith("fail-"):
+        scenario_fail(name[5:])
+    elif name.startswith("train-"):
+        scenario_train(name == "train-function")
+    else:
+        globals()["scenario_" + name]()

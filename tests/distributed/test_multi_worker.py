@@ -1,0 +1,108 @@
+"""MultiWorkerMirroredStrategy on MPI: two workers on loopback, launched as a user would
+(`mpiexec -n 2 python script.py`), checked against one process. Skipped when the extra `[distributed]`
+(mpi4py and the mpich wheel, which ships mpiexec) is not installed."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mpi4py")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKER = os.path.join(HERE, "_mpi_worker.py")
+
+
+def _mpiexec():
+    beside = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    found = beside if os.path.exists(beside) else shutil.which("mpiexec")
+    if found is None:
+        pytest.skip("mpiexec not found (pip install \"tensorflux[distributed]\")")
+    return found
+
+
+def launch(scenario, n=2, timeout=120):
+    results_dir = tempfile.mkdtemp(prefix="tfx-mpi-")
+    env = dict(os.environ, RESULT_DIR=results_dir, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(HERE)),
+                                                                     os.environ.get("PYTHONPATH")])))
+    env.pop("TF_CONFIG", None)
+    start = time.monotonic()
+    launcher = [_mpiexec(), "-n", str(n)] if n > 1 else []     # n == 1: a plain `python script.py`
+    done = subprocess.run(launcher + [sys.executable, WORKER, scenario], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+    results = []
+    for name in sorted(os.listdir(results_dir)):
+        with open(os.path.join(results_dir, name)) as f:
+            results.append(json.load(f))
+    shutil.rmtree(results_dir, ignore_errors=True)
+    return done, sorted(results, key=lambda r: r["rank"]), time.monotonic() - start
+
+
+def test_world_contexts_and_collectives():
+    done, results, _ = launch("basics")
+    assert done.returncode == 0, done.stderr
+    assert [r["rank"] for r in results] == [0, 1]
+    first, second = results
+    for r in results:
+        assert r["task_type"] == "worker" and r["size"] == 2 and r["replicas"] == 2
+        assert r["cross_replica"] is True
+        assert r["sum"] == 3.0                     # 1 + 2
+        assert r["mean"] == 3.0                    # mean of [1, 3, 2, 6]
+        assert r["gathered"] == [0, 1]
+        assert r["one"] == 2.0 and r["ids"] == 1
+        assert r["in_graph"] == 0.5
+        assert r["spec"] == {"worker": ["mpi-rank-0", "mpi-rank-1"]}
+    assert first["variable"] == second["variable"]     # rank 0's random initial value, broadcast
+    assert (first["chief"], second["chief"]) == (True, False)
+
+
+def test_datasets_are_split_per_policy():
+    done, results, _ = launch("sharding")
+    assert done.returncode == 0, done.stderr
+    first, second = results
+    # Global batches [0..3], [4..7], [8, 9]: each worker keeps its slice; steps stay those of one process.
+    assert first["auto"] == first["data"] == [[0, 1], [4, 5], [8]]
+    assert second["auto"] == second["data"] == [[2, 3], [6, 7], [9]]
+    assert first["off"] == second["off"] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert first["file"] == second["file"] == "InvalidArgumentError"
+    assert first["from_function"] == [[0, 2], [4, 6]] and second["from_function"] == [[1, 3], [5, 7]]
+
+
+@pytest.mark.parametrize("use_function", [False, True], ids=["eager", "tf.function"])
+def test_two_workers_train_as_one_process_on_the_global_batch(use_function):
+    scenario = "train-function" if use_function else "train-eager"
+    done, results, _ = launch(scenario)
+    assert done.returncode == 0, done.stderr
+    alone, (one,), _ = launch(scenario, n=1)
+    assert alone.returncode == 0, alone.stderr
+    assert [r["size"] for r in results] == [2, 2] and one["size"] == 1
+    for r in results:
+        np.testing.assert_allclose(r["w"], one["w"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r["b"], one["b"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r["losses"], one["losses"], rtol=1e-5)
+    assert results[0]["w"] == results[1]["w"]
+
+
+def test_workers_that_disagree_get_an_error_not_a_deadlock():
+    done, results, elapsed = launch("mismatch", timeout=60)
+    assert done.returncode == 0, done.stderr
+    for r in results:
+        assert r["error"] is not None and "Workers disagree" in r["error"]
+        assert "rank 0: all-reduce of 2 elements" in r["error"] and "rank 1: all-reduce of 3 elements" in r["error"]
+
+
+@pytest.mark.parametrize("how", ["raise", "exit", "kill", "early"])
+def test_a_failing_worker_ends_the_job_with_an_error(how):
+    done, results, elapsed = launch(f"fail-{how}", timeout=90)
+    assert done.returncode != 0, (done.stdout, done.stderr)
+    assert elapsed < 60
+    assert not any(r.get("finished") for r in results if r["rank"] == 0) or how == "early"
+    if how == "raise":
+        assert "rank 1 of 2 failed with RuntimeError" in done.stderr
+    if how == "early":
+        assert "finished (left the job)" in done.stderr
