@@ -1,0 +1,301 @@
+"""How each tensorflux op becomes TensorFlow nodes when a graph is exported (see graph_export.py). A rule is
+`rule(builder, op, inputs) -> [Value per output of op]`, adding nodes with `builder.emit`/`builder.const`.
+
+Most ops share TensorFlow's type name and attr names and go through `generic`: tensorflux's attrs are
+copied under TensorFlow's names, type and count attrs are read from the wired tensors, defaults filled.
+The rules below cover the differences:
+
+- an attr in tensorflux that is an input in TensorFlow (reduction axes, `perm`, `dim`, `split_dim`, the
+  axis of ConcatV2/GatherV2/ArgMax/ReverseV2/Cumsum) becomes a `Const` input `<node>/<input name>`;
+- renamed attrs (`keepdims` -> `keep_dims`, Squeeze's `axis` -> `squeeze_dims`);
+- ops TensorFlow computes as several nodes (Moments, BatchNormalization, Gelu, Silu) are written in
+  TensorFlow's decomposed form, as `tf.nn.moments`/`tf.nn.batch_normalization`/`tf.nn.gelu` trace;
+- If/While become TensorFlow's functional control flow: every branch function takes every input, the
+  cond and body functions of a loop take (and the body returns) every loop input;
+- calls of concrete functions become `PartitionedCall`/`StatefulPartitionedCall`.
+"""
+import numpy as np
+
+from ...types import dtypes as _dt
+from .op_interfaces import interface
+
+__all__ = ["generic", "rule", "rule_for", "ExportError"]
+
+
+class ExportError(ValueError):
+    """A graph holds something TensorFlow's graph format cannot express."""
+
+
+# tensorflux op type -> rule(builder, op, inputs) -> [a Value per op output]
+RULES = {}
+
+
+def rule(*op_types):
+    def register(fn):
+        for t in op_types:
+            RULES[t] = fn
+        return fn
+    return register
+
+# tensorflux attrs with no TensorFlow counterpart that carry nothing TensorFlow needs.
+_DROPPED = {"ReadVariableOp": {"shape"}, "RandomUniform": {"stream"}, "RandomStandardNormal": {"stream"},
+            "TruncatedNormal": {"stream"}, "RandomUniformInt": {"stream"}, "RandomShuffle": {"stream"},
+            "Multinomial": {"stream"}}
+_RENAMED = {"keepdims": "keep_dims"}
+
+
+def _out_specs(op):
+    return [(t.dtype, t.shape) for t in op.outputs]
+
+
+def controls(b, op):
+    """Names of the exported nodes `op` must run after."""
+    return [b.op_nodes[id(c)] for c in op.control_inputs if id(c) in b.op_nodes]
+
+
+def generic(b, op, ins, op_type=None, attrs=None, drop=()):
+    """`op` as one node of TensorFlow's op of the same name (or `op_type`)."""
+    op_type = op_type or op.type
+    iface = interface(op_type)
+    if iface is None:
+        raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}) of the graph '{op.graph.name}': "
+                          f"TensorFlow has no op {op_type}, and tensorflux knows no equivalent to write.")
+    source = op.attrs if attrs is None else attrs
+    converted = {}
+    dropped = _DROPPED.get(op.type, set()) | set(drop)
+    for key, value in source.items():
+        key = _RENAMED.get(key, key)
+        if key in dropped:
+            continue
+        if key not in iface.attrs:
+            raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}): its attr '{key}' has no "
+                              f"counterpart in TensorFlow's {op_type}.")
+        converted[key] = _dt.as_dtype(value) if iface.attrs[key][0] == "type" else value
+    return b.emit(op_type, ins, converted, _out_specs(op), control=controls(b, op))
+
+
+def _rank(op, value):
+    if value.shape.rank is None:
+        raise ExportError(f"Cannot export the op '{op.name}' ({op.type}): TensorFlow's form needs the rank of "
+                          f"its input, which is unknown.")
+    return value.shape.rank
+
+
+def _axis_input(b, op, axis, input_name, dtype=np.int32):
+    return b.const(np.asarray(axis, dtype=dtype), f"{op.name}/{input_name}")
+
+
+def _without(attrs, *keys):
+    return {k: v for k, v in attrs.items() if k not in keys}
+
+
+# -- nodes every graph has --------------------------------------------------------------------------
+@rule("Const")
+def _const(b, op, ins):
+    value = np.asarray(op.attrs["value"])
+    dtype = op.outputs[0].dtype
+    return b.emit("Const", [], {"value": value, "dtype": dtype}, _out_specs(op), control=controls(b, op))
+
+
+@rule("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+def _assign(b, op, ins):
+    return b.emit(op.type, ins, {"dtype": ins[1].dtype}, [], control=controls(b, op))
+
+
+# -- attrs that are inputs in TensorFlow ------------------------------------------------------------
+@rule("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")
+def _reduce(b, op, ins):
+    axis = op.attrs.get("axis")
+    if axis is None:
+        axis = list(range(_rank(op, ins[0])))
+    axes = _axis_input(b, op, axis, "reduction_indices")
+    return generic(b, op, [ins[0], axes], attrs=_without(op.attrs, "axis"))
+
+
+@rule("Transpose")
+def _transpose(b, op, ins):
+    perm = op.attrs.get("perm")
+    if perm is None:
+        perm = list(reversed(range(_rank(op, ins[0]))))
+    return generic(b, op, [ins[0], _axis_input(b, op, perm, "perm")], attrs=_without(op.attrs, "perm"))
+
+
+def _axis_rule(input_name, position):
+    def export(b, op, ins):
+        axis = _axis_input(b, op, op.attrs["axis"], input_name)
+        args = list(ins)
+        args.insert(len(args) if position is None else position, axis)
+        return generic(b, op, args, attrs=_without(op.attrs, "axis"))
+    return export
+
+
+rule("ExpandDims")(_axis_rule("dim", None))
+rule("ConcatV2")(_axis_rule("axis", None))
+rule("GatherV2")(_axis_rule("axis", None))
+rule("ArgMax", "ArgMin")(_axis_rule("dimension", None))
+rule("ReverseV2")(_axis_rule("axis", None))
+rule("Cumsum", "Cumprod", "CumulativeLogsumexp")(_axis_rule("axis", None))
+rule("Split")(_axis_rule("split_dim", 0))
+rule("SplitV")(_axis_rule("split_dim", None))
+
+
+@rule("Squeeze")
+def _squeeze(b, op, ins):
+    axis = op.attrs.get("axis")
+    dims = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    return generic(b, op, ins, attrs={"squeeze_dims": dims})
+
+
+def _last_axis(op, value, axis):
+    rank = value.shape.rank
+    if axis in (-1, None) or (rank is not None and axis == rank - 1):
+        return
+    raise ExportError(f"Cannot export the op '{op.name}' ({op.type}) over axis {axis}: TensorFlow's {op.type} "
+                      f"works on the last axis only.")
+
+
+@rule("Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits")
+def _softmax(b, op, ins):
+    _last_axis(op, ins[0], op.attrs.get("axis", -1))
+    return generic(b, op, ins, attrs=_without(op.attrs, "axis"))
+
+
+@rule("Pad")
+def _pad(b, op, ins):
+    fill = op.attrs.get("constant_values")
+    if fill is None or not np.any(np.asarray(fill)):
+        return generic(b, op, ins, attrs={})
+    value = b.const(np.asarray(fill, dtype=ins[0].dtype.as_numpy_dtype), f"{op.name}/constant_values")
+    return generic(b, op, ins + [value], op_type="PadV2", attrs={})
+
+
+# -- ops TensorFlow writes as several nodes -------------------------------------------------------------
+def _node(b, op_type, ins, name, out_dtype=None, shape=None, attrs=None):
+    (out,) = b.emit(op_type, ins, attrs or {}, [(out_dtype or ins[0].dtype, ins[0].shape if shape is None
+                                                 else shape)], name=name)
+    return out
+
+
+@rule("Moments")
+def _moments(b, op, ins):
+    x = ins[0]
+    axes = list(op.attrs["axes"])
+    keep = bool(op.attrs.get("keepdims", False))
+    kept_shape = op.outputs[0].shape if keep else None
+    indices = _axis_input(b, op, axes, "mean/reduction_indices")
+    mean = _node(b, "Mean", [x, indices], f"{op.name}/mean", shape=kept_shape, attrs={"keep_dims": True})
+    stopped = _node(b, "StopGradient", [mean], f"{op.name}/StopGradient")
+    diff = _node(b, "SquaredDifference", [x, stopped], f"{op.name}/SquaredDifference")
+    indices2 = _axis_input(b, op, axes, "variance/reduction_indices")
+    var = _node(b, "Mean", [diff, indices2], f"{op.name}/variance", shape=kept_shape, attrs={"keep_dims": True})
+    if keep:
+        return [mean, var]
+    shape = op.outputs[0].shape
+    return [_node(b, "Squeeze", [mean], f"{op.name}/Squeeze", shape=shape, attrs={"squeeze_dims": axes}),
+            _node(b, "Squeeze", [var], f"{op.name}/Squeeze_1", shape=shape, attrs={"squeeze_dims": axes})]
+
+
+@rule("BatchNormalization")
+def _batch_norm(b, op, ins):
+    x, mean, var = ins[:3]
+    affine = iter(ins[3:])
+    offset = next(affine) if op.attrs.get("has_offset") else None
+    scale = next(affine) if op.attrs.get("has_scale") else None
+    name = f"{op.name}/batchnorm"
+    eps = b.const(np.asarray(op.attrs["variance_epsilon"], dtype=x.dtype.as_numpy_dtype), f"{name}/add/y")
+    inv = _node(b, "Rsqrt", [_node(b, "AddV2", [var, eps], f"{name}/add")], f"{name}/Rsqrt")
+    if scale is not None:
+        inv = _node(b, "Mul", [inv, scale], f"{name}/mul")
+    scaled = _node(b, "Mul", [x, inv], f"{name}/mul_1", shape=op.outputs[0].shape)
+    shift = _node(b, "Mul", [mean, inv], f"{name}/mul_2")
+    shift = _node(b, "Sub", [offset, shift], f"{name}/sub") if offset is not None else \
+        _node(b, "Neg", [shift], f"{name}/Neg")
+    (out,) = b.emit("AddV2", [scaled, shift], {}, _out_specs(op), name=f"{name}/add_1")
+    return [out]
+
+
+@rule("Gelu")
+def _gelu(b, op, ins):
+    x = ins[0]
+    dt = x.dtype.as_numpy_dtype
+    if op.attrs.get("approximate"):
+        cube = _node(b, "Pow", [x, b.const(np.asarray(3, dt), f"{op.name}/Pow/y")], f"{op.name}/Pow")
+        inner = _node(b, "Mul", [b.const(np.asarray(0.044715, dt), f"{op.name}/mul/x"), cube], f"{op.name}/mul")
+        inner = _node(b, "AddV2", [x, inner], f"{op.name}/add")
+        inner = _node(b, "Mul", [b.const(np.asarray(np.sqrt(2 / np.pi), dt), f"{op.name}/mul_1/x"), inner],
+                      f"{op.name}/mul_1")
+        gate = _node(b, "Tanh", [inner], f"{op.name}/Tanh")
+    else:
+        scaled = _node(b, "Mul", [x, b.const(np.asarray(1 / np.sqrt(2), dt), f"{op.name}/Cast")], f"{op.name}/truediv")
+        gate = _node(b, "Erf", [scaled], f"{op.name}/Erf")
+    one = _node(b, "AddV2", [b.const(np.asarray(1, dt), f"{op.name}/add_1/x"), gate], f"{op.name}/add_1")
+    half = _node(b, "Mul", [b.const(np.asarray(0.5, dt), f"{op.name}/mul_2/x"), x], f"{op.name}/mul_2")
+    (out,) = b.emit("Mul", [half, one], {}, _out_specs(op), name=f"{op.name}/mul_3")
+    return [out]
+
+
+@rule("Silu")
+def _silu(b, op, ins):
+    gate = _node(b, "Sigmoid", [ins[0]], f"{op.name}/Sigmoid")
+    (out,) = b.emit("Mul", [ins[0], gate], {}, _out_specs(op), name=f"{op.name}/mul")
+    return [out]
+
+
+# -- control flow and calls ---------------------------------------------------------------------------
+def _dummies(tensors):
+    return [(t.dtype, t.shape) for t in tensors]
+
+
+@rule("If", "StatelessIf")
+def _if(b, op, ins):
+    then_graph, else_graph, n_then = op.attrs["then_graph"], op.attrs["else_graph"], op.attrs["n_then"]
+    then_in, else_in = list(then_graph.inputs), list(else_graph.inputs)
+    then_fn = b.function(then_graph, then_graph.outputs, layout=then_in + _dummies(else_in),
+                         name=f"{op.name}_true")
+    else_fn = b.function(else_graph, else_graph.outputs, layout=_dummies(then_in) + else_in,
+                         name=f"{op.name}_false")
+    attrs = {"then_branch": then_fn, "else_branch": else_fn, "output_shapes": [t.shape for t in op.outputs]}
+    return b.emit(op.type, ins, attrs, _out_specs(op), control=controls(b, op))
+
+
+@rule("While", "StatelessWhile")
+def _while(b, op, ins):
+    cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
+    n_vars, n_cond = op.attrs["n_vars"], op.attrs["n_cond"]
+    if op.attrs.get("has_max") or op.attrs.get("keep_history"):
+        raise ExportError(f"Cannot export the loop '{op.name}': loops with maximum_iterations or recorded for "
+                          f"a gradient are not written in TensorFlow's form yet.")
+    loop, cond_caps, body_caps = ins[:n_vars], ins[n_vars:n_vars + n_cond], ins[n_vars + n_cond:]
+    cond_in, body_in = list(cond_graph.inputs), list(body_graph.inputs)
+    n_body_caps = len(body_caps)
+    # Every function sees [loop vars, cond captures, body captures]; the body passes the captures through.
+    cond_layout = cond_in + _dummies(body_in[n_vars:])
+    body_layout = body_in[:n_vars] + _dummies(cond_in[n_vars:]) + body_in[n_vars:]
+    passthrough = list(range(n_vars, n_vars + n_cond + n_body_caps))
+    cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond")
+    body_fn = b.function(body_graph, body_graph.outputs[:n_vars], layout=body_layout, passthrough=passthrough,
+                         name=f"{op.name}_body")
+    outputs = _out_specs(op)[:n_vars] + [(v.dtype, v.shape) for v in cond_caps + body_caps]
+    attrs = {"cond": cond_fn, "body": body_fn, "output_shapes": [s for _, s in outputs], "parallel_iterations": 10}
+    refs = b.emit(op.type, loop + cond_caps + body_caps, attrs, outputs, control=controls(b, op))
+    return refs[:len(op.outputs)]
+
+
+@rule("StatefulPartitionedCall")
+def _call(b, op, ins):
+    concrete = op.attrs["concrete"]
+    outputs = list(op.attrs["outputs"])
+    fn = b.exporter.function(concrete.graph, outputs, name=concrete._inference_name)
+    stateful = any(o.opdef is not None and o.opdef.stateful for o in concrete.graph.get_operations()
+                   if o.type != "StatefulPartitionedCall") or any(
+        o.type == "StatefulPartitionedCall" for o in concrete.graph.get_operations())
+    op_type = "StatefulPartitionedCall" if stateful else "PartitionedCall"
+    return b.emit(op_type, ins, {"f": fn}, _out_specs(op), control=controls(b, op), stateful=stateful)
+
+
+def rule_for(op_type):
+    """The export rule of a tensorflux op type (generic when TensorFlow has an op of the same name)."""
+    fn = RULES.get(op_type)
+    if fn is None and interface(op_type) is not None:
+        return generic
+    return fn

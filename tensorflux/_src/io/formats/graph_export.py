@@ -1,0 +1,298 @@
+"""Traced tensorflux graphs as TensorFlow protocol buffers: `FunctionDef`s in a `FunctionDefLibrary`, and
+`GraphDef`s (TensorBoard's graph view, `graph_def` properties).
+
+    library, names = export_library([concrete_fn, ...])   # names[i]: the FunctionDef of concrete_fn i
+    graph_def = export_graph_def(concrete_fn)             # its graph as top-level nodes + the library
+
+A function's arguments are its graph's inputs in order: the traced arguments, then the captures (a
+captured variable is a `resource` argument, read by `ReadVariableOp` and written by `AssignVariableOp`
+with their `dtype`, as TensorFlow writes them). Inside a FunctionDef, inputs name TensorFlow's output
+arguments (`MatMul:product:0`); every node carries its op's full attr set as TensorFlow's OpDef declares
+it (type attrs such as `T`/`Tidx`/`DstT` read from the wired tensors, defaults filled in) plus
+`_output_shapes`. Control flow becomes `If`/`StatelessIf`/`While`/`StatelessWhile` with branch, cond and
+body functions in the library; calls of other concrete functions become `PartitionedCall` /
+`StatefulPartitionedCall` with `f`. Stateful nodes are listed as control outputs, so TensorFlow runs them
+even when no output depends on them. How each tensorflux op maps onto TensorFlow's is in
+`export_rules.py`; an op with no mapping raises `ValueError` naming the op and its node.
+"""
+import re
+
+from ...types import dtypes as _dt
+from ...types.shape import TensorShape
+from . import attr_values as _av
+from .export_rules import ExportError, rule_for
+from .op_interfaces import NO_DEFAULT, interface
+
+__all__ = ["export_library", "export_graph_def", "Exporter", "ExportError", "GRAPH_DEF_PRODUCER"]
+
+# The GraphDef/FunctionDef version TensorFlow 2.21 writes (VersionDef.producer).
+GRAPH_DEF_PRODUCER = 2129
+
+
+def export_library(concrete_functions):
+    """(FunctionDefLibrary, [FunctionDef name of each function]) for concrete functions and everything
+    they call (branch, loop and callee functions are added once each)."""
+    exporter = Exporter()
+    names = [exporter.concrete(cf) for cf in concrete_functions]
+    return exporter.library, names
+
+
+def export_graph_def(function):
+    """A GraphDef of a concrete function's (or FuncGraph's) graph: Placeholder nodes for its inputs, its
+    nodes, and the functions it calls in `library`."""
+    graph = getattr(function, "graph", function)
+    outputs = getattr(getattr(function, "_trace", None), "flat_outputs", None) or list(graph.outputs)
+    exporter = Exporter()
+    builder = _Builder(exporter, _av.messages().GraphDef(), graph_mode=True)
+    builder.build(graph, list(graph.inputs), outputs)
+    graph_def = builder.proto
+    graph_def.library.CopyFrom(exporter.library)
+    graph_def.versions.producer = GRAPH_DEF_PRODUCER
+    return graph_def
+
+
+class Exporter:
+    """Turns graphs into FunctionDefs of one library (each graph + argument layout once)."""
+
+    def __init__(self):
+        self.messages = _av.messages()
+        self.library = self.messages.FunctionDefLibrary()
+        self._names = {}        # (id(graph), layout key) -> FunctionDef name
+        self._used = set()
+        self._alive = []        # keeps exported graphs alive so their ids stay unique
+
+    def unique_function_name(self, base):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", base) or "function"
+        name, n = base, 0
+        while name in self._used:
+            n += 1
+            name = f"{base}_{n}"
+        self._used.add(name)
+        return name
+
+    def concrete(self, cf):
+        """The FunctionDef name of a ConcreteFunction (its inputs: arguments, then captures)."""
+        return self.function(cf.graph, cf._trace.flat_outputs, name=cf._inference_name)
+
+    def function(self, graph, outputs, name=None, layout=None, passthrough=()):
+        """The name of a FunctionDef computing `outputs` of `graph`.
+
+        `layout` lists the function's arguments: placeholders of `graph`, or `(dtype, shape)` for an
+        argument the graph ignores (TensorFlow's branch and loop functions all take every input);
+        `passthrough` are arguments (indices into the layout) returned unchanged after `outputs`.
+        """
+        layout = list(graph.inputs) if layout is None else layout
+        key = (id(graph), tuple(id(a) if not isinstance(a, tuple) else (a[0].name, str(a[1])) for a in layout),
+               tuple(id(t) for t in outputs), tuple(passthrough))
+        found = self._names.get(key)
+        if found is not None:
+            return found
+        self._alive.append(graph)
+        fname = self.unique_function_name(name or f"{graph.name}")
+        self._names[key] = fname
+        builder = _Builder(self, self.messages.FunctionDef(), graph_mode=False)
+        builder.proto.signature.name = fname
+        builder.build(graph, layout, outputs, passthrough)
+        self.library.function.add().CopyFrom(builder.proto)
+        return fname
+
+
+class Value:
+    """A tensor as the builder wires it: its reference text, dtype and static shape."""
+
+    __slots__ = ("ref", "dtype", "shape")
+
+    def __init__(self, ref, dtype, shape):
+        self.ref, self.dtype, self.shape = ref, dtype, shape
+
+
+class _Builder:
+    """Builds one FunctionDef (or a GraphDef's node list) from one graph."""
+
+    def __init__(self, exporter, proto, graph_mode):
+        self.exporter = exporter
+        self.messages = exporter.messages
+        self.proto = proto
+        self.graph_mode = graph_mode
+        self.values = {}            # id(tensor) -> Value
+        self._node_names = set()
+        self.stateful_nodes = []
+        self.op_nodes = {}          # id(tensorflux op) -> name of the node standing for it
+        self.last_node = None
+        self.op = None              # the tensorflux op being exported (for error messages)
+
+    @property
+    def nodes(self):
+        return self.proto.node if self.graph_mode else self.proto.node_def
+
+    def unique(self, name):
+        base = name or "node"
+        candidate, n = base, 0
+        while candidate.lower() in self._node_names:
+            n += 1
+            candidate = f"{base}_{n}"
+        self._node_names.add(candidate.lower())
+        return candidate
+
+    # -- the graph ------------------------------------------------------------------------------
+    def build(self, graph, layout, outputs, passthrough=()):
+        args = []
+        for item in layout:
+            if isinstance(item, tuple):
+                dtype, shape, user_name = item[0], TensorShape(item[1]), None
+                placeholder = None
+            else:
+                placeholder = item
+                dtype, shape, user_name = item.dtype, item.shape, item.op.name
+            args.append(self._argument(placeholder, dtype, shape, user_name or "unused"))
+        for op in graph.get_operations():
+            if op.type == "Placeholder":
+                if id(op.outputs[0]) not in self.values:
+                    raise ExportError(f"The placeholder '{op.name}' of the graph '{graph.name}' is neither an "
+                                      f"argument nor a capture; the graph cannot be exported.")
+                continue
+            self._export_op(op)
+        results = [self.value(t) for t in outputs] + [args[i] for i in passthrough]
+        if self.graph_mode:
+            return
+        signature = self.proto.signature
+        for k, v in enumerate(results):
+            arg_name = "identity" if k == 0 else f"identity_{k}"
+            out = signature.output_arg.add()
+            out.name, out.type = arg_name, v.dtype.as_datatype_enum
+            self.proto.ret[arg_name] = v.ref
+        for name in self.stateful_nodes:
+            signature.control_output.append(name)
+            self.proto.control_ret[name] = name
+        signature.is_stateful = bool(self.stateful_nodes)
+
+    def _argument(self, placeholder, dtype, shape, user_name):
+        if self.graph_mode:
+            name = self.unique(user_name)
+            node = self.nodes.add(name=name, op="Placeholder")
+            node.attr["dtype"].type = dtype.as_datatype_enum
+            node.attr["shape"].shape.CopyFrom(_av.shape_proto(self.messages, shape))
+            node.attr["_user_specified_name"].s = user_name.encode()
+            self._output_shapes(node, [shape])
+            value = Value(name, dtype, shape)
+        else:
+            base = re.sub(r"[^a-z0-9_]", "_", user_name.lower())
+            if not base or not base[0].isalpha():
+                base = "arg_" + base
+            name = self.unique(base)
+            signature = self.proto.signature
+            arg = signature.input_arg.add()
+            arg.name, arg.type = name, dtype.as_datatype_enum
+            index = len(signature.input_arg) - 1
+            attrs = self.proto.arg_attr[index].attr
+            if dtype is not _dt.resource:
+                attrs["_output_shapes"].list.shape.add().CopyFrom(_av.shape_proto(self.messages, shape))
+            attrs["_user_specified_name"].s = user_name.encode()
+            value = Value(name, dtype, shape)
+        if placeholder is not None:
+            self.values[id(placeholder)] = value
+        return value
+
+    def _export_op(self, op):
+        self.op = op
+        fn = rule_for(op.type)
+        if fn is None:
+            raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}) of the graph "
+                              f"'{op.graph.name}': TensorFlow's graph format has no equivalent that tensorflux "
+                              f"knows how to write.")
+        inputs = [self.value(t) for t in op.inputs]
+        outs = fn(self, op, inputs)
+        if len(outs) != len(op.outputs):
+            raise ExportError(f"internal: the export rule of {op.type} gave {len(outs)} outputs for {len(op.outputs)}")
+        for t, v in zip(op.outputs, outs):
+            self.values[id(t)] = v
+        self.op_nodes[id(op)] = self.last_node
+
+    def value(self, tensor):
+        try:
+            return self.values[id(tensor)]
+        except KeyError:
+            raise ExportError(f"The tensor {tensor.name} is used before it is defined in the exported graph.") \
+                from None
+
+    # -- nodes ----------------------------------------------------------------------------------
+    def emit(self, op_type, inputs, attrs, outputs, name=None, control=(), stateful=None):
+        """Adds one node of TensorFlow op `op_type`; returns a Value per output.
+
+        `inputs` are Values; `attrs` Python values by attr name (type and count attrs not given are read
+        from the inputs and `outputs`, a list of (dtype, shape)); `control` are node names to run first.
+        """
+        iface = interface(op_type)
+        if iface is None:
+            raise ExportError(f"internal: no interface recorded for TensorFlow op {op_type}")
+        source = self.op
+        name = self.unique(name or (source.name if source is not None else op_type))
+        attrs = dict(attrs)
+        wired = []
+        try:
+            for arg, n in iface.bind(iface.inputs, len(inputs), attrs):
+                group, inputs = inputs[:n], inputs[n:]
+                self._type_attrs(arg, [v.dtype for v in group], attrs)
+                wired.extend(v.ref for v in group)
+            out_groups = iface.bind(iface.outputs, len(outputs), attrs)
+        except ValueError as e:
+            raise ExportError(f"Cannot export the op '{getattr(source, 'name', name)}' as TensorFlow's "
+                              f"{op_type}: {e}") from None
+        refs, flat = [], 0
+        for arg, n in out_groups:
+            group = outputs[flat:flat + n]
+            self._type_attrs(arg, [d for d, _ in group], attrs)
+            for j in range(n):
+                ref = (name if flat + j == 0 else f"{name}:{flat + j}") if self.graph_mode \
+                    else f"{name}:{arg.name}:{j}"
+                refs.append(Value(ref, group[j][0], TensorShape(group[j][1])))
+            flat += n
+        node = self.nodes.add(name=name, op=op_type)
+        self.last_node = name
+        node.input.extend(wired)
+        node.input.extend("^" + c for c in control)
+        for key, (kind, default) in iface.attrs.items():
+            value = attrs.pop(key, default)
+            if value is NO_DEFAULT:
+                raise ExportError(f"Cannot export the op '{getattr(source, 'name', name)}' as TensorFlow's "
+                                  f"{op_type}: its attr '{key}' ({kind}) is unknown.")
+            try:
+                node.attr[key].CopyFrom(_av.attr_value(self.messages, kind, value))
+            except (TypeError, ValueError) as e:
+                raise ExportError(f"Cannot export the op '{getattr(source, 'name', name)}' as TensorFlow's "
+                                  f"{op_type}: its attr '{key}' ({kind}) cannot hold {value!r} ({e}).") from None
+        if attrs:
+            raise ExportError(f"internal: attrs {sorted(attrs)} are not attrs of TensorFlow's {op_type}")
+        self._output_shapes(node, [s for _, s in outputs])
+        if iface.stateful if stateful is None else stateful:
+            self.stateful_nodes.append(name)
+        return refs
+
+    def _type_attrs(self, arg, dtypes, attrs):
+        if arg.number_attr is not None:
+            attrs.setdefault(arg.number_attr, len(dtypes))
+        if arg.type_attr is not None and dtypes:
+            attrs.setdefault(arg.type_attr, dtypes[0])
+        if arg.list_attr is not None:
+            attrs.setdefault(arg.list_attr, list(dtypes))
+
+    def _output_shapes(self, node, shapes):
+        lst = node.attr["_output_shapes"].list
+        lst.SetInParent()
+        for s in shapes:
+            lst.shape.add().CopyFrom(_av.shape_proto(self.messages, s))
+
+    def const(self, array, name, dtype=None):
+        """A Const node holding `array`; returns its Value."""
+        import numpy as np
+        array = np.asarray(array) if dtype is None else np.asarray(array, dtype=dtype.as_numpy_dtype)
+        dtype = _dt.FROM_NUMPY[array.dtype]
+        saved, self.op = self.op, None
+        try:
+            (value,) = self.emit("Const", [], {"value": array, "dtype": dtype}, [(dtype, array.shape)], name=name)
+        finally:
+            self.op = saved
+        return value
+
+    def function(self, graph, outputs, layout=None, passthrough=(), name=None):
+        return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough)

@@ -1,0 +1,316 @@
+"""How TensorFlow nodes become tensorflux ops when a FunctionDef is imported (see graph_import.py).
+
+A rule is `rule(builder, node, inputs, attrs) -> [tensor per TensorFlow output]`, where `attrs` are the
+node's attrs read against TensorFlow's OpDef (DTypes, TensorShapes, tuples, names of functions). Most
+ops share their name with a tensorflux op and go through `generic`: the attrs tensorflux's kernel takes
+are passed on (dtypes as NumPy dtypes, lists as tuples); TensorFlow's type attrs are dropped (tensorflux
+infers them from the inputs), and any other attr tensorflux does not take must hold TensorFlow's default,
+otherwise the node is refused (NotImplementedError naming the op and the attr). The rules below are the
+inverse of `export_rules.py`: constant inputs that are attrs in tensorflux (reduction axes, `perm`,
+`split_dim`, …), renamed attrs, FusedBatchNormV3 in inference mode, functional control flow and calls.
+"""
+import inspect
+
+import numpy as np
+
+from ...framework import errors
+from ...function.concrete import CALL
+from ...ops import registry
+from ...types import dtypes as _dt
+from ...types.shape import TensorShape
+
+__all__ = ["supported", "build"]
+
+RULES = {}
+
+
+def rule(*op_types):
+    def register(fn):
+        for t in op_types:
+            RULES[t] = fn
+        return fn
+    return register
+
+
+def supported(op_type):
+    return op_type in RULES or op_type in registry.OPS and op_type not in _NOT_GENERIC
+
+
+# tensorflux ops of TensorFlow's name that only a rule may build (their attrs are tensorflux objects).
+_NOT_GENERIC = {"If", "StatelessIf", "While", "StatelessWhile", "StatefulPartitionedCall", "Placeholder"}
+_RENAMED = {"keep_dims": "keepdims"}
+# TensorFlow attrs that only tune how TensorFlow runs an op, never what it computes.
+_IGNORED = {"grad_a", "grad_b", "use_cudnn_on_gpu", "validate_shape", "_class"}
+
+
+def build(builder, node, inputs, attrs):
+    fn = RULES.get(node.op, generic)
+    return fn(builder, node, inputs, attrs)
+
+
+def _unsupported(builder, node, what):
+    return NotImplementedError(f"SavedModel uses op '{node.op}' with {what}, which tensorflux does not implement "
+                               f"({builder.where(node)}).")
+
+
+_accepted = {}
+
+
+def _kernel_attrs(opdef):
+    """The attr names tensorflux's kernel of `opdef` takes (None: any)."""
+    if opdef in _accepted:
+        return _accepted[opdef]
+    try:
+        params = list(inspect.signature(opdef.kernel).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        names = None
+    else:
+        positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        # leading positional parameters take the inputs; attrs are keyword-only, defaulted or trailing
+        names = frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY or
+                          (p.kind is p.POSITIONAL_OR_KEYWORD and p in positional[_n_inputs(opdef):]))
+    _accepted[opdef] = names
+    return names
+
+
+def _n_inputs(opdef):
+    names = opdef.input_names
+    return len(names) if names and names != ("x", "y", "z") else 1
+
+
+def _python(value):
+    if isinstance(value, _dt.DType):
+        return np.dtype(value.as_numpy_dtype) if value not in (_dt.resource, _dt.variant) else value
+    if isinstance(value, tuple):
+        return tuple(_python(v) for v in value)
+    return value
+
+
+def generic(builder, node, inputs, attrs, op_type=None, extra=None, n_inputs_known=None):
+    """One tensorflux op of the node's type (or `op_type`), with the attrs its kernel takes."""
+    from .op_interfaces import interface
+    op_type = op_type or node.op
+    opdef = registry.OPS.get(op_type)
+    if opdef is None:
+        raise NotImplementedError(f"SavedModel uses op '{node.op}' which tensorflux does not implement "
+                                  f"({builder.where(node)}).")
+    iface = interface(node.op)
+    accepted = _kernel_attrs(opdef)
+    passed = {}
+    counts = {a.number_attr for a in iface.inputs if a.number_attr}  # implied by the inputs
+    for key, value in attrs.items():
+        name = _RENAMED.get(key, key)
+        kind, default = iface.attrs[key]
+        if accepted is not None and name in accepted:
+            passed[name] = _python(value)
+        elif kind in ("type", "list(type)") or key in _IGNORED or key in counts:
+            continue
+        elif not _is_default(value, kind, default):
+            raise _unsupported(builder, node, f"{key}={value!r}")
+    passed.update(extra or {})
+    try:
+        out = builder.graph.create_op(opdef, inputs, passed, node.name, type_name=op_type)
+    except (TypeError, ValueError, KeyError, errors.OpError) as e:
+        if isinstance(e, errors.OpError):
+            raise
+        raise errors.InvalidArgumentError(None, None, f"The {builder.where(node)} cannot be built: {e}") from None
+    if isinstance(out, tuple):
+        return list(out)
+    if not hasattr(out, "dtype"):  # an op without outputs
+        return []
+    return [out]
+
+
+def _is_default(value, kind, default):
+    from .op_interfaces import NO_DEFAULT
+    if default is NO_DEFAULT:
+        return False
+    if kind == "type":
+        return value is _dt.as_dtype(default)
+    if kind.startswith("list("):
+        return tuple(value) == tuple(default) or (kind == "list(type)" and tuple(value) == tuple(
+            _dt.as_dtype(d) for d in default))
+    if kind == "shape":
+        return isinstance(value, TensorShape) and (value.rank is None if default is None else value.as_list() == default)
+    return value == default
+
+
+def constant_of(builder, node, tensor, what):
+    value = builder.graph.constant_value_of(tensor)
+    if value is None:
+        raise _unsupported(builder, node, f"a {what} computed at run time (tensorflux needs a constant)")
+    return np.asarray(value)
+
+
+# -- nodes every function has -----------------------------------------------------------------------
+@rule("Const")
+def _const(builder, node, inputs, attrs):
+    value = attrs["value"]
+    dtype = attrs["dtype"]
+    if _dt.FROM_NUMPY.get(value.dtype) is not dtype:
+        raise errors.InvalidArgumentError(None, None, f"The {builder.where(node)} declares dtype {dtype.name} but "
+                                                      f"holds a {_dt.FROM_NUMPY[value.dtype].name} value.")
+    op = builder.graph._add_op(None, "Const", [], {"value": value, "dtype": dtype}, node.name,
+                               [(dtype, TensorShape(value.shape))])
+    return [op.outputs[0]]
+
+
+@rule("ReadVariableOp")
+def _read(builder, node, inputs, attrs):
+    graph = builder.graph
+    variable = graph.handle_variables.get(id(inputs[0]))
+    if variable is not None:
+        shape = tuple(variable.shape.as_list()) if variable.shape.rank is not None else None
+    else:
+        shapes = builder.output_shapes(node)
+        shape = shapes[0] if shapes else TensorShape(None)
+        shape = None if shape.rank is None else tuple(shape.as_list())
+    return generic(builder, node, inputs, attrs, extra={"shape": shape})
+
+
+# -- constant inputs that are attrs in tensorflux --------------------------------------------------
+def _axes(builder, node, tensor, what="reduction axis"):
+    value = constant_of(builder, node, tensor, what)
+    return tuple(int(v) for v in value.reshape(-1)) if value.ndim else int(value)
+
+
+@rule("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")
+def _reduce(builder, node, inputs, attrs):
+    axis = _axes(builder, node, inputs[1])
+    axis = (axis,) if isinstance(axis, int) else axis
+    return generic(builder, node, inputs[:1], attrs, extra={"axis": axis})
+
+
+@rule("Transpose")
+def _transpose(builder, node, inputs, attrs):
+    perm = constant_of(builder, node, inputs[1], "permutation")
+    return generic(builder, node, inputs[:1], attrs, extra={"perm": tuple(int(p) for p in perm.reshape(-1))})
+
+
+def _scalar_axis_rule(position, as_tuple=False):
+    def build_it(builder, node, inputs, attrs):
+        axis = _axes(builder, node, inputs[position], "axis")
+        if as_tuple:
+            axis = (axis,) if isinstance(axis, int) else axis
+        elif not isinstance(axis, int):
+            if len(axis) != 1:
+                raise _unsupported(builder, node, f"the axis {axis}")
+            axis = axis[0]
+        rest = inputs[:position] + inputs[position + 1:]
+        return generic(builder, node, rest, attrs, extra={"axis": axis})
+    return build_it
+
+
+rule("ExpandDims")(_scalar_axis_rule(1))
+rule("GatherV2")(_scalar_axis_rule(2))
+rule("ArgMax", "ArgMin")(_scalar_axis_rule(1))
+rule("Cumsum", "Cumprod", "CumulativeLogsumexp")(_scalar_axis_rule(1))
+rule("ReverseV2")(_scalar_axis_rule(1, as_tuple=True))
+rule("Split")(_scalar_axis_rule(0))
+rule("SplitV")(_scalar_axis_rule(2))
+
+
+@rule("ConcatV2")
+def _concat(builder, node, inputs, attrs):
+    return _scalar_axis_rule(len(inputs) - 1)(builder, node, inputs, attrs)
+
+
+@rule("Squeeze")
+def _squeeze(builder, node, inputs, attrs):
+    dims = tuple(attrs.pop("squeeze_dims", ()))
+    return generic(builder, node, inputs, attrs, extra={"axis": dims or None})
+
+
+@rule("Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits")
+def _softmax(builder, node, inputs, attrs):
+    return generic(builder, node, inputs, attrs, extra={"axis": -1})
+
+
+@rule("FusedBatchNorm", "FusedBatchNormV3")
+def _fused_batch_norm(builder, node, inputs, attrs):
+    if attrs.get("is_training", True):
+        raise _unsupported(builder, node, "is_training=True (batch statistics)")
+    if attrs.get("data_format", "NHWC") not in ("NHWC", "NDHWC"):
+        raise _unsupported(builder, node, f"data_format={attrs['data_format']!r}")
+    x, scale, offset, mean, variance = inputs
+    if x.dtype is not mean.dtype:
+        raise _unsupported(builder, node, f"a {x.dtype.name} input with {mean.dtype.name} statistics")
+    y = builder.graph.create_op(registry.OPS["BatchNormalization"], [x, mean, variance, offset, scale],
+                                {"variance_epsilon": float(attrs["epsilon"]), "has_offset": True, "has_scale": True},
+                                node.name)
+    extra = 3 if node.op == "FusedBatchNormV3" else 2
+    return [y, mean, variance] + [mean, variance, mean][:extra]
+
+
+# -- control flow and calls ---------------------------------------------------------------------------
+def _output_types(dtypes, shapes):
+    shapes = list(shapes) if shapes else [TensorShape(None)] * len(dtypes)
+    if len(shapes) != len(dtypes):
+        shapes = [TensorShape(None)] * len(dtypes)
+    return [(d, s) for d, s in zip(dtypes, shapes)]
+
+
+def _branch(builder, name, node, n_inputs, what):
+    graph, outputs = builder.library.graph(name, outer_graph=builder.graph)
+    if len(graph.inputs) != n_inputs:
+        raise errors.InvalidArgumentError(None, None, f"The {what} function {name!r} of {builder.where(node)} takes "
+                                                      f"{len(graph.inputs)} inputs, the node passes {n_inputs}.")
+    return graph, outputs
+
+
+@rule("If", "StatelessIf")
+def _if(builder, node, inputs, attrs):
+    pred, args = inputs[0], inputs[1:]
+    if pred.dtype is not _dt.bool:
+        raise _unsupported(builder, node, f"a {pred.dtype.name} condition")
+    then_graph, then_out = _branch(builder, attrs["then_branch"], node, len(args), "then_branch")
+    else_graph, else_out = _branch(builder, attrs["else_branch"], node, len(args), "else_branch")
+    tout = list(attrs["Tout"])
+    for outs, which in ((then_out, "then_branch"), (else_out, "else_branch")):
+        if [t.dtype for t in outs] != tout:
+            raise errors.InvalidArgumentError(None, None, f"The {which} of {builder.where(node)} returns "
+                                                          f"{[t.dtype.name for t in outs]}, the node declares "
+                                                          f"{[d.name for d in tout]}.")
+    shapes = attrs.get("output_shapes") or [a.shape.most_specific_compatible_shape(b.shape)
+                                            for a, b in zip(then_out, else_out)]
+    out = builder.graph.create_op(registry.OPS[node.op], [pred] + args + args,
+                                  {"then_graph": then_graph, "else_graph": else_graph, "n_then": len(args),
+                                   "output_types": _output_types(tout, shapes)}, node.name)
+    return list(out) if isinstance(out, tuple) else []
+
+
+@rule("While", "StatelessWhile")
+def _while(builder, node, inputs, attrs):
+    cond_graph, cond_out = _branch(builder, attrs["cond"], node, len(inputs), "cond")
+    body_graph, body_out = _branch(builder, attrs["body"], node, len(inputs), "body")
+    if len(cond_out) != 1 or cond_out[0].dtype is not _dt.bool:
+        raise _unsupported(builder, node, "a loop condition that is not one bool tensor")
+    types = list(attrs["T"])
+    if [t.dtype for t in body_out] != types:
+        raise errors.InvalidArgumentError(None, None, f"The body of {builder.where(node)} returns "
+                                                      f"{[t.dtype.name for t in body_out]}, the loop carries "
+                                                      f"{[d.name for d in types]}.")
+    shapes = attrs.get("output_shapes") or [TensorShape(None)] * len(types)
+    out = builder.graph.create_op(registry.OPS[node.op], list(inputs),
+                                  {"cond_graph": cond_graph, "body_graph": body_graph, "n_vars": len(inputs),
+                                   "n_cond": 0, "output_types": _output_types(types, shapes), "has_max": False},
+                                  node.name)
+    return list(out) if isinstance(out, tuple) else []
+
+
+@rule("PartitionedCall", "StatefulPartitionedCall")
+def _call(builder, node, inputs, attrs):
+    callee = builder.library.callee(attrs["f"])
+    flat = list(callee._trace.flat_outputs)
+    if [t.dtype for t in flat] != list(attrs["Tout"]):
+        raise errors.InvalidArgumentError(None, None, f"The function {attrs['f']!r} called by "
+                                                      f"{builder.where(node)} returns {[t.dtype.name for t in flat]}, "
+                                                      f"the call declares {[d.name for d in attrs['Tout']]}.")
+    if len(callee.graph.inputs) != len(inputs):
+        raise errors.InvalidArgumentError(None, None, f"The function {attrs['f']!r} takes {len(callee.graph.inputs)} "
+                                                      f"inputs; {builder.where(node)} passes {len(inputs)}.")
+    out = builder.graph.create_op(CALL, inputs, {"concrete": callee, "graph": callee.graph, "outputs": flat,
+                                                 "output_types": [(t.dtype, t.shape) for t in flat]}, node.name)
+    return list(out) if isinstance(out, tuple) else []
