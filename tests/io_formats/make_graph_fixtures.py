@@ -2,15 +2,24 @@
 nothing in tensorflux or its tests imports this script.
 
     ~/venv-tf/bin/python tests/io_formats/make_graph_fixtures.py op-table > tensorflux/_src/io/formats/op_signatures.py
+    ~/venv-tf/bin/python tests/io_formats/make_graph_fixtures.py fixtures [DIR]   # default tests/io_formats/fixtures
 
 `op-table` records, for every op type tensorflux implements (plus the structural ops graphs are made of),
 the facts of TensorFlow's op interface that a FunctionDef must satisfy: the argument names and how their
-dtypes are given, the attrs, their kinds and defaults, and whether the op is stateful.
+dtypes are given, the attrs, their kinds and defaults, and whether the op is stateful. `fixtures` traces a few functions
+in TensorFlow (an MLP, control flow with a nested call and a variable update, a CNN with inference-mode
+batch norm, shape ops) and writes each as `<name>.pb` (the FunctionDefLibrary: the function and all it
+calls) with `<name>.json` (its name, the values of its captures in argument order, and inputs with the
+outputs TensorFlow computed); tests/io_formats/test_graph_protos.py imports them. The interop tests run
+this same script into a temporary directory.
 """
+import json
 import os
 import sys
 
+import numpy as np
 import tensorflow as tf
+from tensorflow.core.framework import function_pb2
 from tensorflow.python.framework import op_def_registry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -100,5 +109,104 @@ def op_table():
     print("}")
 
 
+def _functions():
+    rng = np.random.default_rng(7)
+    f32 = lambda *shape: rng.normal(size=shape).astype(np.float32)  # noqa: E731
+    w1, b1, w2 = tf.Variable(f32(4, 8)), tf.Variable(f32(8)), tf.Variable(f32(8, 3))
+
+    @tf.function
+    def mlp(x):
+        h = tf.nn.relu(tf.matmul(x, w1) + b1)
+        logits = tf.matmul(h, w2)
+        return tf.nn.softmax(logits), tf.argmax(logits, axis=1), tf.reduce_mean(tf.nn.sigmoid(logits), axis=0)
+
+    counter = tf.Variable(np.float32(1.0))
+
+    @tf.function
+    def inner(a, b):
+        return tf.tanh(a) * b
+
+    @tf.function
+    def control_flow(x, n):
+        if tf.reduce_sum(x) > 0:
+            y = x * 2.0
+        else:
+            y = -x
+        i = tf.constant(0)
+        while i < n:
+            y = inner(y, x) + 1.0
+            i += 1
+        counter.assign_add(1.0)
+        return y * counter, i
+
+    kernel, gamma, beta = tf.Variable(f32(3, 3, 2, 4)), tf.Variable(f32(4)), tf.Variable(f32(4))
+    mean, var = tf.constant(f32(4)), tf.constant(np.abs(f32(4)) + 0.5)
+    dense = tf.Variable(f32(16, 2))
+
+    @tf.function
+    def cnn(img):
+        c = tf.nn.conv2d(img, kernel, strides=1, padding="SAME")
+        c = tf.nn.bias_add(c, beta)
+        c, _, _ = tf.compat.v1.nn.fused_batch_norm(c, gamma, beta, mean=mean, variance=var, epsilon=1e-3,
+                                                   is_training=False)
+        c = tf.nn.max_pool2d(tf.nn.relu(c), 2, 2, "VALID")
+        a = tf.nn.avg_pool2d(c, 2, 1, "SAME")
+        flat = tf.reshape(a, [-1, 16])
+        return tf.matmul(flat, dense), tf.nn.gelu(a), tf.nn.leaky_relu(c, 0.3)
+
+    @tf.function
+    def shapes(x):
+        s = tf.shape(x)
+        r = tf.reshape(x, [s[0], 2, 3])
+        parts = tf.split(x, 3, axis=1)
+        return (tf.transpose(r, [0, 2, 1]), tf.concat([x, x * 2.0], axis=1), tf.stack([x, x], 1),
+                tf.gather(x, [0, 5], axis=1), parts[1], tf.unstack(x, axis=1)[2], x[:, 1:4:2],
+                tf.reduce_max(x, axis=[0, 1]), tf.reduce_sum(x, axis=1, keepdims=True), tf.cast(x * 10.0, tf.int32),
+                tf.math.cumsum(x, axis=1), tf.tile(x, [1, 2]), tf.pad(x, [[1, 0], [0, 1]]),
+                tf.where(x > 0.0, x, tf.zeros_like(x)), tf.math.top_k(x, 2).values, tf.one_hot(tf.argmin(x, 1), 6),
+                tf.squeeze(tf.expand_dims(x, 0), [0]), tf.reverse(x, [1]), tf.range(s[1]), tf.fill([2], 1.5))
+
+    return {
+        "tf_mlp": (mlp, [tf.TensorSpec([None, 4], tf.float32)], lambda: [f32(3, 4)]),
+        "tf_control_flow": (control_flow, [tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.int32)],
+                            lambda: [f32(2, 2), np.int32(rng.integers(0, 4))]),
+        "tf_cnn": (cnn, [tf.TensorSpec([None, 4, 4, 2], tf.float32)], lambda: [f32(2, 4, 4, 2)]),
+        "tf_shapes": (shapes, [tf.TensorSpec([None, 6], tf.float32)], lambda: [f32(int(rng.integers(1, 4)), 6)]),
+    }
+
+
+def _jsonable(value):
+    value = np.asarray(value)
+    return {"dtype": value.dtype.name, "value": value.tolist()}
+
+
+def fixtures(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    for name, (fn, specs, make_inputs) in _functions().items():
+        cf = fn.get_concrete_function(*specs)
+        library = function_pb2.FunctionDefLibrary()
+        library.function.add().CopyFrom(cf.function_def)
+        library.function.extend(cf.graph.as_graph_def().library.function)
+        handles = {id(v.handle): v for v in cf.variables}
+        captures = []
+        for t in cf.captured_inputs:
+            variable = handles.get(id(t))
+            captures.append(dict(kind="variable", **_jsonable(variable.numpy())) if variable is not None else
+                            dict(kind="tensor", **_jsonable(t.numpy())))
+        cases = []
+        for _ in range(4):
+            inputs = make_inputs()
+            outputs = tf.nest.flatten(cf(*[tf.constant(a) for a in inputs]))
+            cases.append({"inputs": [_jsonable(a) for a in inputs], "outputs": [_jsonable(o) for o in outputs]})
+        with open(os.path.join(out_dir, name + ".pb"), "wb") as f:
+            f.write(library.SerializeToString())
+        with open(os.path.join(out_dir, name + ".json"), "w") as f:
+            json.dump({"function": cf.function_def.signature.name, "captures": captures, "cases": cases}, f)
+    print(json.dumps({"written": sorted(_functions())}))
+
+
 if __name__ == "__main__":
-    {"op-table": op_table}[sys.argv[1]]()
+    if sys.argv[1] == "op-table":
+        op_table()
+    else:
+        fixtures(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "fixtures"))

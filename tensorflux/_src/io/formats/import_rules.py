@@ -314,3 +314,13 @@ def _call(builder, node, inputs, attrs):
     out = builder.graph.create_op(CALL, inputs, {"concrete": callee, "graph": callee.graph, "outputs": flat,
                                                  "output_types": [(t.dtype, t.shape) for t in flat]}, node.name)
     return list(out) if isinstance(out, tuple) else []
+
+
+# -- TensorFlow ops tensorflux computes through others ---------------------------------------------
+@rule("Erfc")
+def _erfc(builder, node, inputs, attrs):
+    x = inputs[0]
+    graph = builder.graph
+    one = graph.add_constant(np.asarray(1, dtype=x.dtype.as_numpy_dtype), f"{node.name}/one")
+    erf = graph.create_op(registry.OPS["Erf"], [x], {}, f"{node.name}/Erf")
+    return [graph.create_op(registry.OPS["Sub"], [one, erf], {}, node.name)]
