@@ -22,7 +22,7 @@ import tensorflow as tf
 from tensorflow.core.framework import function_pb2
 from tensorflow.python.framework import op_def_registry
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", os.path.join("tests", "io_formats", "-"))))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 STRUCTURAL = ("Const Placeholder PartitionedCall StatefulPartitionedCall If StatelessIf While StatelessWhile NoOp "
