@@ -1,0 +1,333 @@
+"""tensorflux.onnx.export: each exported model passes onnx's checker, runs in onnxruntime and gives
+tensorflux's own outputs (MLP, CNN with batch norm and pooling, LSTM/GRU, cond and while, dynamic batch).
+Skipped when onnx or onnxruntime is missing (the optional extra `[onnx]`)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+L = tf.keras.layers
+
+
+def _onnx():
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    return onnx, ort
+
+
+def _export_and_run(obj, feeds, path, **kwargs):
+    """Exports `obj`, checks the model (with shape inference), runs it; returns (outputs, model)."""
+    onnx, ort = _onnx()
+    model = tf.onnx.export(obj, str(path), **kwargs)
+    onnx.checker.check_model(model, full_check=True)
+    assert onnx.load(str(path)) == model
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    assert len(names) == len(feeds)
+    return session.run(None, dict(zip(names, feeds))), model
+
+
+def _close(got, want, tol=1e-5):
+    want = np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def _random(shape, seed=0):
+    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+
+
+def test_mlp_keras_model_with_dynamic_batch(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((4,)), L.Dense(8, activation="relu"), L.Dense(5, activation="tanh"),
+                                 L.Dense(3, activation="softmax")])
+    for batch in (1, 7):
+        x = _random((batch, 4), batch)
+        (got,), proto = _export_and_run(model, [x], tmp_path / "mlp.onnx")
+        _close(got, model(x).numpy())
+    dims = proto.graph.input[0].type.tensor_type.shape.dim
+    assert dims[0].dim_param == "batch" and dims[1].dim_value == 4
+    # The weights are initializers, once each.
+    assert len(proto.graph.initializer) >= 6
+    assert len({i.name for i in proto.graph.initializer}) == len(proto.graph.initializer)
+
+
+def _trained_batch_norm(layer, channels, seed):
+    rng = np.random.default_rng(seed)
+    layer.gamma.assign(rng.uniform(0.5, 1.5, channels).astype(np.float32))
+    layer.beta.assign(rng.normal(size=channels).astype(np.float32))
+    layer.moving_mean.assign(rng.normal(size=channels).astype(np.float32))
+    layer.moving_variance.assign(rng.uniform(0.5, 2.0, channels).astype(np.float32))
+
+
+def test_cnn_with_batch_norm_and_pooling(tmp_path):
+    bn = L.BatchNormalization()
+    model = tf.keras.Sequential([
+        tf.keras.Input((12, 12, 3)),
+        L.Conv2D(6, 3, padding="same"), bn, L.ReLU(),
+        L.MaxPooling2D(),
+        L.ZeroPadding2D(1),
+        L.Conv2D(8, 3, strides=2, padding="valid", activation="relu"),
+        L.DepthwiseConv2D(3, padding="same", depth_multiplier=2),
+        L.AveragePooling2D(2, padding="same"),
+        L.Conv2D(4, 2, dilation_rate=2, padding="same"),
+        L.GlobalAveragePooling2D(),
+        L.Dense(3)])
+    _trained_batch_norm(bn, 6, 1)
+    x = _random((4, 12, 12, 3))
+    (got,), proto = _export_and_run(model, [x], tmp_path / "cnn.onnx")
+    _close(got, model(x, training=False).numpy(), 1e-4)
+    kinds = {n.op_type for n in proto.graph.node}
+    assert {"Conv", "MaxPool", "AveragePool"} <= kinds
+
+
+def test_conv1d_and_1d_pooling(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((16, 3)), L.Conv1D(4, 3, dilation_rate=2, activation="elu"),
+                                 L.MaxPooling1D(2, padding="same"), L.Conv1D(2, 3, strides=2, padding="same"),
+                                 L.AveragePooling1D(2), L.Flatten(), L.Dense(2, activation="sigmoid")])
+    x = _random((3, 16, 3), 2)
+    (got,), _ = _export_and_run(model, [x], tmp_path / "conv1d.onnx")
+    _close(got, model(x).numpy())
+
+
+def test_conv2d_transpose_and_upsampling(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((5, 5, 2)), L.Conv2DTranspose(3, 3, strides=2, padding="same"),
+                                 L.Conv2DTranspose(2, 2, strides=1, padding="valid"), L.UpSampling2D()])
+    x = _random((2, 5, 5, 2), 3)
+    (got,), _ = _export_and_run(model, [x], tmp_path / "deconv.onnx")
+    _close(got, model(x).numpy())
+
+
+def test_recurrent_keras_model(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((6, 3)), L.LSTM(5, return_sequences=True), L.GRU(4, return_sequences=True),
+                                 L.SimpleRNN(3), L.Dense(2)])
+    for batch in (1, 4):
+        x = _random((batch, 6, 3), 10 + batch)
+        (got,), proto = _export_and_run(model, [x], tmp_path / "rnn.onnx")
+        _close(got, model(x).numpy())
+    assert "Loop" in {n.op_type for n in proto.graph.node}
+
+
+def test_embedding_layer_norm_and_gelu(tmp_path):
+    inputs = tf.keras.Input((5,), dtype="int32")
+    h = L.Embedding(11, 6)(inputs)
+    h = L.LayerNormalization()(h)
+    h = L.Dense(4, activation="gelu")(h)
+    outputs = L.Dropout(0.5)(h)
+    model = tf.keras.Model(inputs, outputs)
+    x = np.random.default_rng(4).integers(0, 11, size=(3, 5)).astype(np.int32)
+    (got,), _ = _export_and_run(model, [x], tmp_path / "emb.onnx")
+    _close(got, model(x).numpy())
+
+
+@tf.function
+def _branch_and_loop(x, n):
+    if tf.reduce_sum(x) > 0:
+        y = x * 2.0
+    else:
+        y = tf.nn.relu(x - 1.0)
+    i = tf.constant(0)
+    while i < n:
+        y = y + tf.cast(i, tf.float32) * 0.5
+        i += 1
+    return y, i
+
+
+def test_tf_function_with_cond_and_while(tmp_path):
+    signature = [tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([], tf.int32)]
+    path = tmp_path / "flow.onnx"
+    for x, n in [(np.abs(_random((2, 3))), 4), (-np.abs(_random((5, 3), 1)), 0), (_random((1, 3), 2), 3)]:
+        n = np.array(n, np.int32)
+        (y, i), proto = _export_and_run(_branch_and_loop, [x, n], path, input_signature=signature)
+        want_y, want_i = _branch_and_loop(x, n)
+        _close(y, want_y.numpy())
+        _close(i, want_i.numpy())
+    kinds = {n.op_type for n in proto.graph.node}
+    assert {"If", "Loop"} <= kinds
+
+
+def test_while_loop_with_maximum_iterations_and_tensor_array(tmp_path):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32)])
+    def running_sums(x, limit):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=())
+        _, total, ta = tf.while_loop(lambda k, s, t: k < tf.shape(x)[0],
+                                     lambda k, s, t: (k + 1, s + x[k], t.write(k, s + x[k])),
+                                     (tf.constant(0), tf.constant(0.0), ta), maximum_iterations=limit)
+        return total, ta.stack()
+
+    path = tmp_path / "loop.onnx"
+    for x, limit in [(_random((6,)), 4), (_random((3,), 1), 10)]:
+        limit = np.array(limit, np.int32)
+        (total, sums), _ = _export_and_run(running_sums, [x, limit], path)
+        want_total, want_sums = running_sums(x, limit)
+        _close(total, want_total.numpy())
+        _close(sums, want_sums.numpy())
+
+
+def test_nested_tf_function_and_captured_variable(tmp_path):
+    scale = tf.Variable([1.0, -2.0, 3.0], name="scale")
+    offset = tf.constant([0.5, 0.25, 0.125])
+
+    @tf.function
+    def inner(x):
+        return x * scale
+
+    @tf.function
+    def outer(x):
+        return tf.math.tanh(inner(x) + offset)
+
+    x = _random((4, 3))
+    cf = outer.get_concrete_function(tf.TensorSpec([None, 3], tf.float32))
+    (got,), proto = _export_and_run(cf, [x], tmp_path / "nested.onnx")
+    _close(got, outer(x).numpy())
+    values = {i.name: np.frombuffer(i.raw_data, np.float32) for i in proto.graph.initializer if i.raw_data}
+    assert any(np.array_equal(v, [1.0, -2.0, 3.0]) for v in values.values())
+    # A traced tf.function with exactly one concrete function needs no signature.
+    (again,), _ = _export_and_run(outer, [x], tmp_path / "nested2.onnx")
+    _close(again, got)
+
+
+def test_array_shape_and_reduction_ops(tmp_path):
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32), tf.TensorSpec([None], tf.int32)])
+    def ops(x, idx):
+        parts = tf.split(x, [1, 3], axis=1)
+        halves = tf.split(x, 2, axis=1)
+        a, b, c, d = tf.unstack(x, axis=1)
+        return [
+            tf.gather(x, [3, 0], axis=1), tf.gather(x, idx % 2), tf.concat([x, x * 2.0], axis=0),
+            x[:, 1:3], x[::-1], x[1:, ::2], x[:, tf.newaxis, -1], x[..., 0], x[-1],
+            tf.reshape(x, [-1, 2, 2]), tf.transpose(x), tf.stack([a, b], axis=1), c + d,
+            parts[1], halves[0], tf.pad(x, [[1, 0], [2, 1]], constant_values=3.0), tf.pad(x, [[1, 1], [1, 1]], "REFLECT"),
+            tf.tile(x, [2, 1]), tf.one_hot(idx, 3), tf.range(tf.shape(x)[0]), tf.math.cumsum(x, axis=1, reverse=True),
+            tf.where(x > 0, x, 0.1 * x), tf.reduce_max(x, axis=1), tf.reduce_mean(x, axis=0, keepdims=True),
+            tf.reduce_sum(x), tf.reduce_prod(x, axis=1), tf.reduce_min(x, axis=[0, 1]), tf.reduce_all(x > -5.0),
+            tf.reduce_any(x > 1.0, axis=1), tf.argmax(x, axis=1), tf.argmin(x, axis=0, output_type=tf.int32),
+            tf.cast(x * 10.0, tf.int32), tf.math.floordiv(idx - 3, 2), tf.math.floormod(idx - 3, 2),
+            tf.math.floormod(x, 0.7), tf.expand_dims(x, 0), tf.squeeze(x[:, :1], axis=1), tf.zeros_like(x),
+            tf.ones_like(idx), tf.fill(tf.shape(x), 2.0), tf.broadcast_to(x[:1], tf.shape(x)), tf.size(x),
+            tf.shape(x), tf.slice(x, [1, 0], [-1, 2]), tf.clip_by_value(x, -0.5, 0.5), tf.abs(x), tf.square(x),
+            tf.math.rsqrt(tf.abs(x) + 1.0), tf.math.squared_difference(x, 1.0), tf.pow(tf.abs(x), 1.5),
+            tf.nn.leaky_relu(x, 0.3), tf.nn.relu6(x * 5.0), tf.nn.elu(x), tf.nn.selu(x), tf.nn.softplus(x),
+            tf.nn.silu(x), tf.nn.gelu(x, approximate=True), tf.nn.log_softmax(x), tf.nn.softmax(x, axis=0),
+            tf.matmul(x, x, transpose_b=True), tf.einsum("ij,kj->ik", x, x), tf.math.log1p(tf.abs(x)),
+            tf.math.sign(x), tf.math.round(x), tf.math.maximum(x, 0.0), tf.math.logical_not(x > 0),
+        ]
+
+    x = _random((5, 4), 6)
+    idx = np.array([0, 2, 1, 4, 3], np.int32)
+    got, proto = _export_and_run(ops, [x, idx], tmp_path / "ops.onnx")
+    want = ops(x, idx)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _close(g, w.numpy())
+
+
+def test_dynamic_slice_index_inside_loop(tmp_path):
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def rows(x):
+        total = tf.zeros([3])
+        for i in tf.range(tf.shape(x)[0]):
+            total += x[i] * tf.cast(i + 1, tf.float32)
+        return total
+
+    x = _random((4, 3), 8)
+    (got,), _ = _export_and_run(rows, [x], tmp_path / "rows.onnx")
+    _close(got, rows(x).numpy())
+
+
+def test_opset_selects_the_version(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), L.Dense(2)])
+    x = _random((2, 3))
+    for opset in (17, 18, 20):
+        (got,), proto = _export_and_run(model, [x], tmp_path / f"m{opset}.onnx", opset=opset)
+        assert [o.version for o in proto.opset_import if o.domain == ""] == [opset]
+        _close(got, model(x).numpy())
+    (got,), proto = _export_and_run(tf.function(lambda t: tf.reduce_mean(t, axis=1)), [x], tmp_path / "r17.onnx",
+                                    input_signature=[tf.TensorSpec([None, 3], tf.float32)], opset=17)
+    _close(got, x.mean(axis=1))
+    with pytest.raises(ValueError, match="`opset` must be an int from 17"):
+        tf.onnx.export(model, str(tmp_path / "bad.onnx"), opset=9)
+
+
+def test_unsupported_op_is_named(tmp_path):
+    _onnx()
+
+    @tf.function(input_signature=[tf.TensorSpec([3, 3], tf.float32)])
+    def inverse(x):
+        return tf.linalg.inv(x) + 1.0
+
+    with pytest.raises(NotImplementedError,
+                       match=r"ONNX export does not support op 'MatrixInverse' \(node 'MatrixInverse'\)"):
+        tf.onnx.export(inverse, str(tmp_path / "inv.onnx"))
+    assert not os.path.exists(tmp_path / "inv.onnx")
+
+
+def test_failed_export_leaves_the_previous_file(tmp_path):
+    _onnx()
+    path = tmp_path / "m.onnx"
+    path.write_bytes(b"previous")
+
+    @tf.function(input_signature=[tf.TensorSpec([2, 2], tf.float32)])
+    def determinant(x):
+        return tf.linalg.det(x)
+
+    with pytest.raises(NotImplementedError, match="MatrixDeterminant"):
+        tf.onnx.export(determinant, str(path))
+    assert path.read_bytes() == b"previous"
+    assert os.listdir(tmp_path) == ["m.onnx"]
+
+
+def test_what_to_export_must_be_unambiguous(tmp_path):
+    _onnx()
+
+    @tf.function
+    def double(x):
+        return x * 2
+
+    with pytest.raises(ValueError, match="0 traced concrete functions"):
+        tf.onnx.export(double, str(tmp_path / "d.onnx"))
+    double(tf.constant([1.0]))
+    double(tf.constant([[1.0]]))
+    with pytest.raises(ValueError, match="2 traced concrete functions. Pass `input_signature`"):
+        tf.onnx.export(double, str(tmp_path / "d.onnx"))
+    cf = double.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    with pytest.raises(ValueError, match="cannot be given with a concrete function"):
+        tf.onnx.export(cf, str(tmp_path / "d.onnx"), input_signature=[tf.TensorSpec([None], tf.float32)])
+    with pytest.raises(TypeError, match="expects a tf.function, a concrete function or a Keras model"):
+        tf.onnx.export(lambda x: x, str(tmp_path / "d.onnx"))
+
+
+def test_subclassed_model_needs_a_signature(tmp_path):
+    class Twice(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = L.Dense(2)
+
+        def call(self, x):
+            return self.dense(x) * 2.0
+
+    model = Twice()
+    x = _random((3, 4))
+    model(x)
+    _onnx()
+    with pytest.raises(ValueError, match="pass `input_signature`"):
+        tf.onnx.export(model, str(tmp_path / "s.onnx"))
+    (got,), _ = _export_and_run(model, [x], tmp_path / "s.onnx",
+                                input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    _close(got, model(x).numpy())
+
+
+def test_missing_onnx_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx", None)     # `import onnx` now raises ImportError
+    model = tf.keras.Sequential([tf.keras.Input((3,)), L.Dense(2)])
+    with pytest.raises(ImportError, match=r'pip install "tensorflux\[onnx\]"'):
+        tf.onnx.export(model, str(tmp_path / "m.onnx"))
+
+
+def test_import_tensorflux_does_not_import_onnx():
+    import subprocess
+    code = "import sys, tensorflux as tf; tf.onnx.export; print('onnx' in sys.modules, 'onnxruntime' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
