@@ -693,10 +693,6 @@ XFAILS = {
     "iterator_checkpointing":
         "tf.train.Checkpoint refuses a tf.data iterator (ValueError: not a trackable object); "
         "TensorFlow checkpoints and restores the iterator's position",
-    "keras_fit_on_dataset":
-        "fit(ds.repeat(), steps_per_epoch=20) restarts the Dataset each epoch instead of continuing the "
-        "same iterator (epoch 2 loss 1.9816 vs 1.9924); and no UserWarning that `shuffle=True` is "
-        "ignored for a Dataset",
 }
 
 

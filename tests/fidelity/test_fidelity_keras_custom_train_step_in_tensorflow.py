@@ -270,17 +270,7 @@ def ex_gan_fit():
     print([m.name for m in gan.metrics])
 
 
-FUNCTIONAL_SUBCLASS = ("a keras.Model subclass cannot be built Functional-style: CustomModel(inputs, outputs) "
-                       "raises TypeError (keyword arguments only; with keywords: ValueError, not supported)")
-XFAILS = {
-    "override_train_step": FUNCTIONAL_SUBCLASS,
-    "train_step_on_layers_in_init_model":
-        "model.metrics after compile(metrics=['mae']) is only [loss]: the 'compile_metrics' container "
-        "(holding the compiled metrics) is missing, so a custom train_step never updates or logs mae",
-    "sample_weight_in_train_step": FUNCTIONAL_SUBCLASS,
-    "override_test_step": FUNCTIONAL_SUBCLASS,
-    "gan_fit": "tf.keras has no `random` namespace (keras.random.SeedGenerator / normal / uniform)",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

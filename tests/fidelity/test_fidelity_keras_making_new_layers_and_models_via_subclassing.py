@@ -333,11 +333,9 @@ def ex_vae_end_to_end():
 
 
 XFAILS = {
-    "ops_backend_agnostic_layer": "tf.keras has no `ops` namespace (AttributeError)",
     "get_config_with_base_config":
         "Layer.get_config gives 'dtype': 'float32' (and puts the subclass's init args first) instead of "
         "Keras 3's serialized DTypePolicy dict {'module': 'keras', 'class_name': 'DTypePolicy', ...}",
-    "training_argument_dropout": "tf.keras has no `random` namespace (keras.random.dropout)",
     "vae_end_to_end":
         "inside fit's traced step, tf.random.normal(shape=(batch, dim)) with symbolic scalar tensors "
         "raises TypeError instead of auto-packing the tuple into a shape tensor",

@@ -237,7 +237,6 @@ def ex_pretrained_base_plus_classifier():
 
 
 XFAILS = {
-    "ops_namespace": "tf.keras has no `ops` namespace (AttributeError)",
     "layer_weights_created_on_first_call":
         "layer weights are tf.Variables named 'dense/kernel:0' with tf.Variable's repr, not Keras 3 "
         "Variables named 'kernel' shown as '<Variable path=dense/kernel, shape=..., value=...>'",

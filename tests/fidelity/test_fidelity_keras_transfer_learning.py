@@ -239,9 +239,6 @@ XFAILS = {
     "summary_show_trainable":
         "summary(show_trainable=True) has no 'Trai…' column (Y / N / -); and the first column is widened "
         "instead of Keras' fixed widths with wrapped cells",
-    "end_to_end_train_and_fine_tune":
-        "fit on a tf.data.Dataset does not emit Keras' UserWarning that `shuffle=True` (the default) is "
-        "ignored for a Dataset",
 }
 
 

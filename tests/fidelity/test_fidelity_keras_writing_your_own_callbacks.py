@@ -222,11 +222,7 @@ def ex_learning_rate_schedule_callback():
     print(float(np.array(net.optimizer.learning_rate)))
 
 
-XFAILS = {
-    "hook_order_fit":
-        "on_train_end gets empty logs; Keras passes the last epoch's logs (loss, mean_absolute_error, "
-        "val_loss, val_mean_absolute_error)",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

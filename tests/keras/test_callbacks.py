@@ -98,8 +98,11 @@ def test_model_checkpoint_names_files_from_the_logs(tmp_path):
     restored = make()
     restored.load_weights(str(tmp_path / "w03-0.10.weights.h5"))
     np.testing.assert_array_equal(restored.get_weights()[0], model.get_weights()[0])
+    # As Keras 3: weights files need save_weights_only=True, whole models a `.keras` name.
     with pytest.raises(ValueError, match="must end in `.weights.h5`"):
-        keras.callbacks.ModelCheckpoint(str(tmp_path / "model.keras"))
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "model.keras"), save_weights_only=True)
+    with pytest.raises(ValueError, match="must end in `.keras`"):
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "w.weights.h5"))
 
 
 def test_lambda_terminate_on_nan_and_csv_logger(tmp_path):

@@ -10,6 +10,7 @@ import sys
 from .. import namespaces as _namespaces  # tensorflux is fully imported before this room loads (LAZY)
 # functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
 from . import activations, backend_config, callbacks, initializers, losses, metrics, regularizers, utils
+from . import ops, random
 from .models import functional, model as models
 from .layers import (input_layer, core as layers, activations as layers_activation,
     attention as layers_attention, convolutional as layers_conv_extra, normalization as layers_extra,
@@ -21,8 +22,8 @@ from .naming import clear_session
 
 _SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
             layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
-            layers_reshaping, layers_rnn, losses, metrics, models, optimizers, regularizers, saving, schedules,
-            serialization, utils)
+            layers_reshaping, layers_rnn, losses, metrics, models, ops, optimizers, random, regularizers, saving,
+            schedules, serialization, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

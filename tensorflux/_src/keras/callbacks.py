@@ -5,9 +5,10 @@ and, at each hook, the logs so far (`{"loss": 0.12, "val_loss": 0.3, …}` as Py
 hooks cost a conversion of the step's results to floats, so `CallbackList` only runs them when some
 callback overrides them. The built-in callbacks follow Keras's rules: EarlyStopping and
 ReduceLROnPlateau wait `patience` epochs without an improvement of at least `min_delta` in `monitor`
-(minimised, or maximised for accuracy/AUC names in mode "auto"); ModelCheckpoint writes weights
-files whose names may use `{epoch}` and any logged value; LearningRateScheduler sets the optimizer's
-learning rate before each epoch.
+(minimised, or maximised for accuracy/AUC names in mode "auto"); ModelCheckpoint writes `.keras`
+models or weights files whose names may use `{epoch}` and any logged value; LearningRateScheduler sets the optimizer's
+learning rate before each epoch. The legacy hooks `on_batch_begin`/`on_batch_end` are the default
+bodies of `on_train_batch_begin`/`on_train_batch_end`, as in Keras 3.
 """
 import csv
 import math
@@ -42,8 +43,16 @@ class Callback:
     def on_train_end(self, logs=None): pass
     def on_epoch_begin(self, epoch, logs=None): pass
     def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
+    def on_batch_begin(self, batch, logs=None): pass
+    def on_batch_end(self, batch, logs=None): pass
+
+    # The legacy hooks on_batch_begin/on_batch_end are what the training batch hooks call by default.
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs=logs)
+
     def on_test_begin(self, logs=None): pass
     def on_test_end(self, logs=None): pass
     def on_test_batch_begin(self, batch, logs=None): pass
@@ -76,7 +85,12 @@ class CallbackList:
         return notify
 
 
+_LEGACY_ALIAS = {"on_train_batch_begin": "on_batch_begin", "on_train_batch_end": "on_batch_end"}
+
+
 def _overrides(callback, hook):
+    if hook in _LEGACY_ALIAS and _overrides(callback, _LEGACY_ALIAS[hook]):
+        return True
     method = getattr(type(callback), hook, None)
     return method is not None and method is not getattr(Callback, hook, None) or \
         hook in getattr(callback, "__dict__", {})
@@ -173,44 +187,74 @@ class EarlyStopping(_Monitoring):
 
 
 class ModelCheckpoint(_Monitoring):
-    """Writes the model's weights after each epoch (or only when `monitor` improves, `save_best_only`).
-    `filepath` may hold `{epoch}` (1-based) and logged values: `"ckpt/{epoch:02d}-{val_loss:.2f}.weights.h5"`.
-    tensorflux writes weights files only (its `save_weights` format), so the name must end in `.weights.h5`."""
+    """Saves the model after each epoch (or only when `monitor` improves, `save_best_only`): the whole
+    model (`model.save`, a `.keras` name) or, with `save_weights_only=True`, its weights (`.weights.h5`).
+    `filepath` may hold `{epoch}` (1-based) and logged values: `"ckpt/{epoch:02d}-{val_loss:.2f}.keras"`."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
                  mode="auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__(monitor, mode, 0)
         self.filepath = os.fspath(filepath)
-        if not self.filepath.endswith(".weights.h5"):
-            raise ValueError(f"tensorflux's ModelCheckpoint saves weights only: `filepath` must end in "
-                             f"`.weights.h5` (whole-model `.keras` files are not supported). Received: "
+        self.save_weights_only = bool(save_weights_only)
+        if self.save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError(f"When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided "
+                             f"must end in `.weights.h5` (Keras weights format). Received: filepath={self.filepath}")
+        if not self.save_weights_only and not self.filepath.endswith(".keras"):
+            raise ValueError(f"The filepath provided must end in `.keras` (Keras model format). Received: "
                              f"filepath={self.filepath}")
-        if save_freq != "epoch":
-            raise ValueError(f"tensorflux's ModelCheckpoint saves once per epoch: `save_freq` must be 'epoch'. "
-                             f"Received: save_freq={save_freq}")
-        self.verbose, self.save_best_only = verbose, save_best_only
-        if initial_value_threshold is not None:
-            self.best = initial_value_threshold
+        if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer "
+                             f"values")
+        self.verbose, self.save_best_only, self.save_freq = verbose, save_best_only, save_freq
+        self.best = initial_value_threshold     # None until a first value: any value improves on it
+        self._current_epoch = 0
+        self._batches_since_save = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq != "epoch":        # every `save_freq` batches, counted across epochs
+            self._batches_since_save += 1
+            if self._batches_since_save >= self.save_freq:
+                self._batches_since_save = 0
+                self._save(self._current_epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    def _save(self, epoch, batch, logs):
         logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if batch is None or "batch" in logs:
+            path = self.filepath.format(epoch=epoch + 1, **logs)
+        else:
+            path = self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
         if self.save_best_only:
-            current = self._current(logs)
-            if current is None or not self.monitor_op(current, self.best):
-                if current is not None and self.verbose > 0:
-                    _trainer.emit(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
-                return
-            if self.verbose > 0:
-                _trainer.emit(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to {current:.5f}, "
-                              f"saving model to {path}")
-            self.best = current
+            current = logs.get(self.monitor)
+            if current is None:
+                warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=3)
+            else:
+                best = "None" if self.best is None else f"{self.best:.5f}"
+                if self.best is not None and not self._is_improvement(current, self.best):
+                    if self.verbose > 0:
+                        _trainer.emit(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
+                    return
+                if self.verbose > 0:
+                    _trainer.emit(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to {current:.5f}, "
+                                  f"saving model to {path}")
+                self.best = current
         elif self.verbose > 0:
             _trainer.emit(f"\nEpoch {epoch + 1}: saving model to {path}")
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        self.model.save_weights(path, overwrite=True)
+        if self.save_weights_only:
+            self.model.save_weights(path, overwrite=True)
+        else:
+            self.model.save(path, overwrite=True)
+        if self.verbose > 0:
+            _trainer.emit(f"\nEpoch {epoch + 1}: finished saving model to {path}")
 
 
 class LearningRateScheduler(Callback):

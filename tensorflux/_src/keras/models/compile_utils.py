@@ -154,3 +154,38 @@ class MetricPlan:
                 metric.update_state(y, y_pred, sample_weight if weighted else None)
             else:
                 metric.update_state(targets[index], predictions[index], sample_weight if weighted else None)
+
+
+class CompileMetrics(_metrics.Metric):
+    """The one entry Keras 3 lists as `compile_metrics` in `model.metrics` for everything passed to
+    `compile(metrics=..., weighted_metrics=...)`: a custom `train_step` that updates every metric of
+    `model.metrics` with `(y, y_pred)` updates them all through it, and its result is a dict by metric name
+    that the logs flatten (`mae`, not `compile_metrics`)."""
+
+    def __init__(self, plan, output_names):
+        super().__init__(name="compile_metrics")
+        self._plan = plan
+        self._output_names = output_names     # y_pred -> the names of the model's outputs
+
+    @property
+    def metrics(self):
+        return self._plan.metrics
+
+    @property
+    def variables(self):
+        return [v for m in self.metrics for v in m.variables]
+
+    def reset_state(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self._plan.update(y_true, y_pred, sample_weight, self._output_names(y_pred))
+
+    def result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def flat_names(self):
+        """The names `evaluate` lists in this container's place (single-output metrics only: Keras matches
+        its metrics' own names, which lack the output prefix a multi-output model's logs carry)."""
+        return [m.name for m, _, index in self._plan.entries or () if index is None]

@@ -32,6 +32,7 @@ class Model(Layer):
     # weights files.
     _functional = None
     _save_model = _model_config = _save_weights_file = _load_weights_file = None
+    _compile_metrics = None     # compile_utils.CompileMetrics once compiled with metrics
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
@@ -92,6 +93,8 @@ class Model(Layer):
             self.loss = loss
             self._loss_plan = _compile_utils.LossPlan(loss, loss_weights)
         self._metric_plan = _compile_utils.MetricPlan(metrics, weighted_metrics)
+        self._compile_metrics = None if metrics is None and weighted_metrics is None else \
+            _compile_utils.CompileMetrics(self._metric_plan, self._output_names)
         self._loss_tracker = _metrics.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
         self._train_function = self._test_function = self._predict_function = None
@@ -105,7 +108,8 @@ class Model(Layer):
     def metrics(self):
         if self._loss_tracker is None:
             return []
-        return [self._loss_tracker] + self._loss_plan.trackers + self._metric_plan.metrics
+        compiled = [self._compile_metrics] if self._compile_metrics is not None else []
+        return [self._loss_tracker] + compiled + self._loss_plan.trackers
 
     @property
     def metrics_names(self):
@@ -131,7 +135,8 @@ class Model(Layer):
         return terms[0] if len(terms) == 1 else tf.add_n(terms)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        self._metric_plan.update(y, y_pred, sample_weight, self._output_names(y_pred))
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def _output_names(self, y_pred):
@@ -143,7 +148,14 @@ class Model(Layer):
         return list(names) if names and len(names) == count else [f"output_{i}" for i in range(count)]
 
     def get_metrics_result(self):
-        return {m.name: m.result() for m in self.metrics}
+        results = {}
+        for m in self.metrics:
+            result = m.result()
+            if isinstance(result, dict):      # compile_metrics: its metrics by name
+                results.update(result)
+            else:
+                results[m.name] = result
+        return results
 
     def _track_loss(self, x, loss):
         batch = tf.shape(tf.nest.flatten(x)[0])[0]
@@ -202,9 +214,11 @@ class Model(Layer):
             initial_epoch=0, steps_per_epoch=None, validation_steps=None, validation_batch_size=None,
             validation_freq=1):
         self._assert_compiled()
-        if class_weight is not None:
-            raise ValueError("tensorflux's Keras `fit` does not support `class_weight`; pass `sample_weight`.")
-        data = _trainer.batches_for(x, y, sample_weight, batch_size, shuffle)
+        if isinstance(x, tf.data.Dataset) and shuffle:
+            warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+                          "tf.data.Dataset. The Dataset is expected to already be shuffled (via "
+                          "`.shuffle(buffer_size)`).", stacklevel=2)
+        data = _trainer.batches_for(x, y, sample_weight, batch_size, shuffle, class_weight)
         held_out = None
         if validation_data is not None:
             vx, vy, vw = _trainer.unpack_x_y_sample_weight(validation_data)
@@ -217,17 +231,20 @@ class Model(Layer):
         verbose = _trainer.resolve_verbose(verbose)
         history = _callbacks.History()     # notified last, so it records what other callbacks add to the logs
         callbacks = _callbacks.CallbackList(list(callbacks or ()) + [history], self,
-                                            {"verbose": verbose, "epochs": epochs, "steps": data.steps})
+                                            {"verbose": verbose, "epochs": epochs,
+                                             "steps": steps_per_epoch or data.steps})
+        epochs_data = _trainer.EpochIterator(data, steps_per_epoch)
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin({})
+        logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch, {})
             if verbose and epochs > 1:
                 _trainer.emit(f"Epoch {epoch + 1}/{epochs}")
             timer = _trainer.Timer()
-            logs, steps = self._run_epoch(train_function, data, steps_per_epoch, callbacks, "train")
+            logs, steps = self._run_epoch(train_function, epochs_data.epoch(), None, callbacks, "train")
             if held_out is not None and (epoch + 1) % validation_freq == 0:
                 callbacks.on_test_begin({})
                 val_logs, _ = self._run_epoch(self.make_test_function(), held_out, validation_steps, callbacks, "test",
@@ -239,7 +256,7 @@ class Model(Layer):
             callbacks.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
-        callbacks.on_train_end({})
+        callbacks.on_train_end(dict(logs))     # the last epoch's logs, as Keras passes them
         self.history = history
         return history
 
@@ -281,7 +298,10 @@ class Model(Layer):
         return logs if return_dict else self._in_metric_order(logs)
 
     def _in_metric_order(self, logs):
-        names = [n for n in self.metrics_names if n in logs]
+        names = []
+        for m in self.metrics:
+            names += m.flat_names() if isinstance(m, _compile_utils.CompileMetrics) else [m.name]
+        names = [n for n in names if n in logs]
         names += [n for n in logs if n not in names]
         values = [logs[n] for n in names]
         return values[0] if len(values) == 1 else values

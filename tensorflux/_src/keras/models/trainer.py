@@ -7,6 +7,7 @@ its elements being `x`, `(x, y)` or `(x, y, sample_weight)`.
 import math
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -82,6 +83,8 @@ class ArrayBatches:
 class DatasetBatches:
     """Batches from a `tf.data.Dataset` (already batched by the user)."""
 
+    class_weight = None     # fit(class_weight=...): each batch's sample weights come from its targets
+
     def __init__(self, dataset):
         self._dataset = dataset
         cardinality = int(dataset.cardinality()) if hasattr(dataset, "cardinality") else -2
@@ -91,7 +94,10 @@ class DatasetBatches:
         count = 0
         for element in self._dataset:
             count += 1
-            yield unpack_x_y_sample_weight(element)
+            batch = unpack_x_y_sample_weight(element)
+            if self.class_weight is not None:
+                batch[2] = tf.constant(class_sample_weights(batch[1], self.class_weight))
+            yield batch
         self.steps = count
 
 
@@ -110,15 +116,80 @@ def unpack_x_y_sample_weight(data):
                      f"found: {data}")
 
 
-def batches_for(x, y=None, sample_weight=None, batch_size=None, shuffle=False):
+def batches_for(x, y=None, sample_weight=None, batch_size=None, shuffle=False, class_weight=None):
+    if class_weight is not None and sample_weight is not None:
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
     if isinstance(x, tf.data.Dataset):
         if y is not None:
             raise ValueError("When providing `x` as a tf.data.Dataset, `y` should not be passed. Instead, the "
                              "targets should be included as part of the tf.data.Dataset.")
-        return DatasetBatches(x)
+        batches = DatasetBatches(x)
+        if class_weight is not None:
+            batches.class_weight = class_weight
+        return batches
     if x is None:
         raise ValueError("Unrecognized data type: x=None")
+    if class_weight is not None:
+        sample_weight = class_sample_weights(y, class_weight)
     return ArrayBatches(x, y, sample_weight, batch_size, shuffle)
+
+
+def class_sample_weights(y, class_weight):
+    """Each sample's weight under `fit(class_weight=...)`: the weight of its class (the target itself, or
+    its argmax for one-hot targets); classes the dict does not name weigh 1, as Keras' lookup table has it."""
+    if tf.nest.is_nested(y) and not isinstance(y, np.ndarray):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    labels = np.asarray(y)
+    if labels.ndim > 1 and labels.shape[-1] > 1:
+        labels = np.argmax(labels, axis=-1)
+    elif labels.ndim > 1:
+        labels = labels.reshape(labels.shape[0])
+    labels = labels.astype(np.int64)
+    table = np.ones(max(int(labels.max(initial=0)), max(class_weight, default=0)) + 1, np.float32)
+    for cls, weight in class_weight.items():
+        table[int(cls)] = weight
+    return table[labels]
+
+
+class EpochIterator:
+    """The batches of each epoch of `fit`. Without `steps_per_epoch` every epoch runs through the data
+    afresh. With it, as in Keras 3, one iterator continues from epoch to epoch (epoch 2 starts where epoch 1
+    stopped) and starts over only once a dataset of known size has given all its batches; data running out
+    within an epoch warns and ends that epoch."""
+
+    def __init__(self, data, steps_per_epoch):
+        self._data, self._steps = data, steps_per_epoch
+        self._iterator, self._seen = None, 0
+
+    def epoch(self):
+        if not self._steps:
+            return self._data
+        return self._continued()
+
+    def _continued(self):
+        known = self._data.steps
+        if self._iterator is None:
+            self._iterator, self._seen = iter(self._data), 0
+        for _ in range(self._steps):
+            if known and self._seen >= known:
+                _ran_out()
+                break
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                _ran_out()
+                self._iterator = None
+                return
+            self._seen += 1
+            yield batch
+        if known and self._seen >= known:
+            self._iterator = None
+
+
+def _ran_out():
+    warnings.warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator "
+                  "can generate at least `steps_per_epoch * epochs` batches. You may need to use the `.repeat()` "
+                  "function when building your dataset.", stacklevel=4)
 
 
 def log_values(logs):
@@ -126,6 +197,9 @@ def log_values(logs):
     Precision at several thresholds), as Keras logs them."""
     values = {}
     for name in sorted(logs):
+        if isinstance(logs[name], dict):    # a dict result (compile_metrics) is flattened in its place
+            values.update(log_values(logs[name]))
+            continue
         value = np.asarray(logs[name])
         values[name] = float(value) if value.ndim == 0 else value
     return values

@@ -4,6 +4,7 @@ A schedule is called with the step (an optimizer passes its `iterations` variabl
 step inside a tf.function too) and returns a float32 scalar tensor. Everything is computed with tensor ops,
 never Python branches on the step.
 """
+import inspect
 import math
 
 import tensorflux as tf
@@ -23,7 +24,21 @@ class LearningRateSchedule:
                                   f"`__call__(self, step)`.")
 
     def get_config(self):
-        return _config.init_arguments(self)
+        """Every constructor argument in signature order (as Keras lists them, `name` included), the
+        given ones as given and the others at their defaults."""
+        recorded = _config.init_arguments(self)
+        config = {}
+        for parameter in list(inspect.signature(type(self).__init__).parameters.values())[1:]:
+            if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                continue
+            if parameter.name == "name":
+                config["name"] = getattr(self, "name", recorded.get("name"))
+            elif parameter.name in recorded:
+                config[parameter.name] = recorded[parameter.name]
+            elif parameter.default is not inspect.Parameter.empty:
+                config[parameter.name] = parameter.default
+        config.update({k: v for k, v in recorded.items() if k not in config})
+        return config
 
     @classmethod
     def from_config(cls, config):
