@@ -1,8 +1,80 @@
 """Atomic file writes: the data goes to a temporary sibling, which is renamed over the target only once it is
-complete, so a reader (or a process killed mid-save) sees the old file or the new one, never a mix."""
+complete, so a reader (or a process killed mid-save) sees the old file or the new one, never a mix.
+
+A temporary sibling of `dir/name` is `dir/.name.saving-<pid>-<random>` (a file, or a directory for a
+SavedModel). A process killed mid-save leaves it behind; the next save of the same target removes the
+siblings of that target whose writing process no longer exists (`remove_stale_temporaries`), and nothing
+else: not another target's, not a live writer's, not a file that only looks similar.
+"""
 import contextlib
 import os
+import re
+import shutil
 import tempfile
+
+__all__ = ["atomic_write", "temporary_sibling", "temporary_directory", "remove_stale_temporaries",
+           "temporary_prefix"]
+
+
+def temporary_prefix(path):
+    """The name prefix of `path`'s temporary siblings (this process's pid included)."""
+    return f".{os.path.basename(os.path.abspath(os.fspath(path)))}.saving-{os.getpid()}-"
+
+
+def _pattern(name):
+    return re.compile(rf"\.{re.escape(name)}\.saving-(\d+)-[A-Za-z0-9_]+\Z")
+
+
+def _alive(pid):
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True   # someone else's live process (or not a pid we can ask about): not ours to remove
+    return True
+
+
+def remove_stale_temporaries(path):
+    """Removes temporary siblings of `path` left by writers that died (returns their paths)."""
+    directory, name = os.path.split(os.path.abspath(os.fspath(path)))
+    pattern = _pattern(name)
+    removed = []
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.match(entry)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        stale = os.path.join(directory, entry)
+        try:
+            if os.path.isdir(stale) and not os.path.islink(stale):
+                shutil.rmtree(stale)
+            else:
+                os.remove(stale)
+        except FileNotFoundError:
+            continue
+        removed.append(stale)
+    return removed
+
+
+def temporary_sibling(path):
+    """`(binary file object, temporary path)` next to `path`, after removing `path`'s stale temporaries."""
+    remove_stale_temporaries(path)
+    directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=temporary_prefix(path))
+    return os.fdopen(fd, "wb"), tmp
+
+
+def temporary_directory(path):
+    """A new empty directory next to `path` (for a save that is swapped in whole), stale ones removed."""
+    remove_stale_temporaries(path)
+    directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+    return tempfile.mkdtemp(dir=directory, prefix=temporary_prefix(path))
 
 
 @contextlib.contextmanager
@@ -12,10 +84,9 @@ def atomic_write(path):
         with atomic_write("model.keras") as f:
             f.write(data)
     """
-    directory, name = os.path.split(os.path.abspath(os.fspath(path)))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.saving-")
+    f, tmp = temporary_sibling(path)
     try:
-        with os.fdopen(fd, "wb") as f:
+        with f:
             yield f
             f.flush()
             os.fsync(f.fileno())        # the data is on disk before the name points at it

@@ -11,19 +11,24 @@ length CRC and the bytes).
 
 The writer streams each tensor to the data file as it is added, so a checkpoint never needs a second
 copy of the weights in memory, and renames both files into place at the end (data first, so an index
-never names a missing data file). The reader checks header, entries, bounds and checksums before it
+never names a missing data file). The index's rename is the one commit point: when a bundle already
+exists at the prefix, the new one names its data file differently (one shard file of one, or shard 0
+of two with an empty shard 1, alternately — both layouts TensorFlow reads), so the old index keeps
+pointing at the old data until the new index replaces it, and the old data file is deleted only then.
+A writer killed at any moment leaves the previous bundle whole; its temporary siblings are removed by
+the next write of the same prefix (io/atomic.py). The reader checks header, entries, bounds and checksums before it
 hands out a value, with TensorFlow's exception classes and messages.
 """
 import io
 import os
 import struct
-import tempfile
 
 import numpy as np
 
 from ...framework.errors import (DataLossError, InvalidArgumentError, NotFoundError, OutOfRangeError,
                                  UnimplementedError)
 from ...types import dtypes
+from .. import atomic
 from . import protos, sstable
 from .crc32c import crc32c, mask, unmask
 
@@ -79,10 +84,17 @@ def _string_bytes(element):
                                f"{type(element).__name__}")
 
 
-def _temporary_sibling(path):
-    handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
-                                         dir=os.path.dirname(os.path.abspath(path)))
-    return os.fdopen(handle, "wb"), temporary
+def _existing_shards(prefix):
+    """The shard count of the bundle at `prefix` now (None when there is none or its index is unreadable)."""
+    try:
+        with open(index_file_name(prefix), "rb") as f:
+            table = sstable.read_table(f.read())
+        if table and table[0][0] == b"":
+            header = protos.parse(protos.load("tensor_bundle").BundleHeaderProto, table[0][1], "header")
+            return header.num_shards
+    except (OSError, DataLossError):
+        pass
+    return None
 
 
 class BundleWriter:
@@ -95,7 +107,11 @@ class BundleWriter:
     def __init__(self, prefix):
         self._prefix = os.fspath(prefix)
         self._entries = {}
-        self._data, self._data_temporary = _temporary_sibling(data_file_name(self._prefix))
+        self._previous_shards = _existing_shards(self._prefix)
+        # A different data file name than the bundle being replaced (see the module docstring).
+        self._num_shards = 2 if self._previous_shards == 1 else 1
+        atomic.remove_stale_temporaries(index_file_name(self._prefix))
+        self._data, self._data_temporary = atomic.temporary_sibling(self._data_name(0))
         self._offset = 0
         self._finished = False
 
@@ -127,6 +143,9 @@ class BundleWriter:
         entry.size = self._offset - entry.offset
         entry.crc32c = mask(crc)
         self._entries[key] = entry
+
+    def _data_name(self, shard):
+        return data_file_name(self._prefix, shard, self._num_shards)
 
     def _write(self, data):
         self._data.write(data)
@@ -160,13 +179,16 @@ class BundleWriter:
             return
         self._finished = True
         pb = protos.load("tensor_bundle")
-        header = pb.BundleHeaderProto(num_shards=1)
+        header = pb.BundleHeaderProto(num_shards=self._num_shards)
         header.version.producer = _FORMAT_VERSION
-        index_file, index_temporary = _temporary_sibling(index_file_name(self._prefix))
+        index_file, index_temporary = atomic.temporary_sibling(index_file_name(self._prefix))
         try:
             self._data.flush()
             os.fsync(self._data.fileno())
             self._data.close()
+            if self._num_shards == 2:   # shard 1 holds nothing but exists, as every shard of a bundle does
+                with open(self._data_name(1), "wb"):
+                    pass
             with index_file:
                 table = sstable.TableWriter(index_file)
                 table.add(b"", header.SerializeToString())
@@ -175,11 +197,22 @@ class BundleWriter:
                 table.finish()
                 index_file.flush()
                 os.fsync(index_file.fileno())
-            os.replace(self._data_temporary, data_file_name(self._prefix))
-            os.replace(index_temporary, index_file_name(self._prefix))
+            os.replace(self._data_temporary, self._data_name(0))
+            os.replace(index_temporary, index_file_name(self._prefix))   # the commit
         except BaseException:
             self._discard(index_temporary)
             raise
+        self._remove_previous_data()
+
+    def _remove_previous_data(self):
+        if self._previous_shards is None or self._previous_shards == self._num_shards or \
+                self._previous_shards > 4096:   # a header claiming more shards than any writer makes is not trusted
+            return
+        for shard in range(self._previous_shards):
+            try:
+                os.remove(data_file_name(self._prefix, shard, self._previous_shards))
+            except OSError:
+                pass
 
     def _discard(self, *others):
         self._data.close()

@@ -9,7 +9,7 @@ import json
 import os
 
 from ...framework import errors
-from ...state.checkpoint import ArrayReader, read_checkpoint
+from .npz_arrays import ArrayReader, read_variables as read_checkpoint
 from ...framework.context import init_scope, state as _state
 from ...types.shape import TensorShape
 from ...state.variables import Variable

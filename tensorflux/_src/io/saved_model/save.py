@@ -17,7 +17,9 @@ import os
 import shutil
 import tempfile
 
-from ...state.checkpoint import ArrayWriter, ObjectGraph, _write_json, is_trackable, variable_value
+from ...state.checkpoint import ObjectGraph, is_trackable, variable_value
+from ..checkpoint.checkpoint import write_checkpoint
+from .npz_arrays import ArrayWriter, write_json as _write_json
 from ...framework import nest
 from ...framework.context import init_scope
 from ...framework.tensor import Tensor
@@ -58,6 +60,7 @@ def save(obj, export_dir, signatures=None, options=None):
         values.write(os.path.join(staging, "variables", "variables.npz"))
         _write_json(os.path.join(staging, "variables", "variables.json"),
                     {"format": "tensorflux-checkpoint", "version": 1, "variables": records})
+        write_checkpoint(os.path.join(staging, "variables", "variables"), obj)
         arrays.write(os.path.join(staging, "saved_model.npz"))
         _write_json(os.path.join(staging, "saved_model.json"), payload)
         _swap_into_place(staging, export_dir)
