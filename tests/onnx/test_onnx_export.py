@@ -331,3 +331,17 @@ def test_import_tensorflux_does_not_import_onnx():
     code = "import sys, tensorflux as tf; tf.onnx.export; print('onnx' in sys.modules, 'onnxruntime' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_image_resize(tmp_path):
+    @tf.function(input_signature=[tf.TensorSpec([None, 4, 5, 3], tf.float32)])
+    def resized(x):
+        return (tf.image.resize(x, [8, 10]), tf.image.resize(x, [7, 3], method="nearest"),
+                tf.image.resize(x, [9, 11], method="bicubic"), tf.keras.layers.UpSampling2D(interpolation="bilinear")(x))
+
+    x = _random((2, 4, 5, 3), 9)
+    got, _ = _export_and_run(resized, [x], tmp_path / "resize.onnx")
+    # TensorFlow's bicubic kernel (and tensorflux's) reads Keys' cubic from a 1024-entry table; ONNX computes
+    # it exactly, so bicubic values agree to the table's resolution only.
+    for g, w, tol in zip(got, resized(x), (1e-5, 0, 2e-3, 1e-5)):
+        _close(g, w.numpy(), tol)

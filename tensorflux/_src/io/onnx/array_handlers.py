@@ -23,6 +23,9 @@ def _as_dtype(b, name, dtype, hint):
 
 @handles("Shape")
 def _shape(b, op, ins):
+    shape = op.inputs[0].shape
+    if shape.is_fully_defined():   # static: a constant, so the shape arithmetic after it folds away
+        return [b.const(np.array(shape.as_list(), dtype=op.outputs[0].dtype.as_numpy_dtype), op.name)]
     return [_as_dtype(b, b.op("Shape", ins, f"{op.name}/int64"), op.outputs[0].dtype, op.name)]
 
 

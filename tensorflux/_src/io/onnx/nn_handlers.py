@@ -233,3 +233,28 @@ def _bias_add(b, op, ins):
         raise unsupported(op, "NCHW bias addition needs the input's rank")
     column = b.unsqueeze(bias, list(range(1, rank - 1)), f"{op.name}/bias_column")
     return [b.op("Add", [x, column], op.name)]
+
+
+# TensorFlow 2's resize samples with half-pixel centres: bilinear at (i + 0.5)·in/out − 0.5, nearest at
+# floor((i + 0.5)·in/out). Bicubic uses Keys' cubic with a = −0.5, as ONNX's cubic mode can be told to.
+_RESIZE = {
+    "ResizeBilinear": {"mode": "linear", "coordinate_transformation_mode": "half_pixel"},
+    "ResizeNearestNeighbor": {"mode": "nearest", "coordinate_transformation_mode": "tf_half_pixel_for_nn",
+                              "nearest_mode": "floor"},
+    "ResizeBicubic": {"mode": "cubic", "coordinate_transformation_mode": "half_pixel", "cubic_coeff_a": -0.5,
+                      "exclude_outside": 1},
+}
+
+
+@handles(*_RESIZE)
+def _resize(b, op, ins):
+    """NHWC images resized to `size` (height, width): ONNX Resize in NCHW with the full output sizes."""
+    images = channels_first(b, ins[0], 4, op.name)
+    leading = b.op("Slice", [b.op("Shape", [images], f"{op.name}/shape"), b.i64([0], f"{op.name}/zero"),
+                             b.i64([2], f"{op.name}/two")], f"{op.name}/batch_channels")
+    sizes = b.op("Concat", [leading, b.as_int64(ins[1], f"{op.name}/size")], f"{op.name}/sizes", axis=0)
+    y = b.op("Resize", [images, "", "", sizes], f"{op.name}/channels_first", **_RESIZE[op.type])
+    out = channels_last(b, y, 4, op.name)
+    if op.inputs[0].dtype != op.outputs[0].dtype:    # TensorFlow's bilinear/bicubic give float32
+        out = b.cast(out, op.outputs[0].dtype, f"{op.name}/cast")
+    return [out]
