@@ -72,18 +72,12 @@ class ExportContext:
         self._alive = []             # variables stay alive while their ids are keys
 
     def unique(self, hint):
+        """`hint` (made safe) if no value has that name yet, else `hint_1`, `hint_2`, …"""
         base = re.sub(r"[^A-Za-z0-9_./:-]", "_", str(hint)) or "v"
         name, k = base, 0
         while name in self._used:
             k += 1
             name = f"{base}_{k}"
-        self._used.add(name)
-        return name
-
-    def reserve(self, name):
-        """Claims an exact name (a graph input or output chosen by the caller)."""
-        if name in self._used:
-            raise ValueError(f"The ONNX value name {name!r} is used twice.")
         self._used.add(name)
         return name
 

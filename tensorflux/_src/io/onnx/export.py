@@ -131,7 +131,7 @@ def build_model(onnx, cf, opset, input_names=None, batch_named=False):
         if t.dtype in (_dt.resource, _dt.variant, _dt.string):
             raise TypeError(f"ONNX export cannot take the argument '{t.op.name}' of dtype {t.dtype.name} as a "
                             f"model input (tensors of numbers and booleans only).")
-        name = ctx.reserve(ctx.unique(wanted) if wanted in ctx._used else wanted)
+        name = ctx.unique(wanted)
         env[id(t)] = name
         dims = None
         if t.shape.rank is not None:
@@ -146,7 +146,7 @@ def build_model(onnx, cf, opset, input_names=None, batch_named=False):
     for value, name, t in zip(values, out_names, graph.outputs):
         if isinstance(value, VariableInput):
             raise TypeError(f"ONNX export cannot return the variable handle '{t.name}'.")
-        name = ctx.reserve(ctx.unique(name) if name in ctx._used else name)
+        name = ctx.unique(name)
         builder.nodes.append(helper.make_node("Identity", [value], [name], name=ctx.unique(f"{name}/Identity")))
         outputs.append(builder.value_info(name, t))
     names_out = [o.name for o in outputs]
