@@ -408,9 +408,6 @@ def ex_registered_name_in_config():
 NO_CUSTOM_OBJECTS = ("keras.utils has no get_custom_objects / register_keras_serializable / "
                      "custom_object_scope (AttributeError)")
 XFAILS = {
-    "save_and_load_whole_model":
-        "the .keras archive holds 'model.weights.npz' instead of 'model.weights.h5', and the reloaded "
-        "optimizer's iterations is 0 instead of 4 (optimizer state not restored)",
     "keras_archive_metadata":
         "metadata.json has keys ['format', 'tensorflux_version'] instead of ['date_saved', "
         "'keras_version']; config.json has module 'tensorflux._src.keras.models.functional' and "
@@ -437,8 +434,6 @@ XFAILS = {
         "short layer configs, 'input_shape'/'build_shapes' instead of 'build_input_shape'/'build_config', "
         "no 'compile_config'",
     "serialize_keras_object": "keras.utils has no serialize_keras_object / deserialize_keras_object",
-    "save_weights_wrong_suffix":
-        "save_weights('my_model.h5') does not raise ValueError 'The filename must end in `.weights.h5`'",
     "trainable_changes_weight_order": "Sequential has no `get_layer` method (AttributeError)",
     "config_methods_nested_layer": "keras.utils has no register_keras_serializable (AttributeError)",
     "from_config_override": "keras.utils has no register_keras_serializable (AttributeError)",

@@ -1,5 +1,6 @@
-"""Whole-model saving: `.keras` files round-trip Sequential, functional and subclassed models (their
-structure, weights and compile arguments); configs rebuild layers; unsavable things fail clearly."""
+"""Whole-model saving: `.keras` files (Keras 3's layout) round-trip Sequential, functional and subclassed models
+(their structure, weights, compile arguments and optimizer state); configs rebuild layers; unsavable things
+fail clearly. Files exchanged with real Keras: tests/interop/test_interop_keras_files.py."""
 import json
 import zipfile
 
@@ -41,9 +42,14 @@ def test_functional_round_trip_with_graph_operators_and_compile(tmp_path):
     assert len(loaded.losses) == 1       # the regularizer came back
     history = loaded.fit(x, y, verbose=0).history
     assert sorted(history) == ["dense_loss", "loss", "subtract_loss"] or "loss" in history
+    assert int(loaded.optimizer.iterations.numpy()) == 2     # the optimizer state came back (then one more step)
     with zipfile.ZipFile(path) as archive:
-        assert sorted(archive.namelist()) == ["config.json", "metadata.json", "model.weights.npz"]
-        assert json.loads(archive.read("config.json"))["class_name"] == "Functional"
+        assert archive.namelist() == ["metadata.json", "config.json", "model.weights.h5"]
+        assert all(info.compress_type == zipfile.ZIP_STORED for info in archive.infolist())    # as Keras writes
+        config = json.loads(archive.read("config.json"))
+        assert (config["module"], config["class_name"], config["registered_name"]) == \
+            ("keras.src.models.functional", "Functional", "Functional")
+        assert sorted(json.loads(archive.read("metadata.json"))) == ["date_saved", "keras_version"]
 
 
 def test_sequential_built_by_a_call_and_nested_layers(tmp_path):
@@ -111,12 +117,12 @@ def test_what_cannot_be_saved_fails_clearly(tmp_path):
     model = keras.Sequential([keras.Input((2,)), layers.Lambda(lambda t: t * 2)])
     with pytest.raises(ValueError, match="lambdas.*cannot be saved"):
         model.save(str(tmp_path / "m.keras"))
-    with pytest.raises(ValueError, match="`.keras` format only"):
+    with pytest.raises(ValueError, match="Invalid filepath extension for saving"):
         model.save(str(tmp_path / "m.h5"))
     with pytest.raises(ValueError, match="File not found"):
         keras.models.load_model(str(tmp_path / "missing.keras"))
     (tmp_path / "bad.keras").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="not a model file written by tensorflux"):
+    with pytest.raises(ValueError, match="is not a Keras 3 `.keras` model file"):
         keras.models.load_model(str(tmp_path / "bad.keras"))
 
     class Local(layers.Layer):
@@ -144,8 +150,10 @@ def test_save_refuses_what_it_cannot_write(tmp_path):
     model = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
     with pytest.raises(ValueError, match="zip archives only"):
         model.save(str(tmp_path / "m.keras"), zipped=False)
-    with pytest.raises(ValueError, match=r"Unsupported arguments for `save`: \['save_format'\]"):
-        model.save(str(tmp_path / "m.keras"), save_format="tf")
+    with pytest.warns(UserWarning, match="The `save_format` argument is deprecated in Keras 3"):
+        model.save(str(tmp_path / "m.keras"), save_format="keras")
+    with pytest.raises(ValueError, match=r"The following argument\(s\) are not supported: \['compress'\]"):
+        model.save(str(tmp_path / "m.keras"), compress=True)
 
 
 def test_save_replaces_the_file_atomically_and_bad_archives_fail_clearly(tmp_path):
@@ -166,5 +174,5 @@ def test_save_replaces_the_file_atomically_and_bad_archives_fail_clearly(tmp_pat
         keras.models.load_model(str(bomb))
     cut = tmp_path / "cut.keras"
     cut.write_bytes(path.read_bytes()[:-100])
-    with pytest.raises(ValueError, match="not a model file written by tensorflux"):
+    with pytest.raises(ValueError, match="is not a Keras 3 `.keras` model file"):
         keras.models.load_model(str(cut))

@@ -23,8 +23,8 @@ def test_config_classes_come_from_the_allow_list_only(tmp_path):
         keras.models.model_from_json(json.dumps(config))
     assert not (tmp_path / "SENTINEL").exists()
     config = _keras_config()
-    config["config"]["layers"][1]["config"]["kernel_initializer"] = {"__class__": {"module": "builtins",
-                                                                                   "class_name": "eval"}}
+    config["config"]["layers"][1]["config"]["kernel_initializer"] = {"module": "builtins", "class_name": "eval",
+                                                                     "config": {}, "registered_name": None}
     with pytest.raises(ValueError, match="Could not locate class 'eval'"):
         keras.models.model_from_json(json.dumps(config))
 
@@ -38,7 +38,7 @@ LAMBDA_MESSAGE = ("Requested the deserialization of a `Lambda` layer whose `func
 def test_safe_mode_refuses_lambda_bytecode_with_keras_message(tmp_path):
     config = _keras_config()
     config["config"]["layers"][1] = {
-        "module": "keras.layers", "class_name": "Lambda", "registered_name": None,
+        "module": "keras.layers", "class_name": "Lambda", "registered_name": None, "name": "l", "inbound_nodes": [],
         "config": {"name": "l", "function": {"class_name": "__lambda__", "config": {"code": "4wEAAAA=",
                                                                                   "defaults": None,
                                                                                   "closure": None}}}}
@@ -66,11 +66,11 @@ def test_safe_mode_refuses_lambda_bytecode_with_keras_message(tmp_path):
 def test_huge_build_shapes_are_capped():
     config = json.loads(keras.Sequential([keras.layers.Dense(2)]).to_json())
     for shapes in ([None, 100_000, 100_000], [[None, 3]] * 5000):
-        config["build_shapes"] = shapes
+        config["build_config"] = {"input_shape": shapes}
         with pytest.raises(ValueError, match="exceed the limit of 16777216 elements"):
             keras.models.model_from_json(json.dumps(config))
-    config["build_shapes"] = [None, -3]
+    config["build_config"] = {"input_shape": [None, -3]}
     with pytest.raises(ValueError, match="negative dimension"):
         keras.models.model_from_json(json.dumps(config))
-    config["build_shapes"] = [None, 3]
+    config["build_config"] = {"input_shape": [None, 3]}
     assert keras.models.model_from_json(json.dumps(config)).built

@@ -1,63 +1,42 @@
-"""Whole-model saving: `model.save("m.keras")` and `keras.models.load_model("m.keras")`.
+"""Whole-model saving: `model.save("m.keras")` and `keras.models.load_model("m.keras")` in Keras 3's format.
 
-A `.keras` file here is a zip archive holding `config.json` (the model's class and `get_config()` —
-for Sequential its layers, for functional models also the graph of layer calls, for subclassed models
-their constructor arguments — plus the input shapes it was built for and its compile arguments),
-`model.weights.npz` (the weights in `model.weights` order, as `save_weights` writes them) and
-`metadata.json`. The layout follows Keras's `.keras` format, but the weights are not HDF5, so files are
-exchanged between tensorflux programs only. Optimizer state is not saved: a loaded model is compiled
-afresh from its compile arguments.
+A `.keras` file is a zip archive (entries stored, not compressed, as Keras writes them) of
+`metadata.json` (`keras_version`, `date_saved`), `config.json` (the model in Keras 3's serialized form,
+keras_config.py, with its `build_config` and `compile_config`) and `model.weights.h5` (the weights and
+the optimizer's state in Keras 3's HDF5 layout, h5_layout.py). Keras 3.15 loads what tensorflux writes
+and tensorflux loads what Keras writes (Sequential, functional and registered subclassed models, compiled
+ones with their optimizer state), for the layers tensorflux implements.
 
-A save writes a temporary sibling file and renames it over the target (`os.replace`), so a crash leaves
-the previous file whole. A load treats the file as untrusted data: entries are read within size limits
-(archive_limits: no zip bomb), configs rebuild only allow-listed classes (serialization.py), the shapes a
-model is built for are capped, and a broken file raises ValueError or TypeError, never an internal error.
+A save writes a temporary sibling file and renames it over the target, so a crash leaves the previous
+file whole. A load treats the file as untrusted data: entries are read within size limits
+(archive_limits: no zip bomb), configs rebuild only allow-listed classes (keras_revive.py), the shapes a
+model is built on are capped, and a broken file raises ValueError, never an internal error.
 """
+import datetime
 import io
 import json
 import os
+import warnings
 import zipfile
-import zlib
-
-import numpy as np
 
 import tensorflux as tf
 
 from ..models.model import Model
-from .weights_file import _assign_weights, _read_weight_entries, _weight_entries
 from ...io.atomic import atomic_write
-from ...io.saved_model import archive_limits
-from .serialization import deserialize_keras_object, serialize_keras_object
+from . import h5_layout
+from .keras_archive import open_archive, parse_json
+from .keras_config import keras_model_config
+from .keras_revive import compile_arguments, revive_model
+from .weights_file import _load_weights, _save_weights     # noqa: F401  (installs Model's weight-file methods)
 
 __all__ = ["save_model", "load_model", "clone_model", "model_from_json"]
 
-_FORMAT = "tensorflux.keras/1"
+KERAS_VERSION = "3.15.1"       # the Keras whose format these files follow
 
 
 def model_config(model):
-    """{"class_name", "module", "registered_name", "config", "build_shapes"}: enough to rebuild `model`."""
-    data = serialize_keras_object(model, f"model '{model.name}'")
-    data["build_shapes"] = serialize_keras_object(getattr(model, "_build_shapes", None))
-    return data
-
-
-_MAX_BUILD_ELEMENTS = 1 << 24     # elements of the zeros a loaded model is built on (one sample each input)
-_MAX_BUILD_INPUTS = 1024
-_METADATA_LIMIT, _CONFIG_LIMIT = 1 << 20, 64 << 20   # bytes
-
-
-def model_from_config(data, custom_objects=None, safe_mode=True):
-    if not isinstance(data, dict):
-        raise ValueError(f"A model config must be a JSON object, not {type(data).__name__}.")
-    model = deserialize_keras_object({k: v for k, v in data.items() if k != "build_shapes"}, custom_objects,
-                                     safe_mode)
-    if not isinstance(model, Model):
-        raise ValueError(f"The config describes a {type(model).__name__}, not a Keras model.")
-    shapes = deserialize_keras_object(data.get("build_shapes"), safe_mode=safe_mode)
-    if not model.built and shapes is not None:
-        budget = [_MAX_BUILD_ELEMENTS, _MAX_BUILD_INPUTS]
-        model(_zeros_like_shapes(shapes, budget))    # one call creates every weight
-    return model
+    """The model in Keras 3's serialized form (what `to_json` writes and `model_from_json` reads)."""
+    return keras_model_config(model)
 
 
 def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive=False,
@@ -66,24 +45,17 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
     if input_tensors is not None or clone_function is not None or call_function is not None or recursive:
         raise ValueError("tensorflux's clone_model supports none of `input_tensors`, `clone_function`, "
                          "`call_function` or `recursive`.")
-    return model_from_config(model_config(model))
+    config = keras_model_config(model)
+    config.pop("compile_config", None)
+    return revive_model(config)
 
 
 def model_from_json(json_string, custom_objects=None):
     """The model described by `model.to_json()` (structure only; weights are freshly initialised).
 
     Safe mode always applies: a config carrying Python bytecode is refused (as Keras's default)."""
-    return _untrusted("The JSON model config", lambda: model_from_config(_parse_json(json_string, "model config"),
-                                                                        custom_objects, safe_mode=True))
-
-
-def _parse_json(text, what):
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError(f"The {what} is nested too deeply to be read.") from None
-    except ValueError as e:      # JSONDecodeError, UnicodeDecodeError
-        raise ValueError(f"The {what} is not valid JSON ({e}).") from None
+    return _untrusted("The JSON model config", lambda: revive_model(parse_json(json_string, "model config"),
+                                                                   custom_objects, safe_mode=True))
 
 
 def _untrusted(what, build):
@@ -100,85 +72,57 @@ def _untrusted(what, build):
         raise ValueError(f"{what} is malformed: {type(e).__name__}: {e}") from None
 
 
-def _zeros_like_shapes(shapes, budget):
-    """Zeros for a (structure of) shape(s) as saved; unknown (batch) dimensions become 1. `budget` ([elements,
-    inputs] still allowed) caps what a config may make us allocate."""
-    if isinstance(shapes, list) and all(d is None or type(d) is int for d in shapes):
-        dims = [1 if d is None else d for d in shapes]
-        count = 1
-        for d in dims:
-            if d < 0:
-                raise ValueError(f"A saved build shape has a negative dimension: {shapes}.")
-            count *= d
-        budget[0] -= count
-        budget[1] -= 1
-        if budget[0] < 0 or budget[1] < 0:
-            raise ValueError(f"The saved build shapes ({str(shapes):.200}) exceed the limit of "
-                             f"{_MAX_BUILD_ELEMENTS} elements ({_MAX_BUILD_INPUTS} inputs) a loaded model is built on.")
-        return tf.zeros(dims)
-    if isinstance(shapes, dict):
-        return {k: _zeros_like_shapes(v, budget) for k, v in shapes.items()}
-    if isinstance(shapes, list):
-        return [_zeros_like_shapes(s, budget) for s in shapes]
-    raise ValueError(f"A saved build shape must be a list of dimensions, not {shapes!r:.200}.")
-
-
 # -- files ----------------------------------------------------------------------------------------------
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if zipped is False:
         raise ValueError("tensorflux writes `.keras` files as zip archives only: `zipped=False` (a directory) is "
                          "not supported.")
+    if "save_format" in kwargs:
+        warnings.warn(f"The `save_format` argument is deprecated in Keras 3. We recommend removing this argument "
+                      f"as it can be inferred from the file path. Received: save_format={kwargs.pop('save_format')}",
+                      stacklevel=3)
     if kwargs:
-        raise ValueError(f"Unsupported arguments for `save`: {sorted(kwargs)}")
+        raise ValueError(f"The following argument(s) are not supported: {sorted(kwargs)}")
     filepath = os.fspath(filepath)
     if not filepath.endswith(".keras"):
-        raise ValueError(f"Invalid filepath extension for saving. tensorflux saves whole models in the `.keras` "
-                         f"format only (weights alone: `save_weights(...)` with `.weights.h5`). Received: "
-                         f"filepath={filepath}")
+        raise ValueError(f"Invalid filepath extension for saving. Please add either a `.keras` extension for the "
+                         f"native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if "
+                         f"you want to export a SavedModel for use with TFLite/TFServing/etc. Received: "
+                         f"filepath={filepath}.")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} already exists and overwrite=False.")
-    config = model_config(model)
-    if getattr(model, "compiled", False):
-        config["compile_config"] = serialize_keras_object(model._compile_arguments, "compile()")
+    h5_layout.require_h5py()
+    config = json.dumps(keras_model_config(model))
+    metadata = json.dumps({"keras_version": KERAS_VERSION,
+                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
     weights = io.BytesIO()
-    np.savez(weights, **_weight_entries(model))
+    h5_layout.write_weights(model, weights)
     with atomic_write(filepath) as f, zipfile.ZipFile(f, "w") as archive:
-        archive.writestr("metadata.json", json.dumps({"format": _FORMAT, "tensorflux_version": tf.__version__}))
-        archive.writestr("config.json", json.dumps(config))
-        archive.writestr("model.weights.npz", weights.getvalue())
+        archive.writestr("metadata.json", metadata)
+        archive.writestr("config.json", config)
+        archive.writestr("model.weights.h5", weights.getbuffer())
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     filepath = os.fspath(filepath)
+    if not filepath.endswith(".keras"):
+        raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only supports V3 `.keras` "
+                         f"files (tensorflux reads neither legacy `.h5` model files nor SavedModels here: use "
+                         f"`tf.saved_model.load`).")
     if not os.path.exists(filepath):
         raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
                          f"zip file.")
-    try:
-        with zipfile.ZipFile(filepath) as archive:
-            metadata = _parse_json(archive_limits.read_entry(archive, "metadata.json", _METADATA_LIMIT, filepath),
-                                   "metadata.json")
-            config = _parse_json(archive_limits.read_entry(archive, "config.json", _CONFIG_LIMIT, filepath),
-                                 "config.json")
-            weights_cap = max(os.path.getsize(filepath), 1 << 20) * archive_limits.MAX_RATIO
-            weights = archive_limits.read_entry(archive, "model.weights.npz", weights_cap, filepath)
-        archive_limits.check_npz(weights, weights_cap, f"{filepath} (model.weights.npz)")
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, RuntimeError, zlib.error) as e:
-        # NotImplementedError: a compression method zipfile cannot read; RuntimeError: an encrypted entry;
-        # OSError, EOFError, zlib.error: a truncated or corrupted entry
-        raise ValueError(f"{filepath} is not a model file written by tensorflux's `model.save` ({e}).") from None
-    if not isinstance(metadata, dict) or metadata.get("format") != _FORMAT:
-        raise ValueError(f"{filepath} was not written by tensorflux's `model.save` (format "
-                         f"{metadata.get('format') if isinstance(metadata, dict) else metadata!r:.100}).")
+    h5_layout.require_h5py()
+    _, config, weights = open_archive(filepath)
 
     def build():
-        model = model_from_config(config, custom_objects, safe_mode)
-        values, names = _read_weight_entries(io.BytesIO(weights), filepath)
-        _assign_weights(model, values, names, filepath, skip_mismatch=False)
-        if compile and "compile_config" in config:
-            arguments = deserialize_keras_object(config["compile_config"], custom_objects, safe_mode)
-            if not isinstance(arguments, dict):
-                raise ValueError(f"{filepath}: the saved compile arguments are not a dict.")
-            model.compile(**arguments)
+        model = revive_model(config, custom_objects, safe_mode)
+        if compile and isinstance(config, dict) and config.get("compile_config"):
+            model.compile(**compile_arguments(config["compile_config"], custom_objects, safe_mode))
+        try:
+            h5_layout.read_weights(model, io.BytesIO(weights), f"{filepath} (model.weights.h5)")
+        except OSError as e:
+            raise ValueError(str(e)) from None      # a broken entry of an archive
         return model
     return _untrusted(filepath, build)
 

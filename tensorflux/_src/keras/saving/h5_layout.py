@@ -1,0 +1,274 @@
+"""Keras 3's weights layout in HDF5: where each variable of a model lives in a `.weights.h5` file (and in
+the `model.weights.h5` entry of a `.keras` archive), written and read through h5py.
+
+Keras walks a model as a tree of "saveables" (layers, models, optimizers) and gives each a group holding
+a `vars` subgroup (attribute `name`: the object's name) with its own variables as datasets `"0"`, `"1"`, …
+— trainable ones first, in creation order. The path of a child is the attribute that holds it:
+
+    vars                                   the model's own variables (usually none)
+    layers/dense/vars/0, /1                Sequential and Functional models: their `layers`, first,
+    layers/dense_1/vars/...                named by snake-case class name and a counter, not by layer
+    layers/lstm/cell/vars/0                name; then every other attribute holding a layer, sorted by
+    d1/vars/0                              name with private ones last (`self.d1 = Dense(...)`; a model's
+    layers/gru/...                         `layers` property is one of them, so `self.rnn = GRU(...)` is
+                                           found there first)
+    blocks/dense/vars/0                    a list of layers in an attribute
+    optimizer/vars/0, /1, ...              iterations, learning rate (unless scheduled), then the slots
+
+An object reached twice is stored at the first path only. Optimizer slots are in Keras's order: where
+Keras creates several slots per variable at once (Adam's momentum and velocity) they alternate by
+variable.
+
+Files are untrusted: only paths this walk derives from the model are looked up (names in the file are
+never used to find attributes or code), links must be plain (no external files, no virtual or external
+datasets), and a dataset must have the numeric dtype class and exactly the shape of its variable before
+a byte is read. Malformed files raise ValueError.
+"""
+import warnings
+
+import numpy as np
+
+from ..layers.input_layer import InputLayer
+from ..layers.layer import Layer
+from ..models.model import Model, Sequential
+from ..naming import to_snake_case
+from ..optimizers.optimizer import Optimizer
+
+__all__ = ["require_h5py", "write_weights", "read_weights", "saveables"]
+
+
+def require_h5py():
+    """The h5py module, imported on first use (it is the optional extra `[io]`)."""
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError('Keras weight files (`.weights.h5`, `.keras`) are HDF5 files and need the h5py '
+                          'package: pip install "tensorflux[io]"') from None
+    return h5py
+
+
+# -- the walk ---------------------------------------------------------------------------------------------
+def _is_graph_model(obj):
+    return isinstance(obj, (Sequential, Model._functional))
+
+
+def _children(obj):
+    """(attribute, value) pairs in Keras's order: a Sequential's or Functional's `layers` first, then
+    attributes by name, private ones last."""
+    if _is_graph_model(obj):
+        yield "layers", obj.layers
+    attributes = dict(vars(obj))
+    if isinstance(obj, Model):
+        # Keras walks a model's `layers` property among its attributes, so a subclassed model's sublayers
+        # sorting after "layers" are stored under it (`layers/dense`), those before under their attribute
+        attributes.setdefault("layers", obj.layers)
+        attributes.setdefault("optimizer", getattr(obj, "optimizer", None))
+    for name in sorted(attributes, key=lambda n: "~" + n if n.startswith("_") else n):
+        if name.startswith("__") or (name.startswith("_") and _is_graph_model(obj)):
+            continue      # a Sequential's or Functional's private attributes re-hold its layers (and its Input)
+        yield name, attributes[name]
+
+
+def _own_variables(obj):
+    if isinstance(obj, Optimizer):
+        return _optimizer_variables(obj)
+    extra = obj._attribute_variables()
+    ordered = obj._own_trainable + [v for v in extra if v.trainable] + obj._own_non_trainable + \
+        [v for v in extra if not v.trainable]
+    seen, out = set(), []
+    for v in ordered:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
+
+
+def saveables(model):
+    """[(path, object, [its own variables in Keras's order])] for every layer and optimizer under `model`."""
+    found, visited = [], set()
+
+    def visit(obj, path):
+        if id(obj) in visited:
+            return
+        visited.add(id(obj))
+        found.append((path, obj, _own_variables(obj)))
+        if isinstance(obj, Optimizer):
+            return
+        for attribute, child in _children(obj):
+            child_path = f"{path}/{attribute}" if path else attribute
+            if isinstance(child, (Layer, Optimizer)):
+                visit(child, child_path)
+            elif isinstance(child, (list, tuple, dict)):
+                used = {}
+                for item in (child.values() if isinstance(child, dict) else child):
+                    if not isinstance(item, (Layer, Optimizer)):
+                        continue
+                    name = to_snake_case(_keras_class_name(item))
+                    used[name] = used.get(name, -1) + 1
+                    visit(item, f"{child_path}/{name}" + (f"_{used[name]}" if used[name] else ""))
+    visit(model, "")
+    return found
+
+
+def _keras_class_name(obj):
+    if isinstance(obj, Model._functional) and type(obj).__name__.startswith("_"):
+        return "Functional"
+    return type(obj).__name__
+
+
+# Slots Keras creates together (one `add_optimizer_variables` call with several names): stored alternating.
+_SLOTS_MADE_TOGETHER = (("momentum", "velocity"), ("accumulated_grad", "accumulated_delta_var"),
+                        ("accumulator", "linear"), ("momentum", "norm"))
+
+
+def _optimizer_variables(optimizer):
+    """The optimizer's variables in Keras 3's order (see the module docstring)."""
+    variables = optimizer.variables
+    head = [variables[0]] + ([] if optimizer._schedule is not None else [variables[1]])
+    rest = variables[2:]
+    count = len(optimizer._trainable_variables)
+    if not count:
+        return head + rest
+    blocks, extra = [], []
+    for start in range(0, len(rest), count):
+        block = rest[start:start + count]
+        slot = _slot_of(block[0], optimizer._trainable_variables[0]) if len(block) == count else None
+        (blocks.append((slot, block)) if slot is not None and not extra else extra.extend(block))
+    ordered, i = [], 0
+    while i < len(blocks):
+        pair = (blocks[i][0], blocks[i + 1][0]) if i + 1 < len(blocks) else None
+        if pair in _SLOTS_MADE_TOGETHER:
+            ordered += [v for two in zip(blocks[i][1], blocks[i + 1][1]) for v in two]
+            i += 2
+        else:
+            ordered += blocks[i][1]
+            i += 1
+    return head + ordered + extra
+
+
+def _slot_of(slot_variable, reference):
+    """The slot name ("momentum") of a slot variable made for `reference`, or None for another variable."""
+    prefix = reference.name.rsplit(":", 1)[0].replace("/", "_") + "_"
+    name = slot_variable.name.rsplit(":", 1)[0].split("/", 1)[-1]
+    return name[len(prefix):] if name.startswith(prefix) else None
+
+
+# -- writing ----------------------------------------------------------------------------------------------
+def write_weights(model, target):
+    """Writes `model`'s weights (and its optimizer's) in Keras 3's layout to `target`, a path or a binary
+    file object open for writing."""
+    h5py = require_h5py()
+    with h5py.File(target, "w") as f:
+        for path, obj, variables in saveables(model):
+            group = f.create_group(f"{path}/vars" if path else "vars")
+            group.attrs["name"] = obj.name
+            for i, variable in enumerate(variables):
+                group.create_dataset(str(i), data=variable.numpy())
+
+
+# -- reading ----------------------------------------------------------------------------------------------
+def read_weights(model, source, label, skip_mismatch=False):
+    """Assigns the weights stored in `source` (a path or a binary file object) to `model` (and to its
+    optimizer when the file has optimizer state and the model is compiled).
+
+    As Keras: objects whose variables are missing or differ in count or shape are collected and reported
+    in one ValueError ("A total of N objects could not be loaded…"); with `skip_mismatch` they are
+    warned about and left as they are. An optimizer that does not match is always skipped with a warning.
+    Nothing is assigned unless the whole file checked out."""
+    h5py = require_h5py()
+    if not model.built:
+        raise ValueError("You are loading weights into a model that has not yet been built. Try building the "
+                         "model first by calling it on some data or by using `build()`.")
+    try:
+        f = h5py.File(source, "r")
+    except (OSError, ValueError) as e:      # OSError, as Keras (h5py) raises it: not an HDF5 file
+        raise OSError(f"{label} is not an HDF5 weights file ({e}).") from None
+    with f:
+        optimizer = getattr(model, "optimizer", None) if isinstance(model, Model) else None
+        if isinstance(optimizer, Optimizer) and not optimizer.built and _plain_group(f, "optimizer/vars", label):
+            optimizer.build(model.trainable_variables)
+        pending, failed = [], []
+        for path, obj, variables in saveables(model):
+            group = _plain_group(f, f"{path}/vars" if path else "vars", label)
+            if group is None and isinstance(obj, Optimizer):
+                continue      # weights saved without the optimizer: it keeps its state
+            try:
+                values = _read_group(group, variables, obj, path, label)
+            except _Mismatch as e:
+                if isinstance(obj, Optimizer):
+                    warnings.warn(f"Skipping variable loading for optimizer '{obj.name}': {e}", stacklevel=3)
+                else:
+                    failed.append((obj, str(e)))
+                continue
+            pending.append((variables, values))
+        if failed:
+            message = (f"A total of {len(failed)} objects could not be loaded. Example error message for object "
+                       f"{failed[0][0]!r}:\n\n{failed[0][1]}\n\nList of objects that could not be loaded:\n"
+                       f"{[obj for obj, _ in failed]!r:.2000}")
+            if not skip_mismatch:
+                raise ValueError(message)
+            warnings.warn(message, stacklevel=3)      # the objects that failed were left out of `pending`
+        for variables, values in pending:
+            for variable, value in zip(variables, values):
+                variable.assign(value)
+
+
+class _Mismatch(Exception):
+    """The file's variables for one object do not fit it (collected, then reported as Keras does)."""
+
+
+def _plain_group(f, path, label):
+    """The group at `path` reached through hard links only, or None when absent."""
+    h5py = require_h5py()
+    node = f
+    for part in path.split("/"):
+        try:
+            link = node.get(part, getlink=True)
+            if link is None:
+                return None
+            if not isinstance(link, h5py.HardLink):
+                raise ValueError(f"{label}: '{path}' is a {type(link).__name__}; weight files may hold plain "
+                                 f"groups and datasets only.")
+            node = node[part]
+        except (OSError, KeyError, TypeError, RuntimeError) as e:
+            raise ValueError(f"{label}: cannot read '{path}' ({e}).") from None
+        if not isinstance(node, h5py.Group):
+            raise ValueError(f"{label}: '{path}' is not a group.")
+    return node
+
+
+def _short(variable):
+    return variable.name.rsplit(":", 1)[0].rsplit("/", 1)[-1]
+
+
+def _read_group(group, variables, obj, path, label):
+    """The arrays of `group` (None: absent) for `variables`, checked; raises _Mismatch."""
+    h5py = require_h5py()
+    try:
+        count = 0 if group is None else len(group)
+    except (OSError, ValueError, KeyError, RuntimeError) as e:
+        raise ValueError(f"{label}: cannot list '{path}/vars' ({e}).") from None
+    if count != len(variables):
+        what = "Optimizer" if isinstance(obj, Optimizer) else "Layer"
+        raise _Mismatch(f"{what} '{obj.name}' expected {len(variables)} variables, but received {count} variables "
+                        f"during loading. Expected: {[_short(v) for v in variables][:50]}")
+    values = []
+    for i, variable in enumerate(variables):
+        where = f"'{path}/vars/{i}' of {label}"
+        try:
+            link = group.get(str(i), getlink=True)
+            dataset = group[str(i)] if isinstance(link, h5py.HardLink) else None
+            if not isinstance(dataset, h5py.Dataset) or dataset.is_virtual or dataset.external:
+                raise ValueError(f"{where} is missing or is not a plain dataset stored in the file.")
+            if dataset.dtype.kind not in "biuf":
+                raise ValueError(f"{where} has dtype {dataset.dtype}; weights are numbers.")
+            expected, saved = tuple(variable.shape.as_list()), tuple(dataset.shape or ())
+            if saved != expected:
+                raise _Mismatch(f"The shape of the target variable and the shape of the target value in "
+                                f"`variable.assign(value)` must match. variable.shape={expected}, Received: "
+                                f"value.shape={saved}. Target variable: {variable.name} ({where})")
+            value = np.asarray(dataset[()])
+        except (OSError, KeyError, TypeError, RuntimeError) as e:
+            raise ValueError(f"{where} cannot be read ({e}).") from None
+        values.append(value.astype(variable.dtype.as_numpy_dtype, copy=False))
+    return values

@@ -1,0 +1,305 @@
+"""tensorflux models as Keras 3 configs: the `config.json` of a `.keras` archive, in the form Keras 3.15
+writes and reads (`{"module": "keras.layers", "class_name": "Dense", "config": {...}, "registered_name":
+null, "build_config": {...}}`).
+
+tensorflux objects remember the arguments they were made with (keras.config); a built-in class's config
+here is its constructor's defaults overlaid with those arguments, so it lists every argument Keras's
+`get_config()` would. Values take Keras's serialized forms: initializers, regularizers, optimizers,
+losses and schedules as nested objects under their Keras module, the dtype as a `DTypePolicy`, arrays as
+`__numpy__`, slices as `__slice__`. Sequential and functional models get Keras's own layouts (an
+`InputLayer` first; `inbound_nodes` of `__keras_tensor__` references by `keras_history`), and a
+subclassed or custom class is written under its registered name (`package>Name`).
+
+The reverse, Keras configs to objects, is keras_revive.py.
+"""
+import inspect
+
+import numpy as np
+
+import tensorflux as tf
+
+from .. import activations as _activations
+from .. import config as _config
+from ..keras_tensor import KerasTensor, Operation
+from ..layers.input_layer import InputLayer
+from ..layers.layer import Layer
+from ..models.model import Model, Sequential
+from ..optimizers.optimizer import Optimizer
+
+__all__ = ["keras_model_config", "keras_object", "keras_module_of", "POLICY"]
+
+# The public Keras namespaces and the module Keras writes for their classes.
+_NAMESPACES = (("layers", "keras.layers"), ("initializers", "keras.initializers"),
+               ("regularizers", "keras.regularizers"), ("constraints", "keras.constraints"),
+               ("optimizers.schedules", "keras.optimizers.schedules"), ("optimizers", "keras.optimizers"),
+               ("losses", "keras.losses"), ("metrics", "keras.metrics"))
+_MODULES = {}       # tensorflux class -> Keras module; filled on first use
+
+
+def keras_module_of(cls):
+    """The module Keras 3 writes for a built-in class (None for classes Keras does not define)."""
+    if not _MODULES:
+        _MODULES.update({Sequential: "keras", Model: "keras", Model._functional: "keras.src.models.functional"})
+        for path, module in _NAMESPACES:
+            namespace = tf.keras
+            for part in path.split("."):
+                namespace = getattr(namespace, part, None)
+            if namespace is None:
+                continue
+            for name in dir(namespace):
+                value = getattr(namespace, name)
+                if isinstance(value, type) and not name.startswith("_"):
+                    _MODULES.setdefault(value, module)
+    return _MODULES.get(cls)
+
+
+def POLICY(name="float32"):
+    return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name}, "registered_name": None}
+
+
+def _registered_name(cls):
+    return getattr(cls, "_registered_name", None) if "_registered_name" in vars(cls) else None
+
+
+def _constructor_defaults(cls):
+    """{parameter: default} of `cls`'s constructor and, through its **kwargs, its bases' (the most derived
+    wins), stopping at Layer, whose own arguments are written separately."""
+    defaults = {}
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if init is None:
+            continue
+        if klass in (object, Layer):
+            break
+        try:
+            parameters = inspect.signature(inspect.unwrap(init)).parameters
+        except (TypeError, ValueError):
+            break
+        for name, p in list(parameters.items())[1:]:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty:
+                defaults.setdefault(name, p.default)
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+            break
+    cell_class = getattr(cls, "_cell_class", None)       # LSTM, GRU…: their **kwargs configure their cell
+    if isinstance(cell_class, type):
+        for name, value in _constructor_defaults(cell_class).items():
+            defaults.setdefault(name, value)
+    return defaults
+
+
+def _config_of(obj):
+    """The config Keras would write for a tensorflux object (defaults overlaid by its arguments)."""
+    cls = type(obj)
+    own = _config.init_arguments(obj)       # what it was made with; get_config() adds current values
+    own.update(obj.get_config() if hasattr(obj, "get_config") else {})
+    if keras_module_of(cls) is None:        # a user's class: its get_config() is its config, as in Keras
+        return own
+    config = _constructor_defaults(cls)
+    config.update(own)
+    for key in ("autocast", "input_shape", "input_dim", "batch_input_shape", "weights"):
+        config.pop(key, None)
+    return config
+
+
+def keras_object(value):
+    """`value` in Keras 3's JSON form (see the module docstring)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [keras_object(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): keras_object(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return {"class_name": "__numpy__", "config": {"value": value.tolist(), "dtype": value.dtype.name}}
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        return {"class_name": "__tensor__", "config": {"value": value.numpy().tolist(), "dtype": value.dtype.name}}
+    if isinstance(value, tf.DType):
+        return value.name
+    if isinstance(value, slice):
+        return {"class_name": "__slice__", "config": {"start": keras_object(value.start),
+                                                       "stop": keras_object(value.stop),
+                                                       "step": keras_object(value.step)}}
+    if value is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
+    if inspect.isfunction(value) or inspect.isbuiltin(value):
+        return _function(value)
+    if isinstance(value, Layer):
+        return layer_entry(value)
+    if isinstance(value, type):
+        raise ValueError(f"Cannot save the class {value.__name__} in a Keras config (save an instance).")
+    return _object_entry(value)
+
+
+def _function(fn):
+    registered = getattr(fn, "_registered_name", None)
+    if registered:
+        return {"module": fn.__module__, "class_name": "function", "config": registered,
+                "registered_name": "function"}
+    for name, activation in _activations._BY_NAME.items():
+        if fn is activation or any(getattr(ns, name, None) is fn for ns in (tf.nn, tf.math, tf)):
+            return name
+    raise ValueError(f"Cannot save the function {getattr(fn, '__name__', fn)!r}: it is neither a Keras "
+                     f"activation nor registered with `@keras.saving.register_keras_serializable()` (lambdas, "
+                     f"as in a `Lambda` layer, cannot be saved: tensorflux never writes Python bytecode).")
+
+
+def _object_entry(obj):
+    cls = type(obj)
+    module = keras_module_of(cls)
+    config = _config_of(obj)
+    if config is None:
+        raise ValueError(f"Cannot save {obj!r} (of type {cls.__name__}): it has no config.")
+    if isinstance(obj, Optimizer) and obj._schedule is not None:
+        config["learning_rate"] = obj._schedule
+    if "activation" in config and config["activation"] is None:
+        config["activation"] = "linear"
+    return {"module": module or cls.__module__, "class_name": cls.__name__,
+            "config": {k: keras_object(v) for k, v in config.items()},
+            "registered_name": None if module else (_registered_name(cls) or cls.__name__)}
+
+
+# -- layers and models ------------------------------------------------------------------------------------
+def _input_shape_of(layer):
+    """The input shape(s) a layer was built for (None when unknown)."""
+    node = vars(layer).get("_first_node")
+    if node is not None and node.args:
+        first = node.args[0]
+        return tf.nest.map_structure(lambda t: list(t.shape) if isinstance(t, KerasTensor) else None, first)
+    shapes = getattr(layer, "_build_shapes", None)
+    return keras_object(shapes)
+
+
+def _layer_config(layer):
+    config = _config_of(layer)
+    for key in ("activation", "recurrent_activation"):
+        if key in config and config[key] is None:
+            config[key] = "linear"
+    ordered = {"name": config.pop("name", layer.name), "trainable": config.pop("trainable", layer.trainable),
+               "dtype": POLICY()}
+    config.pop("dtype", None)
+    ordered.update({k: keras_object(_as_object(k, v)) for k, v in config.items()})
+    return ordered
+
+
+def _as_object(key, value):
+    """A named initializer or regularizer ("glorot_uniform", "l2") as the object Keras would write."""
+    if not isinstance(value, str):
+        return value
+    from .. import initializers, regularizers
+    try:
+        if key.endswith("_initializer"):
+            return initializers.get(value)
+        if key.endswith("_regularizer"):
+            return regularizers.get(value)
+    except ValueError:
+        pass
+    return value
+
+
+def layer_entry(layer):
+    """A layer (or model) as Keras 3 serializes it."""
+    if isinstance(layer, Sequential):
+        return _sequential_entry(layer)
+    if isinstance(layer, Model._functional):
+        return _functional_entry(layer)
+    cls = type(layer)
+    module = keras_module_of(cls)
+    if isinstance(layer, InputLayer):
+        return _input_entry(layer.batch_shape, layer.dtype, layer.name)
+    entry = {"module": module or (None if _registered_name(cls) else cls.__module__), "class_name": cls.__name__,
+             "config": _layer_config(layer),
+             "registered_name": None if module else (_registered_name(cls) or cls.__name__)}
+    builds = not getattr(cls.build, "_default_build", False) or isinstance(layer, Model)
+    if layer.built and builds:
+        entry["build_config"] = {"input_shape": _input_shape_of(layer)}
+    return entry
+
+
+def _input_entry(batch_shape, dtype, name):
+    return {"module": "keras.layers", "class_name": "InputLayer", "registered_name": None,
+            "config": {"batch_shape": list(batch_shape), "dtype": dtype, "sparse": False, "ragged": False,
+                       "name": name, "optional": False}}
+
+
+def _sequential_entry(model):
+    shape = list(model._input_shape) if model._input_shape is not None else None
+    layers = []
+    if shape is not None:
+        given = getattr(model, "_input_layer", None)
+        layers.append(layer_entry(given) if given is not None else _input_entry(shape, "float32", "input_layer"))
+    layers += [layer_entry(layer) for layer in model.layers]
+    if shape is None:
+        built = getattr(model, "_build_shapes", None)
+        shape = list(built) if isinstance(built, (list, tuple)) else None
+    config = {"name": model.name, "trainable": model.trainable, "dtype": POLICY(), "layers": layers}
+    if shape is not None:
+        config["build_input_shape"] = shape
+    entry = {"module": "keras", "class_name": "Sequential", "config": config, "registered_name": None}
+    if shape is not None:
+        entry["build_config"] = {"input_shape": shape}
+    return entry
+
+
+def _functional_entry(model):
+    nodes_of = {}       # operation -> its Nodes in this model, in call order (Keras re-indexes per model)
+    for node in model._nodes:
+        nodes_of.setdefault(node.operation, []).append(node)
+    for calls in nodes_of.values():
+        calls.sort(key=lambda n: n.index)
+    position = {id(n): i for calls in nodes_of.values() for i, n in enumerate(calls)}
+
+    def history(t):
+        node, index = t._keras_history
+        return [node.operation.name, position.get(id(node), 0), index]
+
+    def encode(value):
+        if isinstance(value, KerasTensor):
+            return {"class_name": "__keras_tensor__",
+                    "config": {"shape": list(value.shape), "dtype": value._dtype.name, "keras_history": history(value)}}
+        if isinstance(value, (list, tuple)):
+            return [encode(v) for v in value]
+        if isinstance(value, dict):
+            return {k: encode(v) for k, v in value.items()}
+        return keras_object(value)
+    layers = []
+    for operation in model._operations:
+        if isinstance(operation, Operation):
+            name = type(operation).__name__
+            entry = {"module": "keras.src.ops.numpy", "class_name": name, "config": {"name": operation.name},
+                     "registered_name": name}
+        else:
+            entry = layer_entry(operation)
+        entry["name"] = operation.name
+        entry["inbound_nodes"] = [{"args": encode(list(n.args)), "kwargs": encode(dict(n.kwargs))}
+                                  for n in nodes_of.get(operation, [])]
+        layers.append(entry)
+
+    def ends(structure):
+        return tf.nest.map_structure(history, structure)
+    config = {"name": model.name, "trainable": model.trainable, "layers": layers,
+              "input_layers": ends(model._input_struct), "output_layers": ends(model._output_struct)}
+    return {"module": "keras.src.models.functional", "class_name": "Functional", "config": config,
+            "registered_name": "Functional", "build_config": {"input_shape": None}}
+
+
+def _compile_config(model):
+    arguments = dict(getattr(model, "_compile_arguments", {}))
+    return {"optimizer": keras_object(model.optimizer), "loss": keras_object(arguments.get("loss")),
+            "loss_weights": keras_object(arguments.get("loss_weights")),
+            "metrics": keras_object(arguments.get("metrics")),
+            "weighted_metrics": keras_object(arguments.get("weighted_metrics")),
+            "run_eagerly": bool(arguments.get("run_eagerly", False)), "steps_per_execution": 1,
+            "jit_compile": False}
+
+
+def keras_model_config(model):
+    """The `config.json` of a `.keras` archive for `model`."""
+    entry = layer_entry(model)
+    if not isinstance(model, (Sequential, Model._functional)) and "build_config" not in entry:
+        shapes = getattr(model, "_build_shapes", None)
+        if shapes is not None:
+            entry["build_config"] = {"input_shape": keras_object(shapes)}
+    entry["compile_config"] = _compile_config(model) if getattr(model, "compiled", False) else {}
+    return entry
