@@ -345,3 +345,53 @@ def test_image_resize(tmp_path):
     # it exactly, so bicubic values agree to the table's resolution only.
     for g, w, tol in zip(got, resized(x), (1e-5, 0, 2e-3, 1e-5)):
         _close(g, w.numpy(), tol)
+
+
+def test_more_math_and_indexing_ops(tmp_path):
+    @tf.function(input_signature=[tf.TensorSpec([None, 5], tf.float32), tf.TensorSpec([None, 5], tf.int32)])
+    def ops(x, n):
+        values, indices = tf.math.top_k(x, k=2)
+        return [values, indices, tf.reverse(x, [1]), tf.reverse(x, [0, 1]), tf.gather_nd(x, [[0, 1], [1, 4]]),
+                tf.where(x > 0.5), tf.rank(x), tf.math.divide_no_nan(x, tf.round(x)),
+                tf.math.is_finite(x / tf.round(x)), tf.math.is_inf(x / tf.round(x)), tf.math.add_n([x, x, x]),
+                tf.truncatediv(n - 4, 3), tf.truncatemod(n - 4, 3), tf.math.floordiv(x, 0.3),
+                tf.math.reduce_euclidean_norm(x, axis=1), tf.math.reduce_logsumexp(x, axis=1),
+                tf.nn.l2_normalize(x, axis=1), tf.math.expm1(x), tf.math.sigmoid(x), tf.nn.softsign(x)]
+
+    x = _random((4, 5), 12)
+    n = np.arange(20, dtype=np.int32).reshape(4, 5)
+    got, _ = _export_and_run(ops, [x, n], tmp_path / "more.onnx")
+    with np.errstate(divide="ignore", invalid="ignore"):   # x / round(x) divides by zero on purpose
+        want = ops(x, n)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _close(g, w.numpy())
+
+
+@pytest.mark.parametrize("name", ["attention", "bidirectional", "causal_conv_gru", "masked_embedding", "separable",
+                                  "prelu_reshape_permute"])
+def test_more_keras_layers(tmp_path, name):
+    rng = np.random.default_rng(5)
+    if name == "attention":
+        inp = tf.keras.Input((6, 8))
+        h = L.MultiHeadAttention(num_heads=2, key_dim=4)(inp, inp)
+        h = L.GlobalAveragePooling1D()(L.LayerNormalization()(h + inp))
+        model = tf.keras.Model(inp, L.Dense(3, activation="swish")(L.Rescaling(0.5, offset=1.0)(h)))
+        shape = (6, 8)
+    else:
+        shape, layers = {
+            "bidirectional": ((5, 4), [L.Bidirectional(L.LSTM(3)), L.Dense(2)]),
+            "causal_conv_gru": ((7, 2), [L.Conv1D(4, 3, padding="causal"), L.GRU(3, reset_after=False), L.Dense(2)]),
+            "masked_embedding": ((5,), [L.Embedding(10, 4, mask_zero=True), L.LSTM(3)]),
+            "separable": ((6, 6, 3), [L.SeparableConv2D(4, 3, padding="same"), L.GlobalMaxPooling2D()]),
+            "prelu_reshape_permute": ((3,), [L.Dense(4), L.PReLU(), L.Softmax(), L.Reshape((2, 2)), L.Permute((2, 1)),
+                                             L.Cropping1D((1, 0))]),
+        }[name]
+        model = tf.keras.Sequential([tf.keras.Input(shape)] + layers)
+    if name == "masked_embedding":
+        x = rng.integers(0, 10, size=(3,) + shape).astype(np.float32)
+        x[0, 3:] = 0   # padded steps are skipped by the mask
+    else:
+        x = rng.normal(size=(3,) + shape).astype(np.float32)
+    (got,), _ = _export_and_run(model, [x], tmp_path / f"{name}.onnx")
+    _close(got, model(x).numpy())

@@ -254,9 +254,11 @@ def _where(b, op, ins):
 
 @handles("ReverseV2")
 def _reverse(b, op, ins):
-    axes = b.value(ins[1])
+    axes = op.attrs.get("axis")
     if axes is None:
-        raise unsupported(op, "the axes must be known at export time")
+        axes = b.value(ins[1]) if len(ins) > 1 else None
+        if axes is None:
+            raise unsupported(op, "the axes must be known at export time")
     out = ins[0]
     for a in np.atleast_1d(axes):
         out = b.op("Slice", [out, b.i64([-1], f"{op.name}/start"), b.i64([-INT64_MAX], f"{op.name}/end"),

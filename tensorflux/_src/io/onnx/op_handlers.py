@@ -19,7 +19,7 @@ _ONE_TO_ONE = {
     "Softsign": "Softsign", "Sin": "Sin", "Cos": "Cos", "Tan": "Tan", "Asin": "Asin", "Acos": "Acos",
     "Atan": "Atan", "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh",
     "Floor": "Floor", "Ceil": "Ceil", "Round": "Round", "Rint": "Round", "Sign": "Sign", "Erf": "Erf",
-    "IsNan": "IsNaN", "AddN": "Sum", "SelectV2": "Where", "Einsum": "Einsum",
+    "IsNan": "IsNaN", "IsInf": "IsInf", "AddN": "Sum", "SelectV2": "Where", "Einsum": "Einsum",
 }
 # Ops whose output is their (first) input: they only check or annotate it.
 _PASS_THROUGH = ("Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snapshot", "CheckNumerics")
@@ -51,6 +51,45 @@ def _div(b, op, ins):
     if not op.outputs[0].dtype.is_floating:
         raise unsupported(op, "integer division")
     return [b.op("Div", ins, op.name)]
+
+
+@handles("DivNoNan", "MulNoNan")
+def _no_nan(b, op, ins):
+    """x / y (x · y) that is 0 where y is 0, whatever x is."""
+    x, y = ins
+    zero = _scalar(b, 0, op.inputs[1], f"{op.name}/zero")
+    y_is_zero = b.op("Equal", [y, zero], f"{op.name}/y_is_zero")
+    safe_y = b.op("Where", [y_is_zero, _scalar(b, 1, op.inputs[1], f"{op.name}/one"), y], f"{op.name}/safe_y")
+    value = b.op("Div" if op.type == "DivNoNan" else "Mul", [x, safe_y], f"{op.name}/value")
+    return [b.op("Where", [y_is_zero, b.op("Mul", [value, zero], f"{op.name}/zeros"), value], op.name)]
+
+
+@handles("IsFinite")
+def _is_finite(b, op, ins):
+    bad = b.op("Or", [b.op("IsNaN", ins, f"{op.name}/nan"), b.op("IsInf", ins, f"{op.name}/inf")], f"{op.name}/bad")
+    return [b.op("Not", [bad], op.name)]
+
+
+@handles("TruncateDiv")
+def _truncate_div(b, op, ins):
+    if op.outputs[0].dtype.is_floating:   # TensorFlow's TruncateDiv is integer-only; keep the rule anyway
+        return [b.op("Cast", [b.op("Cast", [b.op("Div", ins, f"{op.name}/div")], f"{op.name}/int",
+                                   to=b.ctx.elem_type(np.int64))], op.name, to=b.ctx.elem_type(op.outputs[0].dtype))]
+    return [b.op("Div", ins, op.name)]          # ONNX's integer Div truncates, as C does
+
+
+@handles("TruncateMod")
+def _truncate_mod(b, op, ins):
+    return [b.op("Mod", ins, op.name, fmod=1)]   # the remainder with the dividend's sign
+
+
+@handles("TopKV2")
+def _top_k(b, op, ins):
+    k = b.op("Reshape", [b.as_int64(ins[1], f"{op.name}/k64"), b.i64([1], f"{op.name}/one")], f"{op.name}/k")
+    values, indices = b.node("TopK", [ins[0], k], op.name, 2, axis=-1, largest=1, sorted=1)
+    if op.outputs[1].dtype is not _dt.int64:
+        indices = b.cast(indices, op.outputs[1].dtype, f"{op.name}/indices")
+    return [values, indices]
 
 
 @handles("NotEqual")
