@@ -395,3 +395,22 @@ def test_more_keras_layers(tmp_path, name):
         x = rng.normal(size=(3,) + shape).astype(np.float32)
     (got,), _ = _export_and_run(model, [x], tmp_path / f"{name}.onnx")
     _close(got, model(x).numpy())
+
+
+def test_nn_functions_explicit_padding_moments_and_batch_normalization(tmp_path):
+    w = tf.constant(_random((3, 2, 3, 4), 13))
+    scale, offset = tf.constant([1.5, 0.5, 2.0, 1.0]), tf.constant([0.1, -0.2, 0.3, 0.0])
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 7, 6, 3], tf.float32)])
+    def net(x):
+        y = tf.nn.conv2d(x, w, strides=[1, 2, 1, 1], padding=[[0, 0], [1, 2], [2, 1], [0, 0]])
+        mean, variance = tf.nn.moments(y, axes=[0, 1, 2])
+        y = tf.nn.batch_normalization(y, mean, variance, offset, scale, 1e-3)
+        pooled = tf.nn.avg_pool2d(y, 3, 2, "SAME")
+        maxed = tf.nn.max_pool2d(y, [2, 3], [1, 2], "VALID")
+        return y, pooled, maxed, tf.nn.bias_add(maxed, offset), tf.nn.relu(tf.nn.conv2d(x, w, 1, "SAME", dilations=2))
+
+    x = _random((2, 7, 6, 3), 14)
+    got, _ = _export_and_run(net, [x], tmp_path / "nn.onnx")
+    for g, want in zip(got, net(x)):
+        _close(g, want.numpy(), 1e-4)
