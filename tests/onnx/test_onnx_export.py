@@ -379,14 +379,21 @@ def test_more_keras_layers(tmp_path, name):
         model = tf.keras.Model(inp, L.Dense(3, activation="swish")(L.Rescaling(0.5, offset=1.0)(h)))
         shape = (6, 8)
     else:
-        shape, layers = {
-            "bidirectional": ((5, 4), [L.Bidirectional(L.LSTM(3)), L.Dense(2)]),
-            "causal_conv_gru": ((7, 2), [L.Conv1D(4, 3, padding="causal"), L.GRU(3, reset_after=False), L.Dense(2)]),
-            "masked_embedding": ((5,), [L.Embedding(10, 4, mask_zero=True), L.LSTM(3)]),
-            "separable": ((6, 6, 3), [L.SeparableConv2D(4, 3, padding="same"), L.GlobalMaxPooling2D()]),
-            "prelu_reshape_permute": ((3,), [L.Dense(4), L.PReLU(), L.Softmax(), L.Reshape((2, 2)), L.Permute((2, 1)),
-                                             L.Cropping1D((1, 0))]),
+        shape, make = {
+            "bidirectional": ((5, 4), lambda: [L.Bidirectional(L.LSTM(3)), L.Dense(2)]),
+            "causal_conv_gru": ((7, 2), lambda: [L.Conv1D(4, 3, padding="causal"), L.GRU(3, reset_after=False),
+                                                 L.Dense(2)]),
+            "masked_embedding": ((5,), lambda: [L.Embedding(10, 4, mask_zero=True), L.LSTM(3)]),
+            "separable": ((6, 6, 3), lambda: [L.SeparableConv2D(4, 3, padding="same"), L.GlobalMaxPooling2D()]),
+            "prelu_reshape_permute": ((3,), lambda: [L.Dense(4), L.PReLU(), L.Softmax(), L.Reshape((2, 2)),
+                                                     L.Permute((2, 1)), L.Cropping1D((1, 0))]),
         }[name]
+        try:
+            layers = make()
+        except ValueError as e:
+            if "mask_zero" not in str(e):
+                raise
+            pytest.skip("this tensorflux's Embedding has no mask_zero")
         model = tf.keras.Sequential([tf.keras.Input(shape)] + layers)
     if name == "masked_embedding":
         x = rng.integers(0, 10, size=(3,) + shape).astype(np.float32)
