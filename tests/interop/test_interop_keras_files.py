@@ -239,3 +239,68 @@ def test_configs_carry_the_keys_keras_writes(tmp_path):
             missing[mine["class_name"]] = lacking
     assert missing == {}
     assert sorted(ours["compile_config"]) == sorted(theirs["compile_config"])
+
+
+# Layer families, each built by the same source on both sides (`keras` is tf.keras here, real Keras there).
+RECIPES = {
+    "conv": ("keras.Sequential([keras.Input((8, 8, 3)), keras.layers.Conv2D(4, 3, padding='same', activation='relu'),"
+             " keras.layers.MaxPooling2D(), keras.layers.BatchNormalization(), keras.layers.DepthwiseConv2D(3),"
+             " keras.layers.SeparableConv2D(2, 3, padding='same'), keras.layers.Conv2DTranspose(2, 3),"
+             " keras.layers.AveragePooling2D(2), keras.layers.GlobalAveragePooling2D(), keras.layers.Dense(2)])",
+             [(4, 8, 8, 3)]),
+    "sequence": ("keras.Sequential([keras.Input((5,), dtype='int32'), keras.layers.Embedding(10, 4),"
+                 " keras.layers.LSTM(3, return_sequences=True), keras.layers.GRU(3, return_sequences=True),"
+                 " keras.layers.SimpleRNN(2, return_sequences=True), keras.layers.Bidirectional(keras.layers.LSTM(2)),"
+                 " keras.layers.Dense(1)])", [(4, 5)]),
+    "shapes": ("keras.Sequential([keras.Input((6,)), keras.layers.RepeatVector(3), keras.layers.Permute((2, 1)),"
+               " keras.layers.Conv1D(2, 2), keras.layers.UpSampling1D(), keras.layers.ZeroPadding1D(),"
+               " keras.layers.Cropping1D(1), keras.layers.LayerNormalization(),"
+               " keras.layers.TimeDistributed(keras.layers.Dense(3)), keras.layers.Flatten(), keras.layers.RepeatVector(2),"
+               " keras.layers.GlobalMaxPooling1D(), keras.layers.Dropout(0.2), keras.layers.LeakyReLU(),"
+               " keras.layers.ReLU(), keras.layers.ELU(), keras.layers.PReLU(), keras.layers.Rescaling(0.5),"
+               " keras.layers.Activation('softmax')])", [(4, 6)]),
+    "attention": ("(lambda q, v: keras.Model([q, v], keras.layers.Dense(2)(keras.layers.LayerNormalization()("
+                  "keras.layers.Add()([q, keras.layers.MultiHeadAttention(2, 4)(q, v)])))))"
+                  "(keras.Input((3, 4)), keras.Input((5, 4)))", [(2, 3, 4), (2, 5, 4)]),
+}
+
+_RECIPE_SIDE = _KERAS_PRELUDE + '''
+directory, recipes = sys.argv[1], json.loads(open(sys.argv[2]).read())
+out = {}
+for name, source in recipes.items():
+    data = np.load(f"{directory}/{name}.npz")
+    x = [data[f"x{i}"] for i in range(len(data.files))]
+    x = x if len(x) > 1 else x[0]
+    ours = keras.models.load_model(f"{directory}/{name}.tfx.keras")
+    theirs = eval(source, {"keras": keras})
+    theirs.save(f"{directory}/{name}.keras.keras")
+    out[name] = {"loaded": np.asarray(ours.predict(x, verbose=0)).tolist(),
+                 "own": np.asarray(theirs.predict(x, verbose=0)).tolist()}
+print(json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def recipe_results(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("recipes")
+    rng = np.random.default_rng(11)
+    inputs, models = {}, {}
+    for name, (source, shapes) in RECIPES.items():
+        model = eval(source, {"keras": keras})
+        model.save(directory / f"{name}.tfx.keras")
+        xs = [rng.integers(0, 10, s).astype(np.int32) if name == "sequence" else
+              rng.standard_normal(s).astype(np.float32) for s in shapes]
+        np.savez(directory / f"{name}.npz", **{f"x{i}": x for i, x in enumerate(xs)})
+        inputs[name], models[name] = (xs if len(xs) > 1 else xs[0]), model
+    (directory / "recipes.json").write_text(json.dumps({k: v[0] for k, v in RECIPES.items()}))
+    return directory, inputs, models, run_tensorflow(_RECIPE_SIDE, directory, directory / "recipes.json")
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_layer_families_both_ways(recipe_results, name):
+    directory, inputs, models, results = recipe_results
+    x = inputs[name]
+    np.testing.assert_allclose(np.asarray(results[name]["loaded"]), models[name].predict(x, verbose=0),
+                               rtol=1e-4, atol=1e-5)
+    loaded = keras.models.load_model(directory / f"{name}.keras.keras")
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), np.asarray(results[name]["own"]), rtol=1e-4, atol=1e-5)

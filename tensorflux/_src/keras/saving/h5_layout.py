@@ -91,9 +91,14 @@ def saveables(model):
         if id(obj) in visited:
             return
         visited.add(id(obj))
-        found.append((path, obj, _own_variables(obj)))
+        parts = _KERAS_SUBLAYERS.get(type(obj).__name__)
+        found.append((path, obj, [] if parts else _own_variables(obj)))
         if isinstance(obj, Optimizer):
             return
+        for attribute, name, variables in parts or ():
+            held = [getattr(obj, v, None) for v in variables]
+            found.append((f"{path}/{attribute}" if path else attribute, _Part(name),
+                          [v for v in held if v is not None]))
         for attribute, child in _children(obj):
             child_path = f"{path}/{attribute}" if path else attribute
             if isinstance(child, (Layer, Optimizer)):
@@ -108,6 +113,27 @@ def saveables(model):
                     visit(item, f"{child_path}/{name}" + (f"_{used[name]}" if used[name] else ""))
     visit(model, "")
     return found
+
+
+class _Part:
+    """A sublayer Keras has where tensorflux's layer holds the variables itself (see _KERAS_SUBLAYERS)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+
+# Layers whose variables Keras keeps in sublayers: (attribute in Keras, sublayer name, tensorflux attributes
+# holding its variables), in the order Keras's walk visits them (public attributes first, by name).
+_KERAS_SUBLAYERS = {
+    "MultiHeadAttention": (("key_dense", "key", ("key_kernel", "key_bias")),
+                           ("output_dense", "attention_output", ("output_kernel", "output_bias")),
+                           ("query_dense", "query", ("query_kernel", "query_bias")),
+                           ("value_dense", "value", ("value_kernel", "value_bias")),
+                           ("_dropout_layer", "dropout", ()), ("_softmax", "softmax", ())),
+}
 
 
 def _keras_class_name(obj):

@@ -96,9 +96,45 @@ def _config_of(obj):
         return own
     config = _constructor_defaults(cls)
     config.update(own)
-    for key in ("autocast", "input_shape", "input_dim", "batch_input_shape", "weights"):
+    config.pop("weights", None)                   # initial weights: Keras never writes them in a config
+    for key in ("autocast", "input_shape", "input_dim", "batch_input_shape"):
+        if key not in _signature_names(cls):        # Layer's keywords, not this class's own arguments
+            config.pop(key, None)
+    for key, value in _KERAS_ONLY_ARGUMENTS.get(cls.__name__, {}).items():
+        config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
+    for key in _NOT_WRITTEN_BY_KERAS.get(cls.__name__, ()):
         config.pop(key, None)
     return config
+
+
+def _signature_names(cls):
+    try:
+        return set(inspect.signature(inspect.unwrap(cls.__init__)).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+# Arguments Keras 3.15's `get_config()` writes that tensorflux's classes do not take (with the value that
+# means "not used"), and arguments tensorflux's classes take that Keras's do not write (Keras would refuse
+# them when loading). Recorded by comparing the configs of both for the same layers.
+_CONVOLUTION = {"activity_regularizer": None, "kernel_constraint": None, "bias_constraint": None}
+_KERAS_ONLY_ARGUMENTS = {
+    "Dense": {"kernel_constraint": None, "bias_constraint": None, "quantization_config": None},
+    "EinsumDense": {"kernel_constraint": None, "bias_constraint": None, "quantization_config": None},
+    "Conv1D": _CONVOLUTION, "Conv2D": _CONVOLUTION, "Conv3D": _CONVOLUTION,
+    "Conv1DTranspose": {"activity_regularizer": None}, "Conv2DTranspose": {"activity_regularizer": None},
+    "SeparableConv1D": {"activity_regularizer": None}, "SeparableConv2D": {"activity_regularizer": None},
+    "DepthwiseConv2D": {"activity_regularizer": None, "bias_constraint": None, "depthwise_constraint": None},
+    "Embedding": {"activity_regularizer": None, "quantization_config": None},
+    "LSTM": {"activity_regularizer": None}, "GRU": {"activity_regularizer": None},
+    "SimpleRNN": {"activity_regularizer": None},
+    "BatchNormalization": {"renorm": False, "renorm_clipping": None, "renorm_momentum": 0.99},
+}
+_NOT_WRITTEN_BY_KERAS = {
+    "SimpleRNN": ("recurrent_activation", "seed"), "SimpleRNNCell": ("recurrent_activation",),
+    "Embedding": ("lora_rank",), "MultiHeadAttention": ("flash_attention",), "SpatialDropout1D": ("trainable",),
+    "SpatialDropout2D": ("trainable",), "SpatialDropout3D": ("trainable",),
+}
 
 
 def keras_object(value):
@@ -161,6 +197,27 @@ def _object_entry(obj):
 
 
 # -- layers and models ------------------------------------------------------------------------------------
+def _build_config(layer):
+    """Keras's `build_config`: the shape of the one tensor argument the layer was first called with, as
+    `{"input_shape": shape}`, or with several (attention's query and value) `{"shapes_dict":
+    {"query_shape": ..., "value_shape": ...}}`, keyed by the call's parameter names; None when unknown."""
+    node = vars(layer).get("_first_node")
+    if node is not None:
+        try:
+            bound = inspect.signature(type(layer).call).bind(None, *node.args, **node.kwargs).arguments
+        except TypeError:
+            bound = None
+        if bound:
+            shapes = {f"{name}_shape": tf.nest.map_structure(lambda t: list(t.shape), value)
+                      for name, value in list(bound.items())[1:]
+                      if value is not None and tf.nest.flatten(value)
+                      and all(isinstance(t, KerasTensor) for t in tf.nest.flatten(value))}
+            if len(shapes) > 1:
+                return {"shapes_dict": shapes}
+    shape = _input_shape_of(layer)
+    return None if shape is None else {"input_shape": shape}
+
+
 def _input_shape_of(layer):
     """The input shape(s) a layer was built for (None when unknown)."""
     node = vars(layer).get("_first_node")
@@ -178,6 +235,8 @@ def _layer_config(layer):
             config[key] = "linear"
     ordered = {"name": config.pop("name", layer.name), "trainable": config.pop("trainable", layer.trainable),
                "dtype": POLICY()}
+    if "trainable" in _NOT_WRITTEN_BY_KERAS.get(type(layer).__name__, ()):
+        del ordered["trainable"]
     config.pop("dtype", None)
     ordered.update({k: keras_object(_as_object(k, v)) for k, v in config.items()})
     return ordered
@@ -213,7 +272,9 @@ def layer_entry(layer):
              "registered_name": None if module else (_registered_name(cls) or cls.__name__)}
     builds = not getattr(cls.build, "_default_build", False) or isinstance(layer, Model)
     if layer.built and builds:
-        entry["build_config"] = {"input_shape": _input_shape_of(layer)}
+        build_config = _build_config(layer)
+        if build_config is not None:
+            entry["build_config"] = build_config
     return entry
 
 

@@ -65,8 +65,16 @@ def _accepted(cls):
     return names
 
 
+# Values Keras writes after building that mean the default tensorflux's class takes as None (a
+# MultiHeadAttention built on (batch, time, features) queries attends over axis 1).
+_BUILT_DEFAULTS = {("MultiHeadAttention", "attention_axes"): ([1], (1,))}
+
+
 def _fit_arguments(cls, config):
     """`config` without the Keras arguments `cls` lacks (see the module docstring)."""
+    for (name, key), values in _BUILT_DEFAULTS.items():
+        if cls.__name__ == name and config.get(key) in values:
+            config = dict(config, **{key: None})
     accepted = _accepted(cls)
     if accepted is None:
         return config
