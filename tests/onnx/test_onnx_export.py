@@ -421,3 +421,30 @@ def test_nn_functions_explicit_padding_moments_and_batch_normalization(tmp_path)
     got, _ = _export_and_run(net, [x], tmp_path / "nn.onnx")
     for g, want in zip(got, net(x)):
         _close(g, want.numpy(), 1e-4)
+
+
+def test_inputs_and_outputs_are_named(tmp_path):
+    _, ort = _onnx()
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="values")])
+    def named(values):
+        return {"zeta": values * 2.0, "alpha": values + 1.0}
+
+    x = np.array([1.0, 2.0], np.float32)
+    tf.onnx.export(named, str(tmp_path / "named.onnx"))
+    session = ort.InferenceSession(str(tmp_path / "named.onnx"), providers=["CPUExecutionProvider"])
+    assert [i.name for i in session.get_inputs()] == ["values"]
+    names = [o.name for o in session.get_outputs()]
+    got = dict(zip(names, session.run(None, {"values": x})))
+    assert sorted(names) == ["alpha", "zeta"]
+    for key, value in named(x).items():
+        _close(got[key], value.numpy())
+
+    a, b = tf.keras.Input((3,), name="a"), tf.keras.Input((2,), name="b")
+    model = tf.keras.Model([a, b], L.Dense(1)(L.Concatenate()([L.Dense(4)(a), b])))
+    xa, xb = _random((2, 3), 15), _random((2, 2), 16)
+    tf.onnx.export(model, str(tmp_path / "two.onnx"))
+    session = ort.InferenceSession(str(tmp_path / "two.onnx"), providers=["CPUExecutionProvider"])
+    assert [i.name for i in session.get_inputs()] == ["a", "b"]
+    assert [o.name for o in session.get_outputs()] == ["output_0"]
+    _close(session.run(None, {"a": xa, "b": xb})[0], model([xa, xb]).numpy())

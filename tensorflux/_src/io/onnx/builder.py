@@ -174,9 +174,7 @@ class GraphBuilder:
                 raise NotImplementedError(f"ONNX export cannot tell the element type of the variant tensor "
                                           f"'{tensor.name}' (only TensorLists are supported).")
             return helper.make_tensor_sequence_value_info(name, elem, None)
-        shape = None
-        if with_shape and tensor.shape.rank is not None:
-            shape = [d if d is not None else None for d in tensor.shape.as_list()]
+        shape = tensor.shape.as_list() if with_shape and tensor.shape.rank is not None else None
         return helper.make_tensor_value_info(name, self.ctx.elem_type(tensor.dtype), shape)
 
     def graph(self, name, inputs, outputs, output_names, initializers=()):

@@ -43,6 +43,10 @@ def export(obj, path, input_signature=None, opset=None):
       input_signature: a list of `tf.TensorSpec` for a tf.function or a model without known inputs.
       opset: the ONNX opset (default 18; 17 up to what the installed `onnx` knows).
 
+    The ONNX inputs are named after the function's arguments (for a Keras model, its Input tensors, with
+    the batch dimension named "batch"); the outputs are `output_0`, `output_1`, … in the order of the
+    flattened result, or the keys of a returned dict.
+
     Raises:
       ImportError: `onnx` is not installed.
       NotImplementedError: the graph holds an op with no ONNX equivalent (the error names it and its node).
@@ -95,21 +99,27 @@ def _concrete_function(obj, input_signature):
 
 def _keras_concrete_function(model, input_signature):
     """The model's call in inference mode, traced once for its inputs with a dynamic batch dimension."""
+    keys = None
     if input_signature is None:
         inputs = getattr(model, "inputs", None)
         if not inputs:
             raise ValueError(f"The Keras model {getattr(model, 'name', '')!r} has no known inputs (it was not built "
                              f"from Input layers): pass `input_signature` (a list of tf.TensorSpec).")
+        if isinstance(inputs, dict):       # a functional model called with a dict: ONNX inputs named by its keys
+            keys, inputs = list(inputs), list(inputs.values())
         specs = []
-        for k in inputs:
+        for i, k in enumerate(inputs):
             shape = list(TensorShape(k.shape).as_list())
-            specs.append(TensorSpec([None] + shape[1:], _dt.as_dtype(k.dtype), getattr(k, "name", None)))
+            name = keys[i] if keys else getattr(k, "name", None)
+            specs.append(TensorSpec([None] + shape[1:], _dt.as_dtype(k.dtype), name))
         batch_named = True
     else:
         specs, batch_named = list(input_signature), False
     single = len(specs) == 1
 
     def call(*args):
+        if keys:
+            return model(dict(zip(keys, args)), training=False)
         return model(args[0] if single else list(args), training=False)
 
     cf = function(call).get_concrete_function(*specs)
@@ -142,7 +152,7 @@ def build_model(onnx, cf, opset, input_names=None, batch_named=False):
         env[id(internal)] = _captured(ctx, graph, external, internal)
     builder = GraphBuilder(ctx)
     values = builder.convert(graph, env, graph.outputs)
-    out_names, outputs = _output_names(cf, len(graph.outputs)), []
+    out_names, outputs = _output_names(cf, graph.outputs), []
     for value, name, t in zip(values, out_names, graph.outputs):
         if isinstance(value, VariableInput):
             raise TypeError(f"ONNX export cannot return the variable handle '{t.name}'.")
@@ -191,11 +201,14 @@ def _captured(ctx, graph, external, internal):
     raise TypeError(f"ONNX export cannot capture {external!r} (only variables and constant tensors).")
 
 
-def _output_names(cf, count):
+def _output_names(cf, outputs):
+    """`output_<i>` for each flat output, or its key when the function returns a dict of tensors (matched by
+    identity: the flat order is nest's sorted-key order, not the dict's)."""
     structured = getattr(cf, "structured_outputs", None)
-    if isinstance(structured, dict) and len(structured) == count:
-        return [str(k) for k in structured]
-    return [f"output_{i}" for i in range(count)]
+    keys = {}
+    if isinstance(structured, dict):
+        keys = {id(t): str(k) for k, t in structured.items()}
+    return [keys.get(id(t), f"output_{i}") for i, t in enumerate(outputs)]
 
 
 API = {"onnx": ["export"]}

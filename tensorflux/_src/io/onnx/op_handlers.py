@@ -19,7 +19,7 @@ _ONE_TO_ONE = {
     "Softsign": "Softsign", "Sin": "Sin", "Cos": "Cos", "Tan": "Tan", "Asin": "Asin", "Acos": "Acos",
     "Atan": "Atan", "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh",
     "Floor": "Floor", "Ceil": "Ceil", "Round": "Round", "Rint": "Round", "Sign": "Sign", "Erf": "Erf",
-    "IsNan": "IsNaN", "IsInf": "IsInf", "AddN": "Sum", "SelectV2": "Where", "Einsum": "Einsum",
+    "IsNan": "IsNaN", "IsInf": "IsInf", "AddN": "Sum", "SelectV2": "Where",
 }
 # Ops whose output is their (first) input: they only check or annotate it.
 _PASS_THROUGH = ("Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snapshot", "CheckNumerics")
@@ -27,8 +27,7 @@ _PASS_THROUGH = ("Identity", "StopGradient", "EnsureShape", "PreventGradient", "
 
 def _one_to_one(onnx_type):
     def handler(b, op, ins):
-        attrs = {"equation": op.attrs["equation"]} if onnx_type == "Einsum" else {}
-        return [b.op(onnx_type, ins, op.name, **attrs)]
+        return [b.op(onnx_type, ins, op.name)]
     return handler
 
 
@@ -39,6 +38,11 @@ for _tf_type, _onnx_type in _ONE_TO_ONE.items():
 @handles(*_PASS_THROUGH)
 def _pass_through(b, op, ins):
     return [ins[0]]
+
+
+@handles("Einsum")
+def _einsum(b, op, ins):
+    return [b.op("Einsum", ins, op.name, equation=op.attrs["equation"])]
 
 
 @handles("IdentityN")
