@@ -400,7 +400,6 @@ def ex_subclassed_layer_inside_functional():
 
 
 XFAILS = {
-    "input_node": "a KerasTensor made by keras.Input is named 'input_layer' in its repr instead of 'keras_tensor'",
     "one_graph_two_models":
         "Reshape((4, 4, 1)) on a symbolic (None, 16) input gives shape (None, None, None, None), so the "
         "following Conv2DTranspose raises 'channel dimension of the inputs should be defined'",

@@ -472,9 +472,6 @@ XFAILS = {
     "multi_output_compile_variants": "keras.layers has no functional `concatenate` (AttributeError)",
     "multi_output_loss_only_on_some": "keras.layers has no functional `concatenate` (AttributeError)",
     "multi_output_fit_lists_dicts_dataset": "keras.layers has no functional `concatenate` (AttributeError)",
-    "checkpoint_fault_tolerance":
-        "keras.models.load_model of the `.keras` checkpoint does not restore the optimizer's state, so the "
-        "resumed fit starts from a fresh Adam (loss 2.3271 instead of 2.3135)",
     "tensorboard_callback": "keras.callbacks has no `TensorBoard` (AttributeError)",
 }
 

@@ -282,7 +282,7 @@ def test_clear_session_restarts_names():
     first = layers.Dense(1)(keras.Input((2,)))
     keras.backend.clear_session()
     again = layers.Dense(1)(keras.Input((2,)))
-    assert first.name == again.name == "keras_tensor"
+    assert first.name == again.name == "keras_tensor_1"    # the Input is keras_tensor
 
 
 def test_merge_layers_and_lambda():

@@ -15,15 +15,15 @@ from .models import functional, model as models
 from .layers import (input_layer, core as layers, activations as layers_activation,
     attention as layers_attention, convolutional as layers_conv_extra, normalization as layers_extra,
     merging as layers_merge, preprocessing as layers_preprocessing, reshaping as layers_reshaping,
-    rnn as layers_rnn)
+    rnn as layers_rnn, bidirectional as layers_bidirectional, masking as layers_masking)
 from .optimizers import optimizer as optimizers, schedules
 from .saving import saving, serialization
 from .naming import clear_session
 
 _SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
             layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
-            layers_reshaping, layers_rnn, losses, metrics, models, ops, optimizers, random, regularizers, saving,
-            schedules, serialization, utils)
+            layers_reshaping, layers_rnn, layers_bidirectional, layers_masking, losses, metrics, models, ops,
+            optimizers, random, regularizers, saving, schedules, serialization, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

@@ -14,6 +14,7 @@ import weakref
 
 import tensorflux as tf
 
+from . import masks as _masks
 from .naming import to_snake_case, unique_name
 
 __all__ = ["KerasTensor", "Node", "Operation", "any_symbolic", "operation_named", "symbolic_call"]
@@ -199,17 +200,34 @@ def any_symbolic(structure):
 
 def symbolic_call(operation, args, kwargs, run):
     """KerasTensors for what `run(*args, **kwargs)` returns, found by tracing it once on symbolic tensors
-    standing in for the KerasTensors among the arguments; records the call as a Node of `operation`."""
+    standing in for the KerasTensors among the arguments; records the call as a Node of `operation`.
+
+    Masks ride along: an argument's mask (a KerasTensor) gets a symbolic stand-in of its own, attached to
+    the argument's stand-in, and each output the traced call gave a mask gets a KerasTensor mask — the
+    input's own when the layer passed it on unchanged, else a new one."""
     flat = tf.nest.flatten((args, kwargs))
     placeholders = [x for x in flat if isinstance(x, KerasTensor)]
+    masked = [(i, m) for i, m in enumerate(getattr(x, "_keras_mask", None) for x in placeholders)
+              if isinstance(m, KerasTensor)]
+    traced_masks = {}
 
     def traced(*values):
-        it = iter(values)
+        inputs = list(values[:len(placeholders)])
+        mask_values = values[len(placeholders):]
+        for (i, _), mask_value in zip(masked, mask_values):
+            inputs[i] = _masks.with_mask(inputs[i], mask_value)
+        it = iter(inputs)
         a, k = tf.nest.pack_sequence_as((args, kwargs), [next(it) if isinstance(x, KerasTensor) else x
                                                           for x in flat])
-        return run(*a, **k)
+        result = run(*a, **k)
+        passed_on = {id(v): m for (_, m), v in zip(masked, mask_values)}
+        traced_masks["outputs"] = [_masks.get_mask(t) for t in tf.nest.flatten(result)]
+        traced_masks["passed_on"] = [passed_on.get(id(m)) if m is not None else None
+                                     for m in traced_masks["outputs"]]
+        return result
 
-    specs = [tf.TensorSpec(x.shape, x._dtype) for x in placeholders]
+    specs = [tf.TensorSpec(x.shape, x._dtype) for x in placeholders] + \
+        [tf.TensorSpec(m.shape, m._dtype) for _, m in masked]
     result = tf.function(traced).get_concrete_function(*specs).structured_outputs
     node = Node(operation, args, kwargs)
 
@@ -222,6 +240,9 @@ def symbolic_call(operation, args, kwargs, run):
         return out
 
     node.structure = tf.nest.map_structure(wrap, result)
+    for out, mask, same in zip(node.outputs, traced_masks.get("outputs", ()), traced_masks.get("passed_on", ())):
+        if mask is not None and mask.shape.rank is not None:
+            out._keras_mask = same if same is not None else KerasTensor(mask.shape.as_list(), mask.dtype)
     first = node.outputs[0] if node.outputs else None
     operation._output_shape = tf.TensorShape(first.shape) if first is not None else None
     return node.structure

@@ -15,6 +15,8 @@ from .layer import Layer
 
 
 class _Elementwise(Layer):
+    supports_masking = True     # masks pass through (keras.masks)
+
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
 

@@ -71,6 +71,8 @@ def check_strides_and_dilation(strides, dilation_rate):
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)` over the last axis."""
 
+    supports_masking = True     # masks pass through (keras.masks)
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, **kwargs):
         super().__init__(**kwargs)
@@ -153,6 +155,8 @@ class Reshape(Layer):
 class Dropout(Layer):
     """Zeroes a fraction `rate` of the inputs while training (scaling the rest by 1 / (1 - rate))."""
 
+    supports_masking = True     # masks pass through (keras.masks)
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -174,6 +178,8 @@ class Dropout(Layer):
 
 
 class Activation(Layer):
+    supports_masking = True     # masks pass through (keras.masks)
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = _activations.get(activation)

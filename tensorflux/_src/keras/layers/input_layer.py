@@ -25,7 +25,8 @@ class InputLayer(Layer):
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
         self._input_dtype = tf.as_dtype(getattr(dtype, "name", dtype) or "float32")
         node = Node(self, (), {})
-        tensor = KerasTensor(self.batch_shape, self._input_dtype, name=self.name, history=(node, 0))
+        # As Keras 3: the tensor takes the name given to Input, else its own (keras_tensor, keras_tensor_1, …).
+        tensor = KerasTensor(self.batch_shape, self._input_dtype, name=name, history=(node, 0))
         node.outputs.append(tensor)
         node.structure = tensor
         self._first_node = node     # what Layer.output reads

@@ -10,9 +10,15 @@ and finds its sublayers and weights in the order they were assigned as attribute
 `layer(x)` converts `x` to a tensor (floating inputs become the layer's float32), calls `build` once with
 `x`'s shape as a tuple, then `call`. The `training` flag is resolved once per call: passed explicitly, else
 inherited from the enclosing layer call, else the default of `call`'s own signature.
+
+Masks (keras.masks) flow as in Keras 3: the mask the first input carries is passed as `mask=` to a `call`
+that accepts one (unless given); a layer that supports masking (`supports_masking`, true by default when
+it overrides `compute_mask`) attaches `compute_mask(inputs, mask)` to its outputs; any other layer given a
+masked input warns that it drops the mask.
 """
 import functools
 import inspect
+import warnings
 
 import numpy as np
 
@@ -21,11 +27,13 @@ import tensorflux as tf
 from .. import config as _config
 from .. import initializers as _initializers
 from .. import keras_tensor
+from .. import masks as _masks
 from .. import regularizers as _regularizers
 from ..naming import to_snake_case, unique_name
 
 _TRAINING = [None]  # training flag of the enclosing layer calls (innermost last)
 _CALL_SPECS = {}    # type(layer) -> (call accepts `training`, its default)
+_TAKES_MASK = {}    # type(layer) -> whether its call accepts a `mask` argument
 
 
 def _call_spec(cls):
@@ -40,6 +48,26 @@ def _call_spec(cls):
                 else training.default)
         _CALL_SPECS[cls] = spec
     return spec
+
+
+def _takes_mask(cls):
+    takes = _TAKES_MASK.get(cls)
+    if takes is None:
+        try:
+            params = inspect.signature(cls.call).parameters
+        except (TypeError, ValueError):
+            params = {}
+        takes = _TAKES_MASK[cls] = "mask" in params or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return takes
+
+
+def _mask_of(first):
+    """The mask(s) carried by a call's first input (a structure of masks for a structure of inputs), or None."""
+    if isinstance(first, (list, tuple, dict)):
+        masks = tf.nest.map_structure(_masks.get_mask, first)
+        return masks if any(m is not None for m in tf.nest.flatten(masks)) else None
+    return _masks.get_mask(first)
 
 
 def _as_input(x):
@@ -145,6 +173,9 @@ class Layer:
         if isinstance(first, keras_tensor.KerasTensor) or (
                 isinstance(first, (list, tuple, dict)) and keras_tensor.any_symbolic(first)):
             return self._symbolic_call(first, args, kwargs)
+        previous_mask = _mask_of(first) if first is not None else None
+        if previous_mask is not None and kwargs.get("mask") is None and _takes_mask(type(self)):
+            kwargs["mask"] = previous_mask
         if args:
             args = (_as_input(args[0]),) + args[1:]
             first = args[0]
@@ -171,8 +202,43 @@ class Layer:
             _TRAINING.pop()
         if getattr(self, "activity_regularizer", None) is not None:
             self._add_activity_losses(outputs)
+        if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            outputs = self._attach_masks(first, outputs, previous_mask)
         self._output_shape = getattr(outputs, "shape", None)
         return outputs
+
+    # -- masking -------------------------------------------------------------------------------
+    @property
+    def supports_masking(self):
+        """Whether this layer passes masks on (through `compute_mask`): set it, or override compute_mask."""
+        value = vars(self).get("_supports_masking")
+        return type(self).compute_mask is not Layer.compute_mask if value is None else value
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        self._supports_masking = bool(value)
+
+    def compute_mask(self, inputs, previous_mask):
+        """The mask of this layer's outputs: by default, the mask its input came with."""
+        return previous_mask
+
+    def _attach_masks(self, inputs, outputs, previous_mask):
+        if not self.supports_masking:
+            if previous_mask is not None:
+                warnings.warn(f"Layer '{self._name}' (of type {type(self).__name__}) was passed an input with a mask "
+                              f"attached to it. However, this layer does not support masking and will therefore "
+                              f"destroy the mask information. Downstream layers will not see the mask.",
+                              stacklevel=3)
+            return outputs
+        flat = tf.nest.flatten(outputs)
+        if all(_masks.get_mask(t) is not None for t in flat):
+            return outputs          # call() set the masks itself
+        masks = self.compute_mask(inputs, previous_mask)
+        if masks is None:
+            return outputs
+        flat = [_masks.with_mask(t, m) if m is not None and _masks.get_mask(t) is None else t
+                for t, m in zip(flat, tf.nest.flatten(masks))] + flat[len(tf.nest.flatten(masks)):]
+        return tf.nest.pack_sequence_as(outputs, flat)
 
     def _symbolic_call(self, first, args, kwargs):
         """The functional API: build from the KerasTensors' shapes, then record the call (see keras_tensor)."""

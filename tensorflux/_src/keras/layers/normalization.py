@@ -54,6 +54,8 @@ class BatchNormalization(Layer):
     """Normalizes each feature (the `axis` entries) by the batch's statistics while training and by moving
     averages of them at inference."""
 
+    supports_masking = True     # masks pass through (keras.masks)
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
@@ -115,6 +117,8 @@ class BatchNormalization(Layer):
 class LayerNormalization(Layer):
     """Normalizes each example over `axis` (its mean and biased variance), then scales and shifts."""
 
+    supports_masking = True     # masks pass through (keras.masks)
+
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
                  beta_constraint=None, gamma_constraint=None, **kwargs):
@@ -170,9 +174,11 @@ class Embedding(Layer):
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"Received an invalid value for `{arg}`, expected a positive integer. Received: "
                                  f"{arg}={value}")
-        if embeddings_constraint is not None or mask_zero or lora_rank is not None:
-            raise ValueError("tensorflux's Embedding supports neither constraints, `mask_zero` nor LoRA.")
+        if embeddings_constraint is not None or lora_rank is not None:
+            raise ValueError("tensorflux's Embedding supports neither constraints nor LoRA.")
         self.input_dim, self.output_dim = input_dim, output_dim
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero
         self.embeddings_initializer = _initializer(embeddings_initializer)
         self.embeddings_regularizer = embeddings_regularizer
         self._initial_weights = weights
@@ -189,6 +195,12 @@ class Embedding(Layer):
         if inputs.dtype not in (tf.int32, tf.int64):
             inputs = tf.cast(inputs, tf.int32)
         return tf.gather(self.embeddings, inputs)
+
+    def compute_mask(self, inputs, mask=None):
+        """With `mask_zero`, index 0 is padding: the mask is True where the input is not 0."""
+        if not self.mask_zero:
+            return None
+        return tf.not_equal(inputs, tf.zeros_like(tf.convert_to_tensor(inputs)))
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)

@@ -117,7 +117,8 @@ class Functional(Model):
         struct = self._input_struct
         count = len(self._flat_inputs)
         if isinstance(inputs, dict):
-            names = [t.name for t in self._flat_inputs] if not isinstance(struct, dict) else None
+            names = [t._keras_history[0].operation.name for t in self._flat_inputs] \
+                if not isinstance(struct, dict) else None
             if names is None:
                 missing = sorted(set(struct) - set(inputs))
                 if missing:
@@ -159,7 +160,7 @@ class Functional(Model):
                 entry["layer"] = node.operation.name
             nodes.append(entry)
         return {"name": self.name, "trainable": self.trainable, "layers": self.layers, "nodes": nodes,
-                "input_names": [t.name for t in self._flat_inputs],
+                "input_names": [t._keras_history[0].operation.name for t in self._flat_inputs],
                 "inputs": tf.nest.map_structure(encode, self._input_struct),
                 "outputs": tf.nest.map_structure(encode, self._output_struct)}
 
@@ -266,7 +267,7 @@ def _graph(inputs, outputs):
         if isinstance(node.operation, InputLayer):
             raise ValueError(f"Output {path} is not connected to `inputs`: it depends on the Input "
                              f"'{node.operation.name}', which is not among the model's inputs "
-                             f"{[x.name for x in inputs]}.")
+                             f"{[x._keras_history[0].operation.name for x in inputs]}.")
         if id(node) in done:
             return
         if id(node) in active:
