@@ -153,6 +153,7 @@ def _fresh_summary_state():
     tf_summary.set_step(None)
     tf_summary._state.writer = None
     tf_summary._state.record_condition = True
+    tf_summary.trace_off()
 
 
 # -- the file --------------------------------------------------------------------------------------
@@ -499,3 +500,149 @@ def test_summary_records_match_tensorflows_bytes(tmp_path):
     assert our_records[1:] == their_records[1:]
     version_event = "1a0d" + b"brain.Event:2".hex()  # then source_metadata, which names the writer
     assert our_records[0].startswith(version_event) and their_records[0].startswith(version_event)
+
+
+# -- graphs: tf.summary.graph and the trace API ------------------------------------------------------------
+
+def _graph_events(path):
+    """The serialized GraphDefs of an event file's graph events (Event field 4)."""
+    return [_first(_fields(record), 4) for record in read_records(path) if _first(_fields(record), 4) is not None]
+
+
+def _graph_def(data):
+    from tensorflux._src.io.formats import attr_values
+    graph_def = attr_values.messages().GraphDef()
+    graph_def.ParseFromString(data)
+    return graph_def
+
+
+@tf.function
+def _relu_plus_one(x):
+    return tf.nn.relu(x) + 1.0
+
+
+def test_graph_writes_the_graph_def_of_a_traced_function(tmp_path):
+    pytest.importorskip("google.protobuf")
+    writer = tf_summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        written = tf_summary.graph(_relu_plus_one.get_concrete_function(tf.TensorSpec([2])).graph)
+    assert written.dtype == tf.bool and bool(written)
+    (data,) = _graph_events(writer.event_file_path)
+    graph_def = _graph_def(data)
+    assert [(n.name, n.op) for n in graph_def.node][:2] == [("x", "Placeholder"), ("Relu", "Relu")]
+    assert graph_def.node[1].attr["T"].type == tf.float32.as_datatype_enum
+    with writer.as_default():  # a GraphDef message is written as it is
+        assert bool(tf_summary.graph(graph_def))
+    assert _graph_events(writer.event_file_path)[1] == graph_def.SerializeToString()
+
+
+def test_graph_refuses_other_values_and_graph_contexts(tmp_path):
+    pytest.importorskip("google.protobuf")
+    writer = tf_summary.create_file_writer(str(tmp_path))
+    with writer.as_default(), pytest.raises(ValueError, match="Argument 'graph_data' is not tf.Graph or "
+                                                                r"tf.compat.v1.GraphDef. Received graph_data=3 of type int."):
+        tf_summary.graph(3)
+    graph = _relu_plus_one.get_concrete_function(tf.TensorSpec([2])).graph
+    assert not bool(tf_summary.graph(graph))          # no default writer
+    with writer.as_default(), tf_summary.record_if(False):
+        assert not bool(tf_summary.graph(graph))
+
+    @tf.function
+    def inside():
+        with writer.as_default():
+            return tf_summary.graph(graph)
+
+    with pytest.raises(ValueError, match="graph\\(\\) cannot be invoked inside a graph context."):
+        inside()
+    assert _graph_events(writer.event_file_path) == []
+
+
+def _run_metadata_graphs(value):
+    """The pre-optimization GraphDefs of a serialized RunMetadata (field 4 -> field 2)."""
+    return [_graph_def(_first(_fields(entry), 2)) for field, entry in _fields(value) if field == 4]
+
+
+def test_trace_export_writes_the_graphs_of_the_functions_called(tmp_path):
+    pytest.importorskip("google.protobuf")
+    from tensorflux._src.function.polymorphic import Function
+    original_call = Function.__call__
+
+    @tf.function
+    def other(x):
+        return tf.square(x)
+
+    _relu_plus_one(tf.constant([1.0, 2.0]))       # traced before the trace starts: still recorded when run
+    tf_summary.trace_on(graph=True, profiler=False)
+    assert Function.__call__ is not original_call
+    _relu_plus_one(tf.constant([1.0, -2.0]))
+    _relu_plus_one(tf.constant([3.0, -2.0]))
+    other(tf.constant(3.0))
+    writer = tf_summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        assert tf_summary.trace_export(name="my_trace", step=3) is None
+    assert Function.__call__ is original_call      # the trace is over: calls are not observed any more
+    (event,) = summaries(writer)
+    assert (event["tag"], event["step"], event["plugin"]) == ("my_trace", 3, "graph_run_metadata_graph")
+    graphs = _run_metadata_graphs(event["value"][()])
+    assert [[n.op for n in g.node] for g in graphs] == [["Placeholder", "Relu", "Const", "AddV2", "Identity"],
+                                                        ["Placeholder", "Square", "Identity"]]
+    with pytest.raises(ValueError, match="Must enable trace before export through tf.summary.trace_on."):
+        tf_summary.trace_export("again", step=1)
+
+
+def test_trace_export_without_writer_or_step(tmp_path):
+    tf_summary.trace_on()
+    assert tf_summary.trace_export("nothing", step=1) is None        # no writer: nothing written, trace over
+    with pytest.raises(ValueError, match="Must enable trace"):
+        tf_summary.trace_export("nothing", step=1)
+    tf_summary.trace_on()
+    writer = tf_summary.create_file_writer(str(tmp_path))
+    with writer.as_default(), pytest.raises(ValueError, match="No step set"):
+        tf_summary.trace_export("no_step")
+    tf_summary.trace_off()   # the failed export left the trace on; trace_off ends it (and twice is harmless)
+    tf_summary.trace_off()
+    with pytest.raises(ValueError, match="Must enable trace"):
+        tf_summary.trace_export("x", step=0)
+
+
+_TENSORBOARD_GRAPHS = """
+    import json, sys
+    try:
+        from tensorboard.backend.event_processing import event_accumulator
+    except ImportError:
+        print("NO_TENSORBOARD"); sys.exit(0)
+    from tensorflow.core.protobuf import config_pb2
+    out = {{}}
+    for name, path in (("graph", {graph!r}), ("trace", {trace!r})):
+        accumulator = event_accumulator.EventAccumulator(path, size_guidance={{event_accumulator.TENSORS: 0}})
+        accumulator.Reload()
+        tags = accumulator.Tags()
+        out[name] = {{"has_graph": tags["graph"]}}
+        if tags["graph"]:
+            out[name]["nodes"] = [[n.name, n.op] for n in accumulator.Graph().node]
+        for tag in tags["tensors"]:
+            (event,) = accumulator.Tensors(tag)
+            meta = config_pb2.RunMetadata.FromString(event.tensor_proto.string_val[0])
+            out[name][tag] = {{"step": event.step,
+                              "plugin": accumulator.SummaryMetadata(tag).plugin_data.plugin_name,
+                              "graphs": [[n.op for n in f.pre_optimization_graph.node] for f in meta.function_graphs]}}
+    print(json.dumps(out))
+"""
+
+
+def test_tensorboard_reads_graph_and_trace_events(tmp_path):
+    pytest.importorskip("google.protobuf")
+    graph_writer = tf_summary.create_file_writer(str(tmp_path / "graph"))
+    with graph_writer.as_default():
+        tf_summary.graph(_relu_plus_one.get_concrete_function(tf.TensorSpec([2])).graph)
+    tf_summary.trace_on(graph=True)
+    _relu_plus_one(tf.constant([1.0, -2.0]))
+    trace_writer = tf_summary.create_file_writer(str(tmp_path / "trace"))
+    with trace_writer.as_default():
+        tf_summary.trace_export("step_trace", step=7)
+    seen = _run_real_tensorflow(_TENSORBOARD_GRAPHS.format(graph=graph_writer.event_file_path,
+                                                           trace=trace_writer.event_file_path))
+    assert seen["graph"]["has_graph"]
+    assert seen["graph"]["nodes"][:2] == [["x", "Placeholder"], ["Relu", "Relu"]]
+    assert seen["trace"]["step_trace"] == {"step": 7, "plugin": "graph_run_metadata_graph",
+                                           "graphs": [["Placeholder", "Relu", "Const", "AddV2", "Identity"]]}

@@ -8,11 +8,17 @@ time a traced function runs, in program order, with the step (often a `tf.Variab
 condition read when the op runs. The op's kernel turns the data into the tensor TensorBoard's plugin
 expects (histogram buckets, PNG images) only when it records, and returns whether it did.
 
+Graphs (TensorBoard's Graphs dashboard): `graph(g)` writes an Event holding the GraphDef of a graph
+(exported by io/formats/graph_export.py, with TensorFlow's op names and attrs); `trace_on()` records every
+traced function a program calls eagerly until `trace_export(name, step)` writes their graphs as one
+RunMetadata string tensor (plugin "graph_run_metadata_graph") and ends the trace, as TensorFlow does.
+
 Each plugin writes what TensorBoard's own `tf.summary` functions write: scalars as float32 tensors
 (plugin "scalars"), histograms as float64 `[buckets, 3]` tensors of `[left, right, count]` ("histograms"),
 text as string tensors ("text"), images as `[width, height, png, ...]` string tensors ("images").
 """
 import contextlib
+import logging
 import re
 import struct
 import threading
@@ -27,12 +33,13 @@ from ..ops.convert import convert_to_tensor
 from ..ops.logging import assert_scalar
 from ..ops.math.arith import cast
 from ..ops.registry import OpDef, apply
-from .summary_events import EventFileWriter, encode_summary_metadata
+from .summary_events import EventFileWriter, encode_run_metadata, encode_summary_metadata
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "write", "scalar", "histogram", "text",
-           "image", "flush", "record_if", "should_record_summaries", "set_step", "get_step", "summary_scope"]
+           "image", "flush", "record_if", "should_record_summaries", "set_step", "get_step", "summary_scope",
+           "graph", "trace_on", "trace_off", "trace_export"]
 
 NO_STEP_MESSAGE = ("No step set. Please specify one either through the `step` argument or through "
                    "tf.summary.experimental.set_step()")
@@ -377,8 +384,149 @@ def image(name, data, step=None, max_outputs=3, description=None):
                       encode=lambda images: _image_strings(images, max_outputs), check=check)
 
 
+# -- graphs ----------------------------------------------------------------------------------------
+
+_logger = logging.getLogger("tensorflow")
+
+
+def _graph_def_bytes(graph_data):
+    """The serialized GraphDef of a tf.Graph (tensorflux's) or of a GraphDef message, or None."""
+    from ..framework.graph import Graph
+    if isinstance(graph_data, Graph):
+        from .formats.graph_export import export_graph_def
+        return export_graph_def(graph_data).SerializeToString()
+    descriptor = getattr(graph_data, "DESCRIPTOR", None)
+    if getattr(descriptor, "full_name", None) == "tensorflow.GraphDef" and hasattr(graph_data, "SerializeToString"):
+        return graph_data.SerializeToString()
+    return None
+
+
+def graph(graph_data):
+    """`tf.summary.graph`: writes a `tf.Graph` (e.g. `f.get_concrete_function().graph`) or a GraphDef
+    message to the default writer as a graph event; eager only. Returns whether it was written."""
+    if _context.graph is not None:
+        raise ValueError("graph() cannot be invoked inside a graph context.")
+    writer = _state.writer
+    if writer is None or not isinstance(writer, _FileSummaryWriter) or _recording_condition() is False:
+        return convert_to_tensor(False)
+    data = _graph_def_bytes(graph_data)
+    if data is None:
+        raise ValueError(f"Argument 'graph_data' is not tf.Graph or tf.compat.v1.GraphDef. Received "
+                         f"graph_data={graph_data} of type {type(graph_data).__name__}.")
+    if writer._events.closed:
+        raise errors.NotFoundError(None, None, f"Resource summary writer for {writer._events.path} does not exist.")
+    writer._events.write_graph(data)
+    return convert_to_tensor(True)
+
+
+class _Trace:
+    """The trace started by `trace_on`: the concrete functions called eagerly since, in call order.
+
+    While a trace runs, the call methods of tf.function and ConcreteFunction are wrapped to note what
+    runs; the wrappers are removed when it ends, so calls cost nothing extra when no trace is on.
+    """
+
+    def __init__(self, graphs, profiler):
+        self.graphs = graphs
+        self.profiler = profiler
+        self.functions = []
+        self._seen = set()
+        self._originals = []
+
+    def note(self, concrete):
+        if id(concrete) not in self._seen:
+            self._seen.add(id(concrete))
+            self.functions.append(concrete)
+
+    def start(self):
+        from ..function.concrete import ConcreteFunction
+        from ..function.polymorphic import Function
+        trace = self
+
+        def function_call(fn, *args, **kwargs):
+            result = original_function_call(fn, *args, **kwargs)
+            if _context.graph is None and not _context.run_eagerly:
+                try:
+                    trace.note(fn._concrete_for_call(args, kwargs)[0])
+                except Exception:  # noqa: BLE001 (the call succeeded; a function it cannot name is not recorded)
+                    pass
+            return result
+
+        def concrete_call(cf, *args, **kwargs):
+            if _context.graph is None:
+                trace.note(cf)
+            return original_concrete_call(cf, *args, **kwargs)
+
+        original_function_call, original_concrete_call = Function.__call__, ConcreteFunction.__call__
+        self._originals = [(Function, original_function_call), (ConcreteFunction, original_concrete_call)]
+        Function.__call__ = function_call
+        ConcreteFunction.__call__ = concrete_call
+
+    def stop(self):
+        for cls, original in self._originals:
+            cls.__call__ = original
+        self._originals = []
+
+
+_trace_lock = threading.Lock()
+_current_trace = [None]
+
+
+def trace_on(graph=True, profiler=False, profiler_outdir=None):
+    """`tf.summary.trace_on`: starts recording the graphs of the tf.functions the program calls (eagerly),
+    for `trace_export`. tensorflux has no profiler: `profiler=True` records the graphs only."""
+    if _context.graph is not None:
+        _logger.warning("Cannot enable trace inside a tf.function.")
+        return
+    with _trace_lock:
+        if _current_trace[0] is not None:
+            _logger.warning("Trace already enabled")
+            return
+        if profiler:
+            _logger.warning("tensorflux has no profiler: trace_on(profiler=True) records graphs only.")
+        trace = _Trace(bool(graph) or bool(profiler), bool(profiler))
+        if trace.graphs:
+            trace.start()
+        _current_trace[0] = trace
+
+
+def trace_off():
+    """`tf.summary.trace_off`: stops the trace without writing anything."""
+    with _trace_lock:
+        trace, _current_trace[0] = _current_trace[0], None
+    if trace is not None:
+        trace.stop()
+
+
+def trace_export(name, step=None, profiler_outdir=None):
+    """`tf.summary.trace_export`: writes the graphs recorded since `trace_on` under `name` at `step` to the
+    default writer (nothing without one) and stops the trace."""
+    if _context.graph is not None:
+        _logger.warning("Cannot export trace inside a tf.function.")
+        return None
+    with _trace_lock:
+        trace = _current_trace[0]
+    if trace is None:
+        raise ValueError("Must enable trace before export through tf.summary.trace_on.")
+    if profiler_outdir:
+        _logger.warning("Ignoring `profiler_outdir` passed to trace_export(). Please pass it to trace_on() "
+                        "instead.")
+    if _default_file_writer() is not None:
+        from .formats.graph_export import export_graph_def
+        if step is None and _state.step is None:
+            raise ValueError(NO_STEP_MESSAGE)
+        trace.stop()  # exporting must not record itself
+        metadata = encode_run_metadata([export_graph_def(cf).SerializeToString() for cf in trace.functions])
+        plugin = "graph_run_metadata_graph" if trace.graphs and not trace.profiler else "graph_run_metadata"
+        with summary_scope(name, "graph_run_metadata_graph_summary") as (tag, _):
+            _write(tag, np.array(metadata, dtype=object), step, encode_summary_metadata(plugin, b"1"))
+    trace_off()
+    return None
+
+
 API = {
     "summary": ["SummaryWriter", "create_file_writer", "create_noop_writer", "write", "scalar", "histogram",
-                "text", "image", "flush", "record_if", "should_record_summaries"],
+                "text", "image", "flush", "record_if", "should_record_summaries", "graph", "trace_on",
+                "trace_off", "trace_export"],
     "summary.experimental": ["set_step", "get_step", "summary_scope"],
 }

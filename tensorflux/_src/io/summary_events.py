@@ -8,8 +8,10 @@ holding a `TensorProto` and its `SummaryMetadata` (the plugin that displays it).
 Messages are encoded by hand with the protobuf wire format, fields in field-number order and proto3
 defaults (zero, empty) left out, which is how TensorFlow's writer lays them out byte for byte:
 
-    Event          wall_time=1 (double), step=2 (int64), file_version=3 (string), summary=5,
-                   source_metadata=10 { writer=1 (string) }
+    Event          wall_time=1 (double), step=2 (int64), file_version=3 (string), graph_def=4 (bytes: a
+                   serialized GraphDef), summary=5, source_metadata=10 { writer=1 (string) }
+    RunMetadata    function_graphs=4 { pre_optimization_graph=2, post_optimization_graph=3 (GraphDef) }
+                   (what `tf.summary.trace_export` writes, as a string tensor, for TensorBoard's graphs)
     Summary        value=1 (repeated Value)
     Value          tag=1 (string), tensor=8 (TensorProto), metadata=9 (SummaryMetadata)
     SummaryMetadata plugin_data=1 { plugin_name=1, content=2 (bytes) }, summary_description=3
@@ -26,7 +28,8 @@ import numpy as np
 from .formats.crc32c import masked_crc32c  # noqa: F401  (part of this module's __all__)
 from .formats.tfrecord import frame
 
-__all__ = ["EventFileWriter", "encode_summary_metadata", "masked_crc32c", "frame_record", "event_file_name"]
+__all__ = ["EventFileWriter", "encode_summary_metadata", "masked_crc32c", "frame_record", "event_file_name",
+           "encode_run_metadata"]
 
 FILE_VERSION = b"brain.Event:2"
 SOURCE_WRITER = b"tensorflux.summary_events"
@@ -107,6 +110,16 @@ def _summary_event(wall_time, step, tag, array, metadata):
     return _double_field(1, wall_time) + _varint_field(2, step) + _bytes_field(5, _bytes_field(1, value))
 
 
+def encode_run_metadata(graph_defs):
+    """A serialized RunMetadata holding one FunctionGraphs entry per serialized GraphDef (the graph before
+    and after optimisation, which are the same graph in tensorflux)."""
+    return b"".join(_bytes_field(4, _bytes_field(2, g) + _bytes_field(3, g)) for g in graph_defs)
+
+
+def _graph_event(wall_time, graph_def):
+    return _double_field(1, wall_time) + _bytes_field(4, graph_def)
+
+
 def _file_version_event(wall_time):
     return (_double_field(1, wall_time) + _bytes_field(3, FILE_VERSION)
             + _bytes_field(10, _bytes_field(1, SOURCE_WRITER)))
@@ -172,6 +185,13 @@ class EventFileWriter:
     def write_summary(self, step, tag, array, metadata):
         now = time.time()
         self._pending.records.append(frame_record(_summary_event(now, step, tag, array, metadata)))
+        if len(self._pending.records) > self._max_queue or now - self._last_flush >= self._flush_seconds:
+            self.flush()
+
+    def write_graph(self, graph_def):
+        """Appends an Event holding a serialized GraphDef (`tf.summary.graph`), flushing as summaries do."""
+        now = time.time()
+        self._pending.records.append(frame_record(_graph_event(now, graph_def)))
         if len(self._pending.records) > self._max_queue or now - self._last_flush >= self._flush_seconds:
             self.flush()
 

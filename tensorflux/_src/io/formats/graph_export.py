@@ -41,10 +41,10 @@ def export_graph_def(function):
     """A GraphDef of a concrete function's (or FuncGraph's) graph: Placeholder nodes for its inputs, its
     nodes, and the functions it calls in `library`."""
     graph = getattr(function, "graph", function)
-    outputs = getattr(getattr(function, "_trace", None), "flat_outputs", None) or list(graph.outputs)
+    outputs = getattr(getattr(function, "_trace", None), "flat_outputs", None) or list(getattr(graph, "outputs", []))
     exporter = Exporter()
     builder = _Builder(exporter, _av.messages().GraphDef(), graph_mode=True)
-    builder.build(graph, list(graph.inputs), outputs)
+    builder.build(graph, list(getattr(graph, "inputs", [])), outputs)
     graph_def = builder.proto
     graph_def.library.CopyFrom(exporter.library)
     graph_def.versions.producer = GRAPH_DEF_PRODUCER
@@ -147,7 +147,10 @@ class _Builder:
             args.append(self._argument(placeholder, dtype, shape, user_name or "unused"))
         for op in graph.get_operations():
             if op.type == "Placeholder":
-                if id(op.outputs[0]) not in self.values:
+                if id(op.outputs[0]) not in self.values and self.graph_mode:
+                    # a v1 graph's placeholder (tf.compat.v1.placeholder): a Placeholder node as in TF
+                    self._argument(op.outputs[0], op.outputs[0].dtype, op.outputs[0].shape, op.name)
+                elif id(op.outputs[0]) not in self.values:
                     raise ExportError(f"The placeholder '{op.name}' of the graph '{graph.name}' is neither an "
                                       f"argument nor a capture; the graph cannot be exported.")
                 continue
