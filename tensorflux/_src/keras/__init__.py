@@ -19,11 +19,12 @@ from .layers import (input_layer, core as layers, activations as layers_activati
 from .optimizers import optimizer as optimizers, schedules
 from .saving import saving, serialization
 from .naming import clear_session
+from . import tensorboard  # keras.callbacks.TensorBoard
 
 _SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
             layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
             layers_reshaping, layers_rnn, layers_bidirectional, layers_masking, losses, metrics, models, ops,
-            optimizers, random, regularizers, saving, schedules, serialization, utils)
+            optimizers, random, regularizers, saving, schedules, serialization, tensorboard, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,
