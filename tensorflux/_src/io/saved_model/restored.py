@@ -226,7 +226,8 @@ _WALKED_PROPERTIES = ("variables", "trainable_variables", "non_trainable_variabl
 
 
 class UserObject:
-    """A loaded object: its saved attributes (sub-objects, variables, functions), `variables`, and
+    """A loaded object: its saved attributes (sub-objects, variables, functions, in the saved order),
+    `variables` (found by walking them, as TensorFlow's loaded objects hold no list of their own), and
     `__call__` when it saved one."""
 
     def __init__(self, class_name="UserObject", variable_lists=None):
@@ -234,7 +235,7 @@ class UserObject:
         object.__setattr__(self, "_saved_variable_lists", variable_lists or {})
 
     def _trackable_children(self):
-        return [(k, v) for k, v in sorted(vars(self).items()) if not k.startswith("_saved_") and k != "signatures"]
+        return [(k, v) for k, v in vars(self).items() if not k.startswith("_saved_") and k != "signatures"]
 
     def __call__(self, *args, **kwargs):
         fn = vars(self).get("__call__")
@@ -260,4 +261,4 @@ class UserObject:
         raise AttributeError(f"'_UserObject' object has no attribute '{name}'")
 
     def __repr__(self):
-        return f"<tensorflux.saved_model._UserObject (saved {self._saved_class_name}) at 0x{id(self):x}>"
+        return f"<tensorflux.saved_model.load._UserObject object at 0x{id(self):x}>"

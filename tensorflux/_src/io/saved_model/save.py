@@ -1,40 +1,54 @@
-"""`tf.saved_model.save`: writes an object's tf.functions (their traced graphs) and variables to a directory.
+"""`tf.saved_model.save`: writes an object's tf.functions and variables as a TensorFlow SavedModel.
 
     export_dir/
-      saved_model.json         object tree, functions, graphs (graph_format.py), signatures, variable info
-      saved_model.npz          the arrays the graphs hold (constants, array attrs, captured constants)
-      variables/variables.*    the variables, as a checkpoint of the saved object
+      saved_model.pb                 SavedModel { MetaGraphDef: tags "serve", the functions as a
+                                     FunctionDefLibrary, signature_def, the SavedObjectGraph }
+      variables/variables.index      a TensorFlow checkpoint of the object graph (same node ids)
+      variables/variables.data-00000-of-00001
+      fingerprint.pb                 FingerprintDef
+      assets/                        the files of tf.saved_model.Asset objects
 
-The directory is replaced as a whole (see "crash safety" below): files of an earlier save, or others
-placed in it, do not survive a new save.
+The object graph is the attribute graph of state/checkpoint.py plus TensorFlow's additions: the root's
+`signatures` (a signature map of bare concrete functions taking keyword tensors and returning a dict),
+each tf.function as a SavedFunction listing its concrete functions, and each concrete function's
+captures as `bound_inputs` (variable nodes, constants, assets). Graphs become FunctionDefs through
+io/formats/graph_export.py. Signatures get TensorFlow's names: key `serving_default` by default, inputs
+named after the arguments, outputs `output_N` or the returned dict's keys; the GraphDef holds, as
+TensorFlow's does, a Placeholder per signature input (`serving_default_x`), a VarHandleOp per variable
+and a StatefulPartitionedCall per signature, which `signature_def` names.
 
-Every tf.function reachable through attributes is saved with the concrete functions it has traced; one
-with an `input_signature` that was never called is traced first. Variables are saved once each, whether
-reached through attributes or only captured by a function.
+The directory is written whole into a hidden sibling and swapped in (see "crash safety" below).
 """
-import json
+import hashlib
 import os
 import shutil
-import tempfile
 
-from ...state.checkpoint import ObjectGraph, is_trackable, variable_value
-from ..checkpoint.checkpoint import write_checkpoint
-from .npz_arrays import ArrayWriter, write_json as _write_json
 from ...framework import nest
 from ...framework.context import init_scope
 from ...framework.tensor import Tensor
 from ...function.concrete import ConcreteFunction
 from ...function.polymorphic import Function
-from ...types.spec import TensorSpec
+from ...state.checkpoint import ObjectGraph, is_trackable, variable_value
 from ...state.variables import Variable
-from . import graph_format
+from ...types.spec import TensorSpec
+from ..atomic import temporary_directory
+from ..checkpoint.object_graph import OBJECT_GRAPH_KEY, VARIABLE_VALUE, variable_key
+from ..formats import attr_values as _av
+from ..formats import protos
+from ..formats.graph_export import GRAPH_DEF_PRODUCER, Exporter
+from ..formats.tensor_bundle import BundleWriter
+from . import structures
+from .assets import Asset
+from .options import SaveOptions
 from .restored import RestoredFunction, SignatureFunction
 
-__all__ = ["save", "FORMAT", "VERSION"]
+__all__ = ["save", "previous_dir", "DEFAULT_SIGNATURE", "TENSORFLOW_VERSION"]
 
-FORMAT = "tensorflux-saved-model"
-VERSION = 1
 DEFAULT_SIGNATURE = "serving_default"
+PREDICT_METHOD = "tensorflow/serving/predict"
+# What meta_info_def says wrote the file: the TensorFlow release whose behaviour tensorflux follows.
+TENSORFLOW_VERSION = "2.21.0"
+GIT_VERSION = "tensorflux"
 
 
 def save(obj, export_dir, signatures=None, options=None):
@@ -42,47 +56,71 @@ def save(obj, export_dir, signatures=None, options=None):
     if not is_trackable(obj):
         raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
                          f"`Trackable` class, for export. Got {obj} with type {type(obj)}.")
+    if options is not None and not isinstance(options, SaveOptions):
+        raise TypeError(f"`options` must be a tf.saved_model.SaveOptions, got {options!r}")
     export_dir = os.fspath(export_dir)
     with init_scope():
         _trace_input_signatures(obj)
         signature_functions = _signature_functions(obj, signatures)
-        tree = ObjectGraph(obj, with_functions=True)
-        payload, arrays, variables = _serialise(tree, signature_functions)
-        records = []
-        values = ArrayWriter("v")
-        for variable, paths in variables:
-            value = variable_value(variable)
-            records.append({"key": values.add(value), "paths": paths, "name": variable.name,
-                            "dtype": variable.dtype.name, "shape": list(value.shape)})
+        plan = _Plan(obj, signature_functions)
+        saved_model = plan.saved_model()
     staging = _staging_dir(export_dir)
     try:
         os.makedirs(os.path.join(staging, "variables"))
-        values.write(os.path.join(staging, "variables", "variables.npz"))
-        _write_json(os.path.join(staging, "variables", "variables.json"),
-                    {"format": "tensorflux-checkpoint", "version": 1, "variables": records})
-        write_checkpoint(os.path.join(staging, "variables", "variables"), obj)
-        arrays.write(os.path.join(staging, "saved_model.npz"))
-        _write_json(os.path.join(staging, "saved_model.json"), payload)
+        plan.write_variables(os.path.join(staging, "variables", "variables"))
+        if plan.assets:
+            os.makedirs(os.path.join(staging, "assets"))
+            for source, filename in plan.assets:
+                shutil.copyfile(source, os.path.join(staging, "assets", filename))
+        data = saved_model.SerializeToString()
+        _write(os.path.join(staging, "saved_model.pb"), data)
+        _write(os.path.join(staging, "fingerprint.pb"), _fingerprint(saved_model, data))
         _swap_into_place(staging, export_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _hash64(data):
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def _fingerprint(saved_model, data):
+    """A FingerprintDef (tensorflux's own 64-bit hashes of the same parts TensorFlow hashes)."""
+    meta = saved_model.meta_graphs[0]
+    fingerprint = protos.load("fingerprint").FingerprintDef(
+        saved_model_checksum=_hash64(data),
+        graph_def_program_hash=_hash64(meta.graph_def.SerializeToString(deterministic=True)),
+        signature_def_hash=_hash64(b"".join(meta.signature_def[k].SerializeToString(deterministic=True)
+                                            for k in sorted(meta.signature_def))),
+        saved_object_graph_hash=_hash64(meta.object_graph_def.SerializeToString(deterministic=True)))
+    fingerprint.version.producer = 1
+    return fingerprint.SerializeToString()
+
+
 # -- crash safety ------------------------------------------------------------------------------------
-# A save is written whole into a hidden sibling directory, then swapped in with two renames: the old
-# directory goes to `previous_dir(export_dir)`, the new one takes its name, the old one is removed. A
-# reader sees the old save or the new one, never a mix; a process killed between the two renames leaves
-# only the previous save, which `load` reads from there and the next save puts back first.
+# A save is written whole into a hidden sibling directory (`.name.saving-<pid>-…`, io/atomic.py), then
+# swapped in with two renames: the old directory goes to `previous_dir(export_dir)`, the new one takes
+# its name, the old one is removed. A reader sees the old save or the new one, never a mix; a process
+# killed between the two renames leaves only the previous save, which `load` reads from there and the
+# next save puts back first. Staging directories of writers that died are removed by the next save.
+
 def previous_dir(export_dir):
     head, tail = os.path.split(os.path.normpath(os.path.abspath(export_dir)))
     return os.path.join(head, f".{tail}.previous")
 
 
 def _staging_dir(export_dir):
-    head, tail = os.path.split(os.path.normpath(os.path.abspath(export_dir)))
+    head = os.path.dirname(os.path.normpath(os.path.abspath(export_dir)))
     os.makedirs(head, exist_ok=True)
-    return tempfile.mkdtemp(dir=head, prefix=f".{tail}.saving-")
+    return temporary_directory(os.path.normpath(os.path.abspath(export_dir)))
 
 
 def _swap_into_place(staging, export_dir):
@@ -103,6 +141,7 @@ def _swap_into_place(staging, export_dir):
         os.rename(staging, export_dir)
 
 
+# -- which functions -----------------------------------------------------------------------------------
 def _functions_of(obj):
     return [node for node in ObjectGraph(obj, with_functions=True).nodes if isinstance(node, Function)]
 
@@ -148,84 +187,368 @@ def _signature_functions(obj, signatures):
     return out
 
 
-def _serialise(tree, signature_functions):
-    arrays = ArrayWriter("a")
-    variables = list(tree.variables())
-    index = {id(v): i for i, (v, _) in enumerate(variables)}
-
-    def variable_index(variable):
-        i = index.get(id(variable))
-        if i is None:  # captured by a function but not reachable through attributes
-            i = index[id(variable)] = len(variables)
-            variables.append((variable, []))
-        return i
-
-    writer = graph_format.GraphWriter(arrays, variable_index)
-    functions, objects = [], []
-    for node, children in zip(tree.nodes, tree.children):
-        links = [[name, child] for name, child in children]
-        if isinstance(node, Variable):
-            objects.append({"kind": "variable", "variable": variable_index(node)})
-        elif isinstance(node, Function):
-            objects.append({"kind": "function", "function": len(functions)})
-            functions.append(_function_entry(node, writer))
-        elif isinstance(node, (list, tuple, dict)):
-            kind = "list" if isinstance(node, list) else "tuple" if isinstance(node, tuple) else "dict"
-            objects.append({"kind": kind, "children": links})
-        else:
-            entry = {"kind": "object", "class": type(node).__name__, "children": links}
-            entry.update(_variable_lists(node, variable_index))
-            objects.append(entry)
-    signatures = {name: _signature_entry(name, fn, writer) for name, fn in signature_functions.items()}
-    variable_info = [{"trainable": bool(v.trainable), "shape": graph_format._dims(v.shape)} for v, _ in variables]
-    payload = {"format": FORMAT, "version": VERSION, "objects": objects, "functions": functions,
-               "signatures": signatures, "variables": variable_info, "graphs": writer.graphs,
-               "concretes": writer.concretes}
-    json.dumps(payload)  # fail here, before anything is written, if something slipped through
-    return payload, arrays, variables
-
-
-def _variable_lists(obj, variable_index):
-    """The object's own `variables` / `trainable_variables` lists (their order is the object's: a Keras
-    layer lists its kernel before its bias), as variable indices."""
-    out = {}
-    for name in ("variables", "trainable_variables"):
-        try:
-            found = getattr(obj, name, None)
-        except Exception:  # a property that cannot be computed on this object is simply not saved
-            continue
-        if isinstance(found, (list, tuple)) and all(isinstance(v, Variable) for v in found):
-            out[name] = [variable_index(v) for v in found]
-    return out
-
-
-def _function_entry(fn, writer):
-    signature = None if isinstance(fn, RestoredFunction) and fn._signature is None else fn._signature
-    input_signature = fn.input_signature
-    return {"name": fn._name,
-            "signature": graph_format.encode_signature(signature, writer._value_or_none),
-            "input_signature": None if input_signature is None else writer._value(tuple(input_signature)),
-            "concretes": [writer.concrete(cf) for cf in fn._list_all_concrete_functions_for_serialization()]}
-
-
-def _signature_entry(name, fn, writer):
+def _signature_wrapper(name, fn):
+    """`(ConcreteFunction taking the inputs by sorted name and returning a dict, input names, output keys)`."""
     if isinstance(fn, SignatureFunction):
-        return {"concrete": writer.concrete(fn._concrete), "inputs": list(fn._input_names),
-                "outputs": list(fn._output_keys)}
-    for pname, _, ttype in fn._params:
-        if not isinstance(ttype, (TensorSpec, graph_format._tt.Literal)):
-            raise ValueError(f"Signature '{name}': the function {fn._name} takes `{pname}` as {ttype!r}; a signature "
-                             f"function may only take tensors (a flat list of TensorSpecs).")
-    n_args = len(fn.graph.inputs) - len(fn.graph.internal_captures)
-    inputs = [t.op.name for t in fn.graph.inputs[:n_args]]
-    structured = fn.structured_outputs
-    leaves = nest.flatten(structured)
-    if not all(isinstance(t, Tensor) for t in leaves):
-        raise ValueError(f"Signature '{name}': every output of a signature function must be a tensor; "
-                         f"{fn._name} returns {structured!r}.")
-    if isinstance(structured, dict) and all(isinstance(k, str) for k in structured) and \
-            all(isinstance(v, Tensor) for v in structured.values()):
-        outputs = sorted(structured)
+        specs = list(fn._specs)
+        keys = list(fn._output_keys)
+
+        def call(values):
+            return fn(**values)
     else:
-        outputs = [f"output_{i}" for i in range(len(leaves))]
-    return {"concrete": writer.concrete(fn), "inputs": inputs, "outputs": outputs}
+        specs = []
+        for pname, _, ttype in fn._params:
+            if not isinstance(ttype, TensorSpec):
+                raise ValueError(f"Signature '{name}': the function {fn._name} takes `{pname}` as {ttype!r}; a "
+                                 f"signature function may only take tensors (a flat list of TensorSpecs).")
+            specs.append(TensorSpec(ttype.shape, ttype.dtype, ttype.name or pname))
+        structured = fn.structured_outputs
+        leaves = nest.flatten(structured)
+        if not all(isinstance(t, Tensor) for t in leaves):
+            raise ValueError(f"Signature '{name}': every output of a signature function must be a tensor; "
+                             f"{fn._name} returns {structured!r}.")
+        if isinstance(structured, dict) and all(isinstance(k, str) for k in structured) and \
+                all(isinstance(v, Tensor) for v in structured.values()):
+            keys = sorted(structured)
+        else:
+            keys = [f"output_{i}" for i in range(len(leaves))]
+
+        def call(values):
+            result = fn(*[values[s.name] for s in specs])
+            if isinstance(result, dict) and sorted(result) == keys:
+                return {k: result[k] for k in keys}
+            return dict(zip(keys, nest.flatten(result)))
+    ordered = sorted(specs, key=lambda s: s.name)
+    if len({s.name for s in ordered}) != len(ordered):
+        raise ValueError(f"Signature '{name}': two inputs are named alike ({[s.name for s in specs]}).")
+
+    def signature_wrapper(*tensors):
+        outputs = call({s.name: t for s, t in zip(ordered, tensors)})
+        return {k: outputs[k] for k in sorted(outputs)}
+
+    wrapper = Function(signature_wrapper, name="signature_wrapper", input_signature=ordered, autograph=False)
+    cf = wrapper.get_concrete_function()
+    cf._signature_specs = ordered
+    return cf, [s.name for s in ordered], sorted(keys)
+
+
+# -- the object graph --------------------------------------------------------------------------------
+class _Plan:
+    """The nodes of the SavedObjectGraph (and of the variables' checkpoint, with the same ids)."""
+
+    def __init__(self, root, signature_functions):
+        tree = ObjectGraph(root, with_functions=True)
+        self.nodes = list(tree.nodes)
+        self.children = [list(c) for c in tree.children]
+        self.kinds = [None] * len(self.nodes)
+        self.exporter = Exporter()
+        self.concretes = {}          # FunctionDef name -> (ConcreteFunction, bound input node ids)
+        self.constants = []          # (graph node name, array) of captured constants
+        self.assets = []             # (source path, file name in assets/)
+        self._asset_index = {}       # id(asset) -> index in meta_graph.asset_file_def
+        self._constant_nodes = {}    # id(captured tensor) -> node id
+        self._node_of = {id(obj): i for i, obj in enumerate(self.nodes)}
+        self._by_path_tensor = {}    # id(asset path tensor) -> asset node id
+        for i, obj in enumerate(self.nodes):
+            if isinstance(obj, Asset):
+                self._by_path_tensor[id(obj.asset_path)] = i
+                self._asset_index[id(obj)] = len(self.assets)
+                self.assets.append((obj._source_path, obj._file_name))
+        self.signatures = {}         # name -> (FunctionDef name, input names, output keys, wrapper cf)
+        for name, fn in signature_functions.items():
+            cf, inputs, keys = _signature_wrapper(name, fn)
+            self.signatures[name] = (self._export(cf), inputs, keys, cf)
+        self.functions = {}          # node id -> [FunctionDef names]
+        for i, obj in enumerate(list(self.nodes)):
+            if isinstance(obj, Function):
+                self.functions[i] = [self._export(cf) for cf in obj._list_all_concrete_functions_for_serialization()]
+        self.signature_map = self._add(None, "signature_map")
+        self.children[0].append(("signatures", self.signature_map))
+        self.signature_nodes = {}
+        for name in sorted(self.signatures):
+            node = self._add(None, "signature")
+            self.children[self.signature_map].append((name, node))
+            self.signature_nodes[name] = node
+
+    def _add(self, obj, kind):
+        self.nodes.append(obj)
+        self.children.append([])
+        self.kinds.append(kind)
+        return len(self.nodes) - 1
+
+    def _export(self, cf):
+        name = self.exporter.concrete(cf)
+        if name not in self.concretes:
+            self.concretes[name] = (cf, [self._bound_input(cf, t) for t in cf.graph.external_captures])
+        return name
+
+    def _bound_input(self, cf, external):
+        variable = getattr(external, "_variable", None)
+        if variable is not None:
+            node = self._node_of.get(id(variable))
+            if node is None:
+                raise ValueError(f"Tried to export a function which references an 'untracked' resource "
+                                 f"{variable!r} (in {cf._name}). TensorFlow objects (e.g. tf.Variable) captured by "
+                                 f"functions must be 'tracked' by assigning them to an attribute of a tracked "
+                                 f"object or assigned to an attribute of the main object directly.")
+            return node
+        node = self._by_path_tensor.get(id(external)) or self._constant_nodes.get(id(external))
+        if node is None:
+            node = self._add(external, "constant")
+            self._constant_nodes[id(external)] = node
+            self.constants.append((node, external))
+        return node
+
+    # -- messages ---------------------------------------------------------------------------------
+    def saved_model(self):
+        pb = protos.load("saved_model")
+        saved_model = pb.SavedModel(saved_model_schema_version=1)
+        meta = saved_model.meta_graphs.add()
+        info = meta.meta_info_def
+        info.tags.append("serve")
+        info.tensorflow_version = TENSORFLOW_VERSION
+        info.tensorflow_git_version = GIT_VERSION
+        info.stripped_default_attrs = False
+        graph = meta.graph_def
+        graph.versions.producer = GRAPH_DEF_PRODUCER
+        graph.versions.min_consumer = 12
+        constant_names = self._graph_nodes(graph)
+        graph.library.CopyFrom(self.exporter.library)
+        for name, (fname, inputs, keys, cf) in sorted(self.signatures.items()):
+            self._signature_def(meta.signature_def[name], name, inputs, keys, cf)
+        for source, filename in self.assets:
+            asset = meta.asset_file_def.add(filename=filename)
+            asset.tensor_info.name = f"asset_path_{filename}:0"
+        self._object_graph(meta.object_graph_def, constant_names)
+        return saved_model
+
+    def _graph_nodes(self, graph):
+        """Variable handles, signature placeholders and calls, constants and asset paths, as TF writes them."""
+        messages = _av.messages()
+        handles = {}
+        for i, obj in enumerate(self.nodes):
+            if isinstance(obj, Variable):
+                name = f"{_node_name(obj.name)}_{i}"
+                node = graph.node.add(name=name, op="VarHandleOp")
+                node.attr["dtype"].type = obj.dtype.as_datatype_enum
+                node.attr["shape"].shape.CopyFrom(_av.shape_proto(messages, obj.shape))
+                node.attr["shared_name"].s = name.encode()
+                node.attr["container"].s = b""
+                node.attr["debug_name"].s = _node_name(obj.name).encode()
+                node.attr["allowed_devices"].list.SetInParent()
+                handles[i] = name
+        constant_names = {}
+        for node_id, tensor in self.constants:
+            name = f"Const_{node_id}"
+            node = graph.node.add(name=name, op="Const")
+            node.attr["dtype"].type = tensor.dtype.as_datatype_enum
+            node.attr["value"].tensor.CopyFrom(_av.tensor_proto(messages, tensor.numpy(), tensor.dtype))
+            handles[node_id] = constant_names[node_id] = name
+        for source, filename in self.assets:
+            node = graph.node.add(name=f"asset_path_{filename}", op="Const")
+            node.attr["dtype"].type = 7
+            node.attr["value"].tensor.CopyFrom(_av.tensor_proto(messages, filename.encode(), None))
+        for name, (fname, inputs, keys, cf) in sorted(self.signatures.items()):
+            call_inputs = []
+            for spec in cf._signature_specs:
+                placeholder = graph.node.add(name=f"{name}_{spec.name}", op="Placeholder")
+                placeholder.attr["dtype"].type = spec.dtype.as_datatype_enum
+                placeholder.attr["shape"].shape.CopyFrom(_av.shape_proto(messages, spec.shape))
+                call_inputs.append(placeholder.name)
+            bound = self.concretes[fname][1]
+            call_inputs += [handles[b] if b in handles else f"asset_path_{self._asset_file(b)}" for b in bound]
+            call = graph.node.add(name=_call_name(name), op="StatefulPartitionedCall")
+            call.input.extend(call_inputs)
+            call.attr["f"].func.name = fname
+            call.attr["Tin"].list.type.extend(
+                [t.dtype.as_datatype_enum for t in cf.graph.inputs])
+            call.attr["Tout"].list.type.extend([t.dtype.as_datatype_enum for t in cf.outputs])
+            for key in ("config", "config_proto", "executor_type"):
+                call.attr[key].s = b""
+        return constant_names
+
+    def _asset_file(self, node_id):
+        return self.nodes[node_id]._file_name
+
+    def _signature_def(self, proto, name, inputs, keys, cf):
+        shape_pb = protos.load("tensor_shape")
+        for spec in cf._signature_specs:
+            info = proto.inputs[spec.name]
+            info.name = f"{name}_{spec.name}:0"
+            info.dtype = spec.dtype.as_datatype_enum
+            info.tensor_shape.CopyFrom(_av.shape_proto(shape_pb, spec.shape))
+        for index, (key, tensor) in enumerate(zip(keys, cf.outputs)):
+            info = proto.outputs[key]
+            info.name = f"{_call_name(name)}:{index}"
+            info.dtype = tensor.dtype.as_datatype_enum
+            info.tensor_shape.CopyFrom(_av.shape_proto(shape_pb, tensor.shape))
+        proto.method_name = PREDICT_METHOD
+
+    def _object_graph(self, graph, constant_names):
+        wrappers = {fname for fname, _, _, _ in self.signatures.values()}
+        for fname, (cf, bound) in self.concretes.items():
+            saved = graph.concrete_functions[fname]
+            saved.bound_inputs.extend(bound)
+            if fname in wrappers:   # a signature takes its tensors by keyword, as TensorFlow canonicalizes it
+                specs = cf._signature_specs
+                structures.encode(((), {s.name: s for s in specs}), saved.canonicalized_input_signature)
+            else:
+                _canonical_inputs(saved.canonicalized_input_signature, cf)
+            _output_signature(saved.output_signature, cf)
+        for i, obj in enumerate(self.nodes):
+            node = graph.nodes.add()
+            for name, child in self.children[i]:
+                node.children.add(node_id=child, local_name=str(name))
+            kind = self.kinds[i]
+            if kind == "signature_map":
+                _user_object(node, "signature_map")
+            elif kind == "signature":
+                name = next(n for n, c in self.children[self.signature_map] if c == i)
+                fname, inputs, _, _ = self.signatures[name]
+                bare = node.bare_concrete_function
+                bare.concrete_function_name = fname
+                bare.argument_keywords.extend(inputs)
+                bare.allowed_positional_arguments = len(inputs)
+                spec = bare.function_spec
+                structures.encode_fullargspec(_keyword_signature(inputs), spec.fullargspec)
+                spec.input_signature.none_value.SetInParent()
+            elif kind == "constant":
+                node.constant.operation = constant_names[i]
+            elif isinstance(obj, Variable):
+                variable = node.variable
+                variable.dtype = obj.dtype.as_datatype_enum
+                variable.shape.CopyFrom(_av.shape_proto(protos.load("tensor_shape"), obj.shape))
+                variable.trainable = bool(obj.trainable)
+                variable.name = _full_name(obj)
+            elif isinstance(obj, Function):
+                self._saved_function(node.function, obj, self.functions[i])
+            elif isinstance(obj, Asset):
+                node.asset.asset_file_def_index = self._asset_index[id(obj)]
+            elif isinstance(obj, list):
+                _user_object(node, "trackable_list_wrapper")
+            elif isinstance(obj, dict):
+                _user_object(node, "trackable_dict_wrapper")
+            elif isinstance(obj, tuple):
+                _user_object(node, "trackable_tuple_wrapper")
+            else:
+                _user_object(node, "_generic_user_object")
+            if kind is None and isinstance(obj, Function):
+                for name, child in self.children[i]:
+                    node.dependencies.add(node_id=child, local_name=name)
+
+    @staticmethod
+    def _saved_function(proto, fn, names):
+        proto.concrete_functions.extend(names)
+        signature = None if isinstance(fn, RestoredFunction) and fn._signature is None else fn._signature
+        spec = proto.function_spec
+        structures.encode_fullargspec(signature, spec.fullargspec)
+        spec.is_method = False
+        if fn.input_signature is not None:
+            structures.encode(tuple(fn.input_signature), spec.input_signature)
+        else:
+            spec.input_signature.none_value.SetInParent()
+
+    # -- the variables' checkpoint ------------------------------------------------------------------
+    def write_variables(self, prefix):
+        """The checkpoint of the variables, its object graph node for node the SavedObjectGraph."""
+        pb = protos.load("trackable_object_graph")
+        graph = pb.TrackableObjectGraph()
+        paths = _first_paths(self.children)
+        holds = [isinstance(obj, Variable) for obj in self.nodes]
+        changed = True
+        while changed:
+            changed = False
+            for i, children in enumerate(self.children):
+                if not holds[i] and any(holds[c] for _, c in children):
+                    holds[i] = changed = True
+        with BundleWriter(prefix) as writer:
+            for i, obj in enumerate(self.nodes):
+                node = graph.nodes.add()
+                for name, child in self.children[i]:
+                    node.children.add(node_id=child, local_name=str(name))
+                node.has_checkpoint_values.value = holds[i]
+                if isinstance(obj, Variable):
+                    key = variable_key(paths[i])
+                    node.attributes.add(name=VARIABLE_VALUE, full_name=_full_name(obj), checkpoint_key=key)
+                    writer.add(key, variable_value(obj), dtype=obj.dtype)
+            writer.add(OBJECT_GRAPH_KEY, _scalar_bytes(graph.SerializeToString()))
+
+
+def _scalar_bytes(data):
+    import numpy as np
+    return np.array(data, dtype=object)
+
+
+def _first_paths(children):
+    paths = [None] * len(children)
+    paths[0] = ()
+    queue = [0]
+    for current in queue:
+        for name, child in children[current]:
+            if paths[child] is None:
+                paths[child] = paths[current] + (str(name),)
+                queue.append(child)
+    return paths
+
+
+def _user_object(node, identifier):
+    node.user_object.identifier = identifier
+    node.user_object.version.producer = 1
+    node.user_object.version.min_consumer = 1
+
+
+def _full_name(variable):
+    return variable.name[:-2] if variable.name.endswith(":0") else variable.name
+
+
+def _node_name(text):
+    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in _full_name_text(text))
+    return cleaned if cleaned and cleaned[0].isalpha() else f"v_{cleaned}"
+
+
+def _full_name_text(text):
+    return text[:-2] if text.endswith(":0") else text
+
+
+def _call_name(signature_name):
+    return "StatefulPartitionedCall" if signature_name == DEFAULT_SIGNATURE else \
+        f"StatefulPartitionedCall_{_node_name(signature_name)}"
+
+
+def _keyword_signature(names):
+    import inspect
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names])
+
+
+def _canonical_inputs(out, cf):
+    """((positional trace types...), {keyword: trace type}) of a concrete function, as TF canonicalizes."""
+    positional, keywords = [], {}
+    for pname, kind, ttype in cf._params:
+        if kind.name == "KEYWORD_ONLY":
+            keywords[pname] = ttype
+        else:
+            positional.append(ttype)
+    specs = [_named(t, n) for (n, _, _), t in zip(cf._params, positional)]
+    try:
+        structures.encode((tuple(specs), {k: _named(v, k) for k, v in keywords.items()}), out)
+    except structures.Unsaveable as error:
+        raise ValueError(f"Cannot save the concrete function {cf._name}{cf._signature_text()}: an argument was "
+                         f"traced as {error}, which a SavedModel cannot describe. Pass tensors, Python scalars, "
+                         f"strings or lists/tuples/dicts of them.") from None
+
+
+def _named(ttype, name):
+    if isinstance(ttype, TensorSpec) and not ttype.name:
+        return TensorSpec(ttype.shape, ttype.dtype, name)
+    return ttype
+
+
+def _output_signature(out, cf):
+    def spec(value):
+        if isinstance(value, Tensor):
+            return TensorSpec(value.shape, value.dtype)
+        return value
+    try:
+        structures.encode(nest.map_structure(spec, cf.structured_outputs), out)
+    except (structures.Unsaveable, TypeError) as error:
+        raise ValueError(f"Cannot save the concrete function {cf._name}: it returns {error}.") from None
