@@ -14,8 +14,10 @@ A name counts as implemented when tensorflux's namespace has it and it is not a 
   unconditionally (for a class that other public classes of its namespace derive from, such as
   keras.layers.Layer, only `__init__` is checked: its abstract `call` is TensorFlow's design too);
 - an alias of an unrelated name: a function or class that tensorflux binds to two public names which
-  TensorFlow binds to different objects (`tools/tf_public_aliases.json` lists TensorFlow's own aliases,
-  so `tf.math.add is tf.add` is fine), flagged on the name whose object's `__name__` differs from it.
+  TensorFlow binds to different objects (`tools/tf_public_aliases.json` lists TensorFlow's own aliases:
+  one object under several names, `tf.math.add is tf.add`, and names documented as a "Shorthand for" or
+  "Alias for" another, `keras.ops.abs` of `absolute`), flagged on the name whose object's `__name__`
+  differs from it.
 """
 import argparse
 import ast

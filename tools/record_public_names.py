@@ -21,6 +21,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -42,9 +43,14 @@ def _keras_names(keras, dotted):
     return _names(keras, dotted[len("keras"):].lstrip("."))
 
 
+_DOCUMENTED_ALIAS = re.compile(r"^\s*(?:Shorthand|Alias) for `(?:tf\.)?([\w.]+)`")
+
+
 def _aliases(tf, namespaces):
-    """{"ns.name": "ns.name" of the first name bound to the same function/class}, for shared objects only."""
+    """{"ns.name": "ns.name" of the first name bound to the same function/class}, for shared objects, and
+    for names whose docstring says they are a shorthand/alias of another (keras.ops.abs of absolute)."""
     first, out = {}, {}
+    documented = {}
     for ns in sorted(namespaces):
         module = _module(tf, ns)
         for name in _names(tf, ns):
@@ -56,6 +62,16 @@ def _aliases(tf, namespaces):
             if canonical != key:
                 out[key] = canonical
                 out.setdefault(canonical, canonical)
+            said = _DOCUMENTED_ALIAS.match(getattr(obj, "__doc__", None) or "")
+            if said:
+                documented[key] = said.group(1)
+    for key, target in documented.items():
+        canonical = out.get(target, target)
+        out.setdefault(target, canonical)
+        for other, group in list(out.items()):  # the whole group of `key` joins the target's group
+            if group == out.get(key, key) and other != key:
+                out[other] = canonical
+        out[key] = canonical
     return out
 
 
