@@ -1,2 +1,4 @@
-"""Keras saving: `.keras` archives and weight files (`saving.py`), objects to and from configs
-(`serialization.py`)."""
+"""Keras saving in Keras 3's file formats: `.keras` archives (`saving.py`, read within limits by
+`keras_archive.py`), `.weights.h5` files (`weights_file.py`) in Keras 3's HDF5 layout (`h5_layout.py`),
+models as Keras 3 configs and back (`keras_config.py`, `keras_revive.py`), and `serialize_keras_object` /
+`register_keras_serializable` (`serialization.py`)."""
