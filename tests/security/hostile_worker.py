@@ -1,9 +1,11 @@
 """Loads hostile and corrupted files in a memory-capped process and reports what happened, as JSON.
 
-Run as `python hostile_worker.py WORKDIR SEED MEMORY_CAP_BYTES`. It writes a small SavedModel, a `.keras`
-file and a model JSON config, then loads many mutated copies of them (crafted names that would run
-`touch SENTINEL` if they ever reached Python source or an attribute lookup, bit flips, truncations,
-type confusions, deep nesting, huge shapes, zip bombs). For each load it records the outcome: "ok"
+Run as `python hostile_worker.py WORKDIR SEED MEMORY_CAP_BYTES`. It writes a small SavedModel (TensorFlow's
+format: saved_model.pb + a tensor-bundle checkpoint), a `.keras` file and a model JSON config, then loads
+many mutated copies of them (crafted text in every name-like protobuf field and config entry that would
+run `touch SENTINEL` if it ever reached Python source or an attribute lookup, numbers and enums of the
+right type but wrong value, bit flips, truncations, deep nesting, huge shapes and forged sizes in the
+graph, the object graph and the bundle index, zip bombs). For each load it records the outcome: "ok"
 (loaded, called, same result), "differs" (loaded a changed but valid model), or the exception class.
 The test (test_hostile_files.py) judges the report; this process only measures.
 """
@@ -166,13 +168,71 @@ def _junk(rng, payloads):
                        {"shape": [2 ** 40, 2 ** 40]}, True, "", "x:99", _deep(40)])
 
 
+# -- protocol buffers: every field of a message tree ---------------------------------------------------
+def _fields(message, path=()):
+    """Every (message, field descriptor, index or None, path) of scalar fields below `message`."""
+    for field, value in message.ListFields():
+        if field.message_type is not None:
+            if field.message_type.GetOptions().map_entry:
+                for key in list(value):
+                    item = value[key]
+                    if hasattr(item, "ListFields"):
+                        yield from _fields(item, path + (field.name, key))
+            elif _repeated(field):
+                for i, item in enumerate(value):
+                    yield from _fields(item, path + (field.name, i))
+            else:
+                yield from _fields(value, path + (field.name,))
+        elif _repeated(field):
+            for i in range(len(value)):
+                yield message, field, i, path + (field.name,)
+        else:
+            yield message, field, None, path + (field.name,)
+
+
+def _repeated(field):
+    flag = getattr(field, "is_repeated", None)   # newer protobuf runtimes; `label` on older ones
+    return flag if flag is not None else field.label == field.LABEL_REPEATED
+
+
+def _assign(message, field, index, value):
+    if index is None:
+        setattr(message, field.name, value)
+    else:
+        getattr(message, field.name)[index] = value
+
+
+def _junk_for(field, rng, payloads):
+    """A value of the field's own type that is likely wrong: huge, negative, or hostile text."""
+    cpp = field.cpp_type
+    if cpp == field.CPPTYPE_STRING:
+        text = rng.choice(payloads)
+        return text.encode() if field.type == field.TYPE_BYTES else text
+    if cpp == field.CPPTYPE_BOOL:
+        return rng.choice([True, False])
+    if cpp in (field.CPPTYPE_FLOAT, field.CPPTYPE_DOUBLE):
+        return rng.choice([1e308, -1.0, float("nan")])
+    if cpp == field.CPPTYPE_ENUM:
+        return rng.choice([0, 1, 7, 20, 21, 101, 9999])
+    signed = cpp in (field.CPPTYPE_INT32, field.CPPTYPE_INT64)
+    big = (1 << 31) - 1 if cpp in (field.CPPTYPE_INT32, field.CPPTYPE_UINT32) else (1 << 62)
+    return rng.choice([big, 0, 3, 999] + ([-1, -big] if signed else []))
+
+
+_NAME_FIELDS = {"name", "op", "input", "local_name", "identifier", "concrete_function_name", "operation",
+                "checkpoint_key", "full_name", "string_value", "argument_keywords", "concrete_functions", "s",
+                "filename", "tags", "ret", "control_output"}
+
+
 def saved_model_cases(tf, runner, rng, payloads):
+    from tensorflux._src.io.formats import protos
     base = os.path.abspath("base_sm")
     expected = make_saved_model(tf, base)
     runner.run("saved_model", "unchanged", lambda: _load_and_call(tf, base), expected)
-    with open(os.path.join(base, "saved_model.json"), "rb") as f:
+    pb_path = os.path.join(base, "saved_model.pb")
+    with open(pb_path, "rb") as f:
         raw = f.read()
-    tree = json.loads(raw)
+    SavedModel = protos.load("saved_model").SavedModel
 
     def variant(kind, mutate_dir, hostile=False):
         target = os.path.abspath("case_sm")
@@ -181,77 +241,167 @@ def saved_model_cases(tf, runner, rng, payloads):
         mutate_dir(target)
         runner.run("saved_model", kind, lambda: _load_and_call(tf, target), expected, hostile)
 
-    def with_json(data):
-        return lambda d: _write(os.path.join(d, "saved_model.json"), data)
+    def with_file(name, data):
+        return lambda d: _write(os.path.join(d, name), data)
 
-    def with_tree(new_tree):
-        return with_json(json.dumps(new_tree).encode())
+    def mutated(edit):
+        message = SavedModel.FromString(raw)
+        edit(message)
+        return with_file("saved_model.pb", message.SerializeToString())
 
-    # Crafted text in every name-like place a node, graph or function has.
-    names = [p for p, v in _walk(tree) if isinstance(v, str) and p and p[-1] in ("name", "op", "opdef")]
-    names += [p + (0,) for p, v in _walk(tree) if p and p[-1] == "source"]
-    for path in names:
-        for payload in payloads[:2] + rng.sample(payloads[2:], 2):
-            t = copy.deepcopy(tree)
-            _set(t, path, payload)
-            variant(f"hostile {path[-1]}", with_tree(t), hostile=True)
-    attr_paths = [p for p, v in _walk(tree) if p and p[-1] == "attrs" and isinstance(v, dict) and v]
-    for path in attr_paths:
-        for payload in payloads[:1] + rng.sample(payloads[1:], 3):
-            t = copy.deepcopy(tree)
-            node = t
-            for p in path:
-                node = node[p]
-            key = rng.choice(sorted(node))
-            _rename_key(t, path + (key,), payload)
-            variant("hostile attr key", with_tree(t), hostile=True)
-            t = copy.deepcopy(tree)
-            _set(t, path + (payload,), 1)
-            variant("hostile extra attr", with_tree(t), hostile=True)
-    objects = [p for p, v in _walk(tree) if p and p[-1] == "class"]
-    for path in objects:
-        t = copy.deepcopy(tree)
-        _set(t, path, payloads[0])
-        variant("hostile object class", with_tree(t), hostile=True)
-    # Structure: any value replaced by junk of another type, a huge or a deeply nested value.
-    every = list(_walk(tree))
-    for _ in range(70):
-        path, _ = rng.choice(every[1:])
-        t = copy.deepcopy(tree)
-        _set(t, path, _junk(rng, payloads))
-        variant("type confusion", with_tree(t))
-    variant("deep nesting (file)", with_json(b'{"format": "tensorflux-saved-model", "x": ' + b"[" * 200_000 +
-                                             b"]" * 200_000 + b"}"))
-    t = copy.deepcopy(tree)
-    _set(t, rng.choice([p for p, v in every if p and p[-1] == "attrs"]) + ("deep",), _deep(900))
-    variant("deep nesting (attr)", with_tree(t))
-    shapes = [p for p, v in every if p and p[-1] == "outputs" and isinstance(v, list) and v and
-              isinstance(v[0], list) and len(v[0]) == 2 and isinstance(v[0][0], str)]
-    for path in shapes[:6]:
-        t = copy.deepcopy(tree)
-        _set(t, path + (0, 1), [2 ** 40, 2 ** 40, 2 ** 40])
-        variant("huge static shape", with_tree(t))
-    # Bytes: bit flips and truncation of the JSON and of both array archives.
-    for _ in range(60):
-        data = bytearray(raw)
-        i = rng.randrange(len(data))
-        data[i] ^= 1 << rng.randrange(8)
-        variant("bit flip (json)", with_json(bytes(data)))
+    every = list(_fields(SavedModel.FromString(raw)))
+    # Crafted text in every name-like field: object names, op types, inputs, function names, attrs…
+    names = [i for i, (_, field, _, path) in enumerate(every) if field.name in _NAME_FIELDS]
+    for i in rng.sample(names, min(len(names), 120)):
+        payload = rng.choice(payloads)
+
+        def edit(message, i=i, payload=payload):
+            target, field, index, _ = list(_fields(message))[i]
+            _assign(target, field, index, payload.encode() if field.type == field.TYPE_BYTES else payload)
+        variant(f"hostile {every[i][1].name}", mutated(edit), hostile=True)
+    # Attr keys and map keys carrying text meant for code.
     for _ in range(15):
-        variant("truncation (json)", with_json(raw[:rng.randrange(len(raw))]))
-    for name in ("saved_model.npz", os.path.join("variables", "variables.npz")):
+        payload = rng.choice(payloads)
+
+        def edit(message, payload=payload):
+            library = message.meta_graphs[0].graph_def.library
+            nodes = [n for f in library.function for n in f.node_def if n.attr]
+            node = nodes[rng.randrange(len(nodes))]
+            key = rng.choice(sorted(node.attr))
+            node.attr[payload].CopyFrom(node.attr[key])
+            if rng.random() < 0.5:
+                del node.attr[key]
+        variant("hostile attr key", mutated(edit), hostile=True)
+    # Type confusion: any number or enum replaced by a wrong one of its type.
+    numbers = [i for i, (_, field, _, _) in enumerate(every) if field.cpp_type != field.CPPTYPE_STRING]
+    for i in rng.sample(numbers, min(len(numbers), 90)):
+        junk = _junk_for(every[i][1], rng, payloads)
+
+        def edit(message, i=i, junk=junk):
+            target, field, index, _ = list(_fields(message))[i]
+            try:
+                _assign(target, field, index, junk)
+            except (ValueError, TypeError):
+                _assign(target, field, index, 0)
+        variant("type confusion", mutated(edit))
+    # Deep nesting: an output structure nested within and past the readers' limits, and unknown fields.
+    for depth in (40, 300):
+        def deep(message, depth=depth):
+            saved = next(iter(message.meta_graphs[0].object_graph_def.concrete_functions.values()))
+            value = saved.output_signature
+            value.Clear()
+            for _ in range(depth):
+                value = value.tuple_value.values.add()
+            value.none_value.SetInParent()
+        try:
+            variant(f"deep nesting (structure {depth})", mutated(deep))
+        except RecursionError:   # the protobuf runtime refuses to build it: nothing to load
+            pass
+    inner = b""
+    for _ in range(20_000):
+        inner = b"\x5a" + _varint(len(inner)) + inner
+    variant("deep nesting (unknown fields)", with_file("saved_model.pb", raw + b"\x0a" + _varint(len(inner)) + inner))
+    # Memory: shapes and sizes that would allocate terabytes if believed.
+    def huge_variable(message):
+        for node in message.meta_graphs[0].object_graph_def.nodes:
+            if node.WhichOneof("kind") == "variable":
+                del node.variable.shape.dim[:]
+                node.variable.shape.dim.add().size = 1 << 40
+                node.variable.shape.dim.add().size = 1 << 40
+    variant("bomb (variable shape)", mutated(huge_variable))
+
+    def huge_constant(message):
+        library = message.meta_graphs[0].graph_def.library
+        for f in library.function:
+            for n in f.node_def:
+                if n.op == "Const":
+                    tensor = n.attr["value"].tensor
+                    del tensor.tensor_shape.dim[:]
+                    tensor.tensor_shape.dim.add().size = 1 << 40
+                    return
+    variant("bomb (constant shape)", mutated(huge_constant))
+
+    def huge_output_shapes(message):
+        for f in message.meta_graphs[0].graph_def.library.function:
+            for n in f.node_def:
+                if "_output_shapes" in n.attr:
+                    for shape in n.attr["_output_shapes"].list.shape:
+                        for d in shape.dim:
+                            d.size = 1 << 40
+    variant("huge static shape", mutated(huge_output_shapes))
+    variant("bomb (bundle entry)", lambda d: _forge_bundle_entry(tf, d, 1 << 40))
+    variant("header lie (bundle entry)", lambda d: _forge_bundle_entry(tf, d, None))
+    variant("bomb (object graph count)", lambda d: _forge_object_graph(tf, d))
+    # Bytes: bit flips and truncation of saved_model.pb and of the variables' index and data.
+    for name, flips, cuts in (("saved_model.pb", 60, 15), (os.path.join("variables", "variables.index"), 25, 8),
+                              (os.path.join("variables", "variables.data-00000-of-00001"), 10, 4),
+                              ("fingerprint.pb", 5, 2)):
         with open(os.path.join(base, name), "rb") as f:
             blob = f.read()
-        for _ in range(12):
+        for _ in range(flips):
             data = bytearray(blob)
             i = rng.randrange(len(data))
             data[i] ^= 1 << rng.randrange(8)
-            variant(f"bit flip ({os.path.basename(name)})", lambda d, b=bytes(data), n=name: _write(os.path.join(d, n), b))
-        for _ in range(5):
-            variant(f"truncation ({os.path.basename(name)})",
-                    lambda d, b=blob[:rng.randrange(len(blob))], n=name: _write(os.path.join(d, n), b))
-        variant(f"npy header lie ({os.path.basename(name)})", lambda d, n=name: _write(os.path.join(d, n), _lying_npz()))
-        variant(f"zip bomb ({os.path.basename(name)})", lambda d, n=name: _write(os.path.join(d, n), _bomb_npz()))
+            variant(f"bit flip ({os.path.basename(name)})", with_file(name, bytes(data)))
+        for _ in range(cuts):
+            variant(f"truncation ({os.path.basename(name)})", with_file(name, blob[:rng.randrange(len(blob))]))
+
+
+def _varint(value):
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _rewrite_bundle(tf, directory, edit):
+    """Rewrites the variables' index with `edit(key, BundleEntryProto)` applied to every entry (CRCs kept)."""
+    from tensorflux._src.io.formats import protos, sstable
+    index = os.path.join(directory, "variables", "variables.index")
+    with open(index, "rb") as f:
+        table = sstable.read_table(f.read())
+    pb = protos.load("tensor_bundle")
+    out = io.BytesIO()
+    writer = sstable.TableWriter(out)
+    for key, value in table:
+        if key:
+            entry = pb.BundleEntryProto.FromString(value)
+            edit(key, entry)
+            value = entry.SerializeToString()
+        writer.add(key, value)
+    writer.finish()
+    _write(index, out.getvalue())
+
+
+def _forge_bundle_entry(tf, directory, size):
+    def edit(key, entry):
+        if key != b"_CHECKPOINTABLE_OBJECT_GRAPH":
+            if size is None:
+                entry.size = 1 << 40      # the data file holds a few bytes
+            else:
+                del entry.shape.dim[:]
+                entry.shape.dim.add().size = size
+                entry.shape.dim.add().size = size
+                entry.size = 4 * size * size if size * size < (1 << 61) else (1 << 62)
+    _rewrite_bundle(tf, directory, edit)
+
+
+def _forge_object_graph(tf, directory):
+    """A checkpoint whose object graph claims millions of nodes that all point at node 10**9."""
+    from tensorflux._src.io.formats import protos
+    from tensorflux._src.io.formats.tensor_bundle import BundleReader, BundleWriter
+    prefix = os.path.join(directory, "variables", "variables")
+    with BundleReader(prefix) as reader:
+        values = {k: reader.read(k) for k in reader.keys()}
+    graph = protos.load("trackable_object_graph").TrackableObjectGraph()
+    node = graph.nodes.add()
+    node.children.add(node_id=10 ** 9, local_name="w")
+    values["_CHECKPOINTABLE_OBJECT_GRAPH"] = np.array(graph.SerializeToString(), dtype=object)
+    with BundleWriter(prefix) as writer:
+        for key, value in values.items():
+            writer.add(key, value)
 
 
 def _write(path, data):
@@ -259,29 +409,7 @@ def _write(path, data):
         f.write(data)
 
 
-def _lying_npz():
-    """An .npz whose one entry's header claims 10^12 float64 values but holds none."""
-    header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (10 ** 12,)})
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        z.writestr("a0.npy", header.getvalue())
-        z.writestr("v0.npy", header.getvalue())
-    return out.getvalue()
-
-
 _BOMB_BYTES = 48 << 20
-
-
-def _bomb_npz():
-    """An .npz holding a genuine 48 MiB array of zeros, deflated to a few tens of kilobytes."""
-    array = io.BytesIO()
-    np.lib.format.write_array(array, np.zeros(_BOMB_BYTES // 8))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr("a0.npy", array.getvalue())
-        z.writestr("v0.npy", array.getvalue())
-    return out.getvalue()
 
 
 # -- .keras files and JSON configs ------------------------------------------------------------------
@@ -407,10 +535,8 @@ def keras_cases(tf, runner, rng, payloads):
     # Zip bombs: a config entry, the weights entry, and an array inside the weights.
     keras_variant("zip bomb (config.json)", dict(entries, **{"config.json": b" " * _BOMB_BYTES}),
                   compression=zipfile.ZIP_DEFLATED)
-    keras_variant("zip bomb (weights)", dict(entries, **{"model.weights.npz": b"\0" * _BOMB_BYTES}),
+    keras_variant("zip bomb (weights)", dict(entries, **{"model.weights.h5": b"\0" * _BOMB_BYTES}),
                   compression=zipfile.ZIP_DEFLATED)
-    keras_variant("zip bomb (array in weights)", dict(entries, **{"model.weights.npz": _bomb_npz()}))
-    keras_variant("npy header lie (weights)", dict(entries, **{"model.weights.npz": _lying_npz()}))
 
 
 if __name__ == "__main__":
