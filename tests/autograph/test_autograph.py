@@ -311,7 +311,10 @@ def test_to_code_returns_readable_converted_source():
         return x
 
     code = tf.autograph.to_code(f)
-    assert "ag__.if_stmt" in code and "def f(x):" in code
+    # TensorFlow's generated form: a tf__ def, a FunctionScope, the if as an ag__.if_stmt over a state pair.
+    assert code.startswith("def tf__f(x):\n    with ag__.FunctionScope('f', 'fscope', ")
+    assert "ag__.if_stmt(ag__.ld(x) > 0, if_body, else_body, get_state, set_state, ('x',), 1)" in code
+    assert code.endswith("        return fscope.ret(retval_, do_return)\n")
 
 
 def test_do_not_convert_keeps_python_semantics():

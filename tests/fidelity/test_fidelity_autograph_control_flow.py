@@ -425,7 +425,6 @@ def test_python_if_runs_normally():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="the cond's output tensor is named 'cond:0', TF names it 'cond/Identity:0'")
 def test_python_value_becomes_tensor():
     assert output_of(ex_python_value_becomes_tensor) == (
         'Tensor("cond/Identity:0", shape=(), dtype=int32)\n'
@@ -448,8 +447,6 @@ def test_if_on_numpy_condition():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=('a NumPy scalar argument is traced as a Python constant (one trace per '
-                                        'value), TF makes it a tensor input'))
 def test_numpy_scalar_argument_is_a_tensor():
     assert output_of(ex_numpy_scalar_argument_is_a_tensor) == (
         'traced x: Tensor("cond/Identity:0", shape=(), dtype=int32)\n'

@@ -182,8 +182,6 @@ BOOL_NOT_ALLOWED = (
     'limitations.md#access-to-source-code for more information.')
 
 
-@pytest.mark.xfail(strict=True, reason=("to_code prints tensorflux's own form: `ag__.converted_call(combine, (x, y), "
-                                        "{'z': 1})` in the original def"))
 def test_call_rewritten_as_converted_call():
     assert canonical_code(output_of(ex_call_rewritten_as_converted_call)) == canonical_code(
         'def tf__caller(x, y):\n'

@@ -181,8 +181,6 @@ def ex_verbosity_from_environment():
 
 OPTIONS = ("ag__.ConversionOptions(recursive=True, user_requested=True, optional_features=(), "
            "internal_convert_user_code=True)")
-TO_CODE_FORM = ("to_code prints tensorflux's own form of the converted code (original name, no "
-                "FunctionScope/ag__.ld/do_return epilogue)")
 
 
 @pytest.mark.xfail(strict=True, reason=('to_graph returns a function compiled from the original file, not from a '
@@ -201,7 +199,6 @@ def test_to_code_is_getsource_of_to_graph():
     assert output_of(ex_to_code_is_getsource_of_to_graph) == 'False\n'
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_function_call():
     assert canonical_code(output_of(ex_to_code_function_call)) == canonical_code(
         'def tf__scale(a):\n'
@@ -232,7 +229,6 @@ def test_to_code_function_call():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_if():
     assert canonical_code(output_of(ex_to_code_if)) == canonical_code(
         'def tf__clip(a):\n'
@@ -266,7 +262,6 @@ def test_to_code_if():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_while():
     assert canonical_code(output_of(ex_to_code_while)) == canonical_code(
         'def tf__halve_until_small(a):\n'
@@ -299,7 +294,6 @@ def test_to_code_while():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_for():
     assert canonical_code(output_of(ex_to_code_for)) == canonical_code(
         'def tf__total(items):\n'
@@ -333,7 +327,6 @@ def test_to_code_for():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_break():
     assert canonical_code(output_of(ex_to_code_break)) == canonical_code(
         'def tf__first_negative(items):\n'
@@ -392,7 +385,6 @@ def test_to_code_break():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_continue():
     assert canonical_code(output_of(ex_to_code_continue)) == canonical_code(
         'def tf__positive_sum(items):\n'
@@ -460,7 +452,6 @@ def test_to_code_continue():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_return():
     assert canonical_code(output_of(ex_to_code_return)) == canonical_code(
         'def tf__sign(a):\n'
@@ -498,7 +489,6 @@ def test_to_code_return():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_boolean_operators():
     assert canonical_code(output_of(ex_to_code_boolean_operators)) == canonical_code(
         'def tf__logic(a, b):\n'

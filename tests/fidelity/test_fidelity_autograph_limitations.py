@@ -619,7 +619,6 @@ def ex_multiline_lambda_converts():
 
 # === Tests: TensorFlow 2.21 output as the expected value ===============================================
 
-@pytest.mark.xfail(strict=True, reason="ValueError with another message: 'A branch or loop body ... returned None'")
 def test_tf_cond_branch_returning_none():
     _, error = error_of(ex_tf_cond_branch_returning_none)
     assert class_names(error)[:2] == ['ValueError', 'Exception']
@@ -772,8 +771,6 @@ def test_static_shape_guard():
     assert output_of(ex_static_shape_guard) == '-1\n'
 
 
-@pytest.mark.xfail(strict=True, reason=("tf.cond accepts a Python bool predicate in a graph (TF raises TypeError "
-                                        "'pred must not be a Python bool')"))
 def test_tf_cond_checks_both_branches():
     _, error = error_of(ex_tf_cond_checks_both_branches)
     assert class_names(error)[:2] == ['TypeError', 'Exception']
@@ -811,8 +808,6 @@ def test_if_inconsistent_dtypes():
     assert "'x' has dtype int32 in the main branch, but dtype float32 in the else branch" in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason=("message differs: 'Loop variable Const:0 enters the loop with type tf.int32, "
-                                        "but has type tf.float32 after one iteration.'"))
 def test_while_loop_dtype_change():
     _, error = error_of(ex_while_loop_dtype_change)
     assert class_names(error)[:2] == ['TypeError', 'Exception']
@@ -826,7 +821,6 @@ def test_autograph_while_dtype_change():
     assert "'x' has dtype int32 before the loop, but dtype float32 after one iteration" in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="message quotes the tensor as 'Const:0', TF as `Const:0`")
 def test_while_loop_shape_change():
     _, error = error_of(ex_while_loop_shape_change)
     assert class_names(error)[:2] == ['ValueError', 'Exception']

@@ -173,11 +173,7 @@ def ex_while_dispatch_on_test_type():
 
 # === Tests: TensorFlow 2.21 output as the expected value ===============================================
 
-TO_CODE_FORM = ("to_code prints tensorflux's own form of the converted code (original name, no "
-                "FunctionScope/ag__.ld/do_return epilogue)")
 
-
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_if_else():
     assert canonical_code(output_of(ex_to_code_if_else)) == canonical_code(
         'def tf__choose(x):\n'
@@ -212,7 +208,6 @@ def test_to_code_if_else():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_if_exp():
     assert canonical_code(output_of(ex_to_code_if_exp)) == canonical_code(
         'def tf__choose(cond, true_val, false_val):\n'
@@ -231,7 +226,6 @@ def test_to_code_if_exp():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_for_range():
     assert canonical_code(output_of(ex_to_code_for_range)) == canonical_code(
         'def tf__accumulate(j):\n'
@@ -264,7 +258,6 @@ def test_to_code_for_range():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_for_range_with_break():
     assert canonical_code(output_of(ex_to_code_for_range_with_break)) == canonical_code(
         'def tf__accumulate(j):\n'
@@ -338,7 +331,6 @@ def test_to_code_for_range_with_break():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_if_without_else():
     assert canonical_code(output_of(ex_to_code_if_without_else)) == canonical_code(
         'def tf__bump(j, i, k):\n'
@@ -372,7 +364,6 @@ def test_to_code_if_without_else():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_while():
     assert canonical_code(output_of(ex_to_code_while)) == canonical_code(
         'def tf__grow(j, i):\n'
@@ -405,7 +396,6 @@ def test_to_code_while():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_list_append():
     assert canonical_code(output_of(ex_to_code_list_append)) == canonical_code(
         'def tf__extend(items, x):\n'
@@ -424,8 +414,6 @@ def test_to_code_list_append():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=('tf.autograph.experimental.Feature is missing (AttributeError): no LISTS '
-                                        'option, no ag__.list_append'))
 def test_to_code_list_append_with_lists_feature():
     assert canonical_code(output_of(ex_to_code_list_append_with_lists_feature)) == canonical_code(
         'def tf__extend(items, x):\n'
@@ -445,7 +433,6 @@ def test_to_code_list_append_with_lists_feature():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TO_CODE_FORM)
 def test_to_code_list_pop():
     assert canonical_code(output_of(ex_to_code_list_pop)) == canonical_code(
         'def tf__take_last(items):\n'

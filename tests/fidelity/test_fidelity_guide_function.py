@@ -619,10 +619,6 @@ def tf__squash(x):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "to_code prints tensorflux's own conversion (def squash not tf__squash, no "
-    "ag__.FunctionScope/fscope or ag__.ld(tf), ag__.ld(locals(), 'x'), _1 suffixes, while_stmt opts "
-    "None not {}, plain 'return x')"))
 def test_autograph_to_code():
     with fid.capture() as out:
         @tf.function
@@ -1070,10 +1066,6 @@ tracing countdown
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "logs a frequent-retracing warning ('5 out of the last 1 calls to <function countdown> triggered "
-    "tf.function retracing ... because first call') twice while the recursive traces nest; TensorFlow"
-    ' logs nothing'))
 def test_recursive_function_retraces():
     code = """\
 import tensorflux as tf

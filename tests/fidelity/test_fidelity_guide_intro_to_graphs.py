@@ -131,9 +131,6 @@ def tf__relu_branches(x):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "to_code prints tensorflux's own conversion (no ag__.FunctionScope/fscope, ag__.ld(locals(), "
-    '...), _1 suffixes, def named relu_branches not tf__relu_branches)'))
 def test_autograph_to_code():
     with fid.capture() as out:
         def relu_branches(x):

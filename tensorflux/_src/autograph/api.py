@@ -25,6 +25,7 @@ from ..framework.graph import SymbolicTensor
 from ..ops import array as _array
 from ..ops.array import creation as _creation
 from . import operators
+from .features import feature_names
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter
 from .transformers.lowering import FlagNames, lower_function
@@ -296,9 +297,17 @@ def to_graph(entity, recursive=True, experimental_optional_features=None):
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):
-    """The source of the converted function, as a string."""
+    """The converted function's source in TensorFlow's generated form (`def tf__f(...)`, see
+    `generated_code`), as a string."""
     fn = getattr(entity, "python_function", entity)
     fn = getattr(fn, "__func__", fn)
+    features = feature_names(experimental_optional_features)
+    if inspect.isfunction(fn) and fn.__name__ != "<lambda>":
+        from .generated_code import generated_code   # the view's passes load only when asked for
+        try:
+            return generated_code(fn, features)
+        except (OSError, TypeError, SyntaxError) as e:
+            raise ConversionError(f"converting {fn!r}: {type(e).__name__}: {e}") from None
     _, source = _converted_code(fn)
     return source
 

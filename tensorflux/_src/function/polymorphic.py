@@ -153,6 +153,7 @@ class Function:
         self._cache = FunctionCache()
         self._fast = {}
         self._tracing_count = 0
+        self._tracing_depth = 0        # traces of this function under way (recursion nests them)
         self._history = []             # [(call number, reason text)]
         self._calls = 0
         self._recent_traces = collections.deque(maxlen=RETRACE_WARNING_THRESHOLD)
@@ -296,10 +297,12 @@ class Function:
         outer = _state.graph if isinstance(_state.graph, FuncGraph) else None
         python_function = self._converted_function()
         previous_autograph, _state.autograph = _state.autograph, self._autograph
+        self._tracing_depth += 1
         try:
             result = trace_function(python_function, params, trace_types, self._name, outer)
         finally:
             _state.autograph = previous_autograph
+            self._tracing_depth -= 1
         if result.created_variables:
             if self._variables_created:
                 raise ValueError(_SINGLETON_MESSAGE)
@@ -316,8 +319,9 @@ class Function:
         self._fast.clear()
         self._tracing_count += 1
         self._history.append((self._calls, reason))
-        self._recent_traces.append(self._calls)
-        self._maybe_warn(reason)
+        if not self._tracing_depth:  # a recursive trace nested in this function's own trace is part of that one
+            self._recent_traces.append(self._calls)
+            self._maybe_warn(reason)
         return cf
 
     def _converted_function(self):
@@ -464,10 +468,13 @@ def _signature(fn):
 
 
 def _numpy_to_tensor(value):
-    """NumPy arrays among the arguments (at any depth) are passed as tensors, as in TensorFlow."""
+    """NumPy arrays and scalars among the arguments (at any depth) are passed as tensors, as in TensorFlow."""
     if isinstance(value, np.ndarray):
         return EagerTensor(_normalise_array(value))
-    if isinstance(value, (list, tuple, dict)) and any(isinstance(v, np.ndarray) for v in nest.flatten(value)):
+    if isinstance(value, np.generic):
+        return EagerTensor(_normalise_array(np.asarray(value)))
+    if isinstance(value, (list, tuple, dict)) and any(isinstance(v, (np.ndarray, np.generic))
+                                                      for v in nest.flatten(value)):
         return nest.map_structure(_numpy_to_tensor, value)
     return value
 

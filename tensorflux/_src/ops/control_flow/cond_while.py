@@ -21,6 +21,7 @@ from ...types.shape import TensorShape
 from ..math import arith as _math
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
+from ..shapes.shape_ops import identity
 
 __all__ = ["cond", "while_loop", "case", "switch_case", "CompositeFlow", "trace_branch", "build_if",
            "build_while", "LoopVar", "graph_tensor"]
@@ -138,8 +139,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     """Returns `true_fn()` if `pred` else `false_fn()`; in graphs, one If op (only the taken branch runs)."""
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError("true_fn and false_fn must be callable.")
-    if _state.graph is None or isinstance(pred, bool):
+    if _state.graph is None:
         return true_fn() if bool(pred) else false_fn()
+    if isinstance(pred, bool):  # as in TensorFlow: a graph cond needs a tensor predicate
+        raise TypeError("pred must not be a Python bool", pred)
     true_fn, false_fn = autograph_callable(true_fn), autograph_callable(false_fn)
     pred = convert_to_tensor(pred)
     if pred.dtype is not _dt.bool or (pred.shape.rank not in (None, 0)):
@@ -149,6 +152,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if _no_value(then_result) and _no_value(else_result):  # branches run only for their side effects
         build_if(pred, then_graph, [], else_graph, [], name)
         return None
+    if _no_value(then_result) or _no_value(else_result):  # a branch returning None has no outputs at all
+        counts = [0 if _no_value(r) else len(_flatten(r)) for r in (then_result, else_result)]
+        raise ValueError(f"Lengths of branch outputs of cond must match.\nlen(graphs[0].outputs): {counts[0]}\n"
+                         f"len(graphs[1].outputs): {counts[1]}\n")
     then_flat = [graph_tensor(then_graph, t) for t in _flatten(then_result)]
     else_flat = [graph_tensor(else_graph, t) for t in _flatten(else_result)]
     try:
@@ -173,9 +180,15 @@ def build_if(pred, then_graph, then_flat, else_graph, else_flat, name=None):
     then_graph.outputs, else_graph.outputs = list(then_flat), list(else_flat)
     inputs = [pred] + then_graph.external_captures + else_graph.external_captures
     opdef = IF if (_has_stateful(then_graph) or _has_stateful(else_graph)) else STATELESS_IF
-    return apply(opdef, inputs, {"then_graph": then_graph, "else_graph": else_graph,
+    outs = apply(opdef, inputs, {"then_graph": then_graph, "else_graph": else_graph,
                                  "n_then": len(then_graph.external_captures), "output_types": output_types},
                  name or "cond")
+    if not isinstance(outs, tuple) or not outs:   # no outputs: the Operation itself
+        return outs
+    # As TensorFlow does, each output leaves the op through an Identity in the op's name scope
+    # ("cond/Identity", "cond/Identity_1"), the names users see when they print a cond's result.
+    with _state.graph.name_scope(outs[0].op.name + "/"):
+        return tuple(identity(t) for t in outs)
 
 
 def _no_value(result):
@@ -229,10 +242,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                          f"{len(flat)} loop variables.")
     for var, out, inv in zip(flat, body_out, invariants):
         if out.dtype is not var.dtype:
-            raise TypeError(f"Loop variable {_var_name(var)} enters the loop with type {var.dtype!r}, but has type "
-                            f"{out.dtype!r} after one iteration.")
+            raise TypeError(f"Loop var {_var_name(var)} enters the loop with type {var.dtype} but has type "
+                            f"{out.dtype} after 1 iteration. {_var_name(var)} type should remain constant.")
         if not out.shape.is_subtype_of(inv):
-            raise ValueError(f"Input tensor '{_var_name(var)}' enters the loop with shape {inv}, but has shape "
+            raise ValueError(f"Input tensor `{_var_name(var)}` enters the loop with shape {inv}, but has shape "
                              f"{out.shape} after one iteration. To allow the shape to vary across iterations, use "
                              f"the `shape_invariants` argument of tf.while_loop to specify a less-specific shape.")
     outs = build_while(flat, specs, cond_graph, cond_flat_out[0], body_graph, body_out, maximum_iterations, name)

@@ -1,0 +1,318 @@
+"""`tf.autograph.to_code`: a function's converted code in TensorFlow's generated form.
+
+TensorFlow shows users the code its AutoGraph generates (`def tf__f(...)` inside an `ag__.FunctionScope`,
+returns lowered to `do_return`/`retval_`, control flow as `ag__.if_stmt`/`while_stmt`/`for_stmt` over
+get_state/set_state closures, calls as `ag__.converted_call`, variable reads as `ag__.ld`). This module
+produces that text from the function's source with the same sequence of rewrites, in the same order:
+
+    functions → break → continue → return → lists (optional) → calls      (generated_code_lowering)
+    → control flow → conditional expressions → logical expressions → variable reads     (here)
+
+Names the rewrites introduce come from one namer, so suffixes (`get_state_1`, `break_1`) follow
+TensorFlow's allocation order. A control-flow statement's state variables are the names it binds that
+are live into or out of it, outputs first, then sorted; names it binds that may be undefined before it
+get an `ag__.Undefined` placeholder (see `generated_code_analysis`).
+
+The text is a view for users (`to_code`, `set_verbosity` logs); tensorflux executes its own, leaner
+conversion of the same function (`api.convert`), which has the same semantics.
+
+    print(tf.autograph.to_code(f))
+"""
+import ast
+import inspect
+import textwrap
+
+from . import generated_code_lowering as _low
+from .generated_code_analysis import analyse_function, bound_names
+
+__all__ = ["generated_code"]
+
+
+def generated_code(fn, features=()):
+    """TensorFlow's generated source for the plain function `fn` (raises OSError/TypeError/SyntaxError
+    when its source is unavailable)."""
+    source = textwrap.dedent(inspect.getsource(fn))
+    node = ast.parse(source).body[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise TypeError(f"{fn!r} is not defined by a def statement")
+    reserved = set(getattr(fn, "__globals__", {})) | set(fn.__code__.co_freevars)
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            n.ag_original = True   # only reads written by the user become ag__.ld(...)
+            reserved.add(n.id)
+        elif isinstance(n, ast.arg):
+            reserved.add(n.arg)
+    for n in ast.walk(node):
+        if isinstance(n, (ast.While, ast.For)) and n.orelse:   # TensorFlow does not convert these
+            raise SyntaxError(f"{type(n).__name__.lower()}/else statement not yet supported")
+    features = tuple(features)
+    namer = _low.Namer(reserved)
+    node = _low.lower(node, namer, features)
+    _ControlFlow(namer).function(node)
+    node = _ConditionalExpressions().visit(node)
+    node = _LogicalExpressions(features).visit(node)
+    node = _Variables().visit(node)
+    node.name = "tf__" + node.name
+    return ast.unparse(ast.fix_missing_locations(node)) + "\n"
+
+
+def _declared(fn_node):
+    """(global names, nonlocal names) declared in the function's own body."""
+    globals_, nonlocals = set(), set()
+    stack = list(fn_node.body)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ast.Global):
+            globals_.update(s.names)
+        elif isinstance(s, ast.Nonlocal):
+            nonlocals.update(s.names)
+        elif not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(c for c in ast.iter_child_nodes(s) if isinstance(c, (ast.stmt, ast.excepthandler)))
+    return globals_, nonlocals
+
+
+class _Scope:
+    def __init__(self, facts, globals_, nonlocals):
+        self.facts = facts
+        self.globals = globals_
+        self.nonlocals = nonlocals
+
+
+class _ControlFlow:
+    """if/while/for → state functions, body functions and one ag__ operator call (post-order)."""
+
+    def __init__(self, namer):
+        self.namer = namer
+
+    def function(self, fn_node, outer_defined=()):
+        globals_, nonlocals = _declared(fn_node)
+        scope = _Scope(analyse_function(fn_node, outer_defined), globals_, nonlocals)
+        fn_node.body = self._block(fn_node.body, scope)
+
+    def _block(self, stmts, scope):
+        return _low.flat([self._stmt(s, scope) for s in stmts])
+
+    def _stmt(self, s, scope):
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(s)
+            return s
+        # What the statement binds is read before its nested statements become functions.
+        if isinstance(s, ast.If):
+            modified = _union(bound_names(s.body), bound_names(s.orelse)) + _composites(s.body + s.orelse)
+        elif isinstance(s, ast.For):
+            modified = _union(bound_names(s.body),
+                              bound_names([ast.Assign(targets=[s.target], value=ast.Constant(None))]))
+            modified += _composites(s.body)
+        else:
+            modified = bound_names(getattr(s, "body", [])) + _composites(getattr(s, "body", []))
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(s, field, self._block(block, scope))
+        for handler in getattr(s, "handlers", ()):
+            handler.body = self._block(handler.body, scope)
+        if isinstance(s, ast.If):
+            return self._if(s, modified, scope)
+        if isinstance(s, ast.While):
+            return self._while(s, modified, scope)
+        if isinstance(s, ast.For):
+            return self._for(s, modified, scope)
+        return s
+
+    def _block_vars(self, node, modified, scope):
+        facts = scope.facts
+        live_in, live_out = facts.live_in[id(node)], facts.live_out[id(node)]
+        defined_in = facts.defined_in[id(node)]
+        basic = [v for v in modified if isinstance(v, str) and
+                 (v in live_in or v in live_out or v in scope.nonlocals)]
+        # An attribute or item (`obj.a`, `d['k']`) is state when the names it hangs from are live in:
+        # otherwise it belongs to an object made inside the statement.
+        composite = [v for v in modified if isinstance(v, _Composite) and v.support <= live_in]
+        input_only = {v for v in basic if v in live_in and v not in live_out}
+        state = sorted(basic + composite, key=lambda v: (v in input_only, str(v)))
+        undefined = [v for v in modified if isinstance(v, str) and v not in defined_in and v not in scope.globals
+                     and v not in scope.nonlocals]
+        return state, undefined, len(state) - len(input_only)
+
+    @staticmethod
+    def _declarations(names, scope):
+        globals_ = [n for n in names if isinstance(n, str) and n in scope.globals]
+        others = [n for n in names if isinstance(n, str) and n not in scope.globals]
+        return ([ast.Global(names=globals_)] if globals_ else []) + \
+            ([ast.Nonlocal(names=others)] if others else [])
+
+    def _state_functions(self, state, scope, getter, setter):
+        if not state:
+            return [_low.def_(getter, [], [ast.Return(value=ast.Tuple(elts=[], ctx=ast.Load()))]),
+                    _low.def_(setter, ["block_vars"], [ast.Pass()])]
+        values = ast.Tuple(elts=[v.load() if isinstance(v, _Composite) else _low.name_(v) for v in state],
+                           ctx=ast.Load())
+        targets = ast.Tuple(elts=[v.store() if isinstance(v, _Composite) else _low.name_(v, True) for v in state],
+                            ctx=ast.Store())
+        return [_low.def_(getter, [], [ast.Return(value=values)]),
+                _low.def_(setter, ["vars_"], self._declarations(state, scope) +
+                          [ast.Assign(targets=[targets], value=_low.name_("vars_"))])]
+
+    @staticmethod
+    def _undefined(names):
+        return [_low.assign(n, _low.ag_call("Undefined", [ast.Constant(n)])) for n in names]
+
+    @staticmethod
+    def _symbols(state):
+        return ast.Tuple(elts=[ast.Constant(str(v)) for v in state], ctx=ast.Load())
+
+    def _if(self, node, modified, scope):
+        state, undefined, nouts = self._block_vars(node, modified, scope)
+        declarations = self._declarations(state, scope)
+        getter, setter = self.namer.new("get_state"), self.namer.new("set_state")
+        out = self._state_functions(state, scope, getter, setter)
+        body_name, orelse_name = self.namer.new("if_body"), self.namer.new("else_body")
+        out.append(_low.def_(body_name, [], declarations + node.body))
+        out.append(_low.def_(orelse_name, [], declarations + (node.orelse or [ast.Pass()])))
+        out += self._undefined(undefined)
+        out.append(ast.Expr(_low.ag_call("if_stmt", [
+            node.test, _low.name_(body_name), _low.name_(orelse_name), _low.name_(getter), _low.name_(setter),
+            self._symbols(state), ast.Constant(nouts)])))
+        return out
+
+    def _while(self, node, modified, scope):
+        state, undefined, _ = self._block_vars(node, modified, scope)
+        declarations = self._declarations(state, scope)
+        getter, setter = self.namer.new("get_state"), self.namer.new("set_state")
+        out = self._state_functions(state, scope, getter, setter)
+        body_name, test_name = self.namer.new("loop_body"), self.namer.new("loop_test")
+        out.append(_low.def_(body_name, [], declarations + node.body))
+        out.append(_low.def_(test_name, [], [ast.Return(value=node.test)]))
+        out += self._undefined(undefined)
+        out.append(ast.Expr(_low.ag_call("while_stmt", [
+            _low.name_(test_name), _low.name_(body_name), _low.name_(getter), _low.name_(setter),
+            self._symbols(state), ast.Dict(keys=[], values=[])])))
+        return out
+
+    def _for(self, node, modified, scope):
+        state, undefined, _ = self._block_vars(node, modified, scope)
+        declarations = self._declarations(state, scope)
+        getter, setter = self.namer.new("get_state"), self.namer.new("set_state")
+        out = self._state_functions(state, scope, getter, setter)
+        extra = getattr(node, "ag_extra_test", None)
+        extra_name = self.namer.new("extra_test") if extra is not None else None
+        iterate = self.namer.new("itr")
+        body_name = self.namer.new("loop_body")
+        out.append(_low.def_(body_name, [iterate], declarations +
+                             [ast.Assign(targets=[node.target], value=_low.name_(iterate))] + node.body))
+        if extra is not None:
+            out.append(_low.def_(extra_name, [], declarations + [ast.Return(value=extra)]))
+        out += self._undefined(undefined)
+        options = ast.Dict(keys=[ast.Constant("iterate_names")], values=[ast.Constant(ast.unparse(node.target))])
+        out.append(ast.Expr(_low.ag_call("for_stmt", [
+            node.iter, _low.name_(extra_name) if extra is not None else ast.Constant(None), _low.name_(body_name),
+            _low.name_(getter), _low.name_(setter), self._symbols(state), options])))
+        return out
+
+
+class _Composite:
+    """An attribute or subscript a statement assigns (`obj.a`, `d['k']`): TensorFlow's composite symbol."""
+
+    def __init__(self, target):
+        self.text = ast.unparse(target)
+        self.support = frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+
+    def __str__(self):
+        return self.text
+
+    def __eq__(self, other):
+        return isinstance(other, _Composite) and other.text == self.text
+
+    def __hash__(self):
+        return hash(self.text)
+
+    def load(self):
+        return _low.ag_call("ldu", [_low.lambda_(_low.expr(self.text)), ast.Constant(self.text)])
+
+    def store(self):
+        node = _low.expr(self.text)
+        node.ctx = ast.Store()
+        return node
+
+
+def _composites(stmts):
+    """The attributes and subscripts `stmts` assign (outside nested functions), in first-assignment order."""
+    found = []
+    stack = list(reversed(stmts))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+            symbol = _Composite(node)
+            if symbol not in found:
+                found.append(symbol)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return found
+
+
+def _union(a, b):
+    return list(a) + [n for n in b if n not in a]
+
+
+class _ConditionalExpressions(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        return _low.ag_call("if_exp", [node.test, _low.lambda_(node.body), _low.lambda_(node.orelse),
+                                       ast.Constant(ast.unparse(node.test).strip())])
+
+
+class _LogicalExpressions(ast.NodeTransformer):
+    _EQUALITY = {ast.Eq: "eq", ast.NotEq: "not_eq"}
+
+    def __init__(self, features):
+        self.equality = "EQUALITY_OPERATORS" in features or "ALL" in features
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        op = "and_" if isinstance(node.op, ast.And) else "or_"
+        values = list(node.values)
+        right = values.pop()
+        while values:
+            right = _low.ag_call(op, [_low.lambda_(values.pop()), _low.lambda_(right)])
+        return right
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return _low.ag_call("not_", [node.operand])
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        tree, left = None, node.left
+        for op, right in zip(node.ops, node.comparators):
+            overload = self._EQUALITY.get(type(op)) if self.equality else None
+            comparison = _low.ag_call(overload, [left, right]) if overload else \
+                ast.Compare(left=left, ops=[op], comparators=[right])
+            tree = comparison if tree is None else _low.ag_call(
+                "and_", [_low.lambda_(tree), _low.lambda_(comparison)])
+            left = right
+        return tree
+
+
+class _Variables(ast.NodeTransformer):
+    """Reads of the user's names become ag__.ld(name); `x += y` first reloads x (its operand is kept)."""
+
+    def visit_Name(self, node):
+        if getattr(node, "ag_original", False) and isinstance(node.ctx, ast.Load):
+            return _low.ag_call("ld", [node])
+        return node
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.target, ast.Name):
+            return [_low.assign(node.target.id, _low.ag_call("ld", [_low.name_(node.target.id)])), node]
+        return self.generic_visit(node)
+
+    def visit_Delete(self, node):
+        self.generic_visit(node)
+        names = [t for t in node.targets if isinstance(t, ast.Name)]
+        if not names:
+            return node
+        out = [_low.assign(t.id, _low.ag_call("Undefined", [ast.Constant(t.id)])) for t in names]
+        rest = [t for t in node.targets if not isinstance(t, ast.Name)]
+        return out + ([ast.Delete(targets=rest)] if rest else [])
