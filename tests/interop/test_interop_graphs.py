@@ -84,7 +84,16 @@ def _cases():
                 tf.squeeze(tf.expand_dims(c, 0), [0]), z[:, 2:9:3], tf.math.cumsum(h, axis=1),
                 tf.reduce_max(z, axis=[0, 1]), tf.unstack(h, axis=1)[0], tf.pad(h, [[0, 1], [2, 0]]))
 
-    return [
+    keras_cases = []
+    for name, model in _keras_models().items():
+        spec = model.inputs[0]
+        fn = tf.function(lambda x, model=model: model(x, training=False))
+        cf = fn.get_concrete_function(tf.TensorSpec([None] + list(spec.shape[1:]), spec.dtype))
+        variables = [h._variable for h in cf.captured_inputs]
+        shape = [2] + list(spec.shape[1:])
+        inputs = [[RNG.integers(0, 10, size=shape).astype(np.int32) if spec.dtype == tf.int32 else _f32(*shape)]]
+        keras_cases.append((name, cf, variables, inputs))
+    return keras_cases + [
         ("mlp", mlp.get_concrete_function(tf.TensorSpec([None, 4], tf.float32), tf.TensorSpec([None], tf.int32)),
          [w1, b1, w2], [[_f32(5, 4), RNG.integers(0, 3, size=5).astype(np.int32)] for _ in range(3)]),
         ("control", control.get_concrete_function(tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.int32)),
@@ -94,6 +103,21 @@ def _cases():
         ("lstm", shapes_and_lstm.get_concrete_function(*[tf.TensorSpec([None, d], tf.float32) for d in (3, 4, 4)]),
          [kx, kh], [[_f32(2, 3), _f32(2, 4), _f32(2, 4)] for _ in range(2)]),
     ]
+
+
+def _keras_models():
+    keras = tf.keras
+    layers = keras.layers
+    return {
+        "keras_cnn": keras.Sequential([keras.Input((8, 8, 3)), layers.Conv2D(4, 3, padding="same"),
+                                       layers.BatchNormalization(), layers.ReLU(), layers.MaxPooling2D(),
+                                       layers.GlobalAveragePooling2D(), layers.Dropout(0.3), layers.Dense(2)]),
+        "keras_lstm": keras.Sequential([keras.Input((5, 3)), layers.LSTM(4), layers.Dense(1)]),
+        "keras_gru": keras.Sequential([keras.Input((5, 3)), layers.GRU(4, return_sequences=True),
+                                       layers.LayerNormalization(), layers.Flatten()]),
+        "keras_embedding": keras.Sequential([keras.Input((6,), dtype="int32"), layers.Embedding(10, 4),
+                                             layers.Conv1D(3, 2), layers.GlobalMaxPooling1D()]),
+    }
 
 
 def _jsonable(value):

@@ -166,7 +166,30 @@ def _functions():
                 tf.where(x > 0.0, x, tf.zeros_like(x)), tf.math.top_k(x, 2).values, tf.one_hot(tf.argmin(x, 1), 6),
                 tf.squeeze(tf.expand_dims(x, 0), [0]), tf.reverse(x, [1]), tf.range(s[1]), tf.fill([2], 1.5))
 
+    import keras
+    layers = keras.layers
+    models = {
+        "tf_keras_cnn": [keras.Input((8, 8, 3)), layers.Conv2D(4, 3, padding="same"), layers.BatchNormalization(),
+                         layers.ReLU(), layers.MaxPooling2D(), layers.GlobalAveragePooling2D(), layers.Dropout(0.3),
+                         layers.Dense(2, activation="softmax")],
+        "tf_keras_lstm": [keras.Input((5, 3)), layers.LSTM(4), layers.Dense(1)],
+        "tf_keras_gru": [keras.Input((5, 3)), layers.GRU(4, return_sequences=True), layers.LayerNormalization(),
+                         layers.Flatten()],
+        "tf_keras_embedding": [keras.Input((6,), dtype="int32"), layers.Embedding(10, 4), layers.Conv1D(3, 2),
+                               layers.GlobalMaxPooling1D()],
+    }
+    keras_functions = {}
+    for name, model_layers in models.items():
+        model = keras.Sequential(model_layers)
+        spec = model.inputs[0]
+        shape = [None] + list(spec.shape[1:])
+        make = (lambda shape=shape: [rng.integers(0, 10, size=[2] + shape[1:]).astype(np.int32)]) \
+            if spec.dtype == "int32" else (lambda shape=shape: [f32(2, *shape[1:])])
+        keras_functions[name] = (tf.function(lambda x, model=model: model(x, training=False)),
+                                 [tf.TensorSpec(shape, spec.dtype)], make)
+
     return {
+        **keras_functions,
         "tf_mlp": (mlp, [tf.TensorSpec([None, 4], tf.float32)], lambda: [f32(3, 4)]),
         "tf_control_flow": (control_flow, [tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.int32)],
                             lambda: [f32(2, 2), np.int32(rng.integers(0, 4))]),

@@ -215,6 +215,29 @@ def test_rnn_cell_step():
     _assert_same(cf, imported, lambda: (_normal(2, 3), _normal(2, 4), _normal(2, 4)))
 
 
+@pytest.mark.parametrize("layers_of", [
+    lambda L: [tf.keras.Input((8, 8, 3)), L.Conv2D(4, 3, padding="same"), L.BatchNormalization(), L.ReLU(),
+               L.MaxPooling2D(), L.GlobalAveragePooling2D(), L.Dropout(0.5), L.Dense(2, activation="softmax")],
+    lambda L: [tf.keras.Input((5, 3)), L.LSTM(4), L.Dense(1)],
+    lambda L: [tf.keras.Input((5, 3)), L.GRU(4, return_sequences=True), L.LayerNormalization(), L.Flatten()],
+    lambda L: [tf.keras.Input((6,), dtype="int32"), L.Embedding(10, 4), L.Conv1D(3, 2), L.GlobalMaxPooling1D()],
+], ids=["cnn", "lstm", "gru", "embedding"])
+def test_keras_models_round_trip(layers_of):
+    model = tf.keras.Sequential(layers_of(tf.keras.layers))
+    spec = model.inputs[0]
+    fn = tf.function(lambda x: model(x, training=False))
+    cf = fn.get_concrete_function(tf.TensorSpec([None] + list(spec.shape[1:]), spec.dtype))
+    imported, _, _ = _roundtrip(cf, captures=list(cf.captured_inputs))
+
+    def make():
+        shape = [int(RNG.integers(1, 4))] + list(spec.shape[1:])
+        if spec.dtype == tf.int32:
+            return (tf.constant(RNG.integers(0, 10, size=shape).astype(np.int32)),)
+        return (_normal(*shape),)
+
+    _assert_same(cf, imported, make, trials=4)
+
+
 def test_graph_def_view():
     @tf.function
     def f(x):
@@ -334,7 +357,8 @@ def _fixture(name):
     return data, meta
 
 
-@pytest.mark.parametrize("name", ["tf_mlp", "tf_control_flow", "tf_cnn", "tf_shapes"])
+@pytest.mark.parametrize("name", ["tf_mlp", "tf_control_flow", "tf_cnn", "tf_shapes", "tf_keras_cnn",
+                                  "tf_keras_lstm", "tf_keras_gru", "tf_keras_embedding"])
 def test_tensorflow_made_functions_import(name):
     data, meta = _fixture(name)
     library = graph_import.import_library(data)

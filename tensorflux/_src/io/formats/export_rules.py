@@ -38,7 +38,7 @@ def rule(*op_types):
     return register
 
 # tensorflux attrs with no TensorFlow counterpart that carry nothing TensorFlow needs.
-_DROPPED = {"ReadVariableOp": {"shape"}, "RandomUniform": {"stream"}, "RandomStandardNormal": {"stream"},
+_DROPPED = {"ReadVariableOp": {"shape"}, "EnsureShape": {"tensor_name"}, "RandomUniform": {"stream"}, "RandomStandardNormal": {"stream"},
             "TruncatedNormal": {"stream"}, "RandomUniformInt": {"stream"}, "RandomShuffle": {"stream"},
             "Multinomial": {"stream"}}
 _RENAMED = {"keepdims": "keep_dims"}
@@ -299,3 +299,47 @@ def rule_for(op_type):
     if fn is None and interface(op_type) is not None:
         return generic
     return fn
+
+
+# -- TensorLists ---------------------------------------------------------------------------------------
+def _element_shape(b, op, shape, name):
+    shape = shape if shape is not None else None
+    if shape is None or shape.rank is None:
+        value = np.asarray(-1, np.int32)
+    else:
+        value = np.asarray([-1 if d is None else d for d in shape.as_list()], np.int32)
+    return b.const(value, f"{op.name}/{name}")
+
+
+@rule("TensorListReserve")
+def _list_reserve(b, op, ins):
+    shape = _element_shape(b, op, op.attrs["element_shape"], "element_shape")
+    return b.emit("TensorListReserve", [shape, ins[0]], {"element_dtype": op.attrs["dtype"]}, _out_specs(op),
+                  control=controls(b, op))
+
+
+@rule("TensorListGetItem", "TensorListGather")
+def _list_read(b, op, ins):
+    shape = _element_shape(b, op, op.attrs["element_shape"], "element_shape")
+    return b.emit(op.type, ins + [shape], {}, _out_specs(op), control=controls(b, op))
+
+
+@rule("TensorListStack")
+def _list_stack(b, op, ins):
+    shape = _element_shape(b, op, op.attrs["element_shape"], "element_shape")
+    return b.emit("TensorListStack", ins + [shape], {"element_dtype": op.attrs["dtype"]}, _out_specs(op),
+                  control=controls(b, op))
+
+
+@rule("TensorListSetItem")
+def _list_set(b, op, ins):
+    return b.emit("TensorListSetItem", ins, {"resize_if_index_out_of_bounds": bool(op.attrs.get("dynamic"))},
+                  _out_specs(op), control=controls(b, op))
+
+
+@rule("TensorListFromTensor")
+def _list_from_tensor(b, op, ins):
+    from ...types.shape import TensorShape
+    shape = ins[0].shape[1:] if ins[0].shape.rank is not None else TensorShape(None)
+    return b.emit("TensorListFromTensor", ins + [_element_shape(b, op, shape, "element_shape")], {},
+                  _out_specs(op), control=controls(b, op))

@@ -137,8 +137,34 @@ def _is_default(value, kind, default):
     return value == default
 
 
+_FOLD_DEPTH = 32  # how many ops deep a constant input may be computed from constants
+
+
+def _folded(graph, tensor, depth=0):
+    """The value of `tensor` when it is computed from constants by stateless ops (TensorFlow computes axes
+    as `Range(0, Rank)` and the like), else None; kernels run on the constants, at most _FOLD_DEPTH deep."""
+    value = graph.constant_value_of(tensor)
+    if value is not None or depth >= _FOLD_DEPTH:
+        return value
+    op = tensor.op
+    if op.opdef is None or op.opdef.stateful or op.type in _NOT_GENERIC or op.type == "Placeholder":
+        return None
+    arrays = []
+    for t in op.inputs:
+        v = _folded(graph, t, depth + 1)
+        if v is None:
+            return None
+        arrays.append(np.asarray(v))
+    try:
+        result = op.opdef.kernel(*arrays, **op.attrs)
+    except Exception:  # noqa: BLE001 (a kernel that cannot fold its inputs leaves the value unknown)
+        return None
+    result = result[tensor.value_index] if op.opdef.multi else result
+    return np.asarray(result)
+
+
 def constant_of(builder, node, tensor, what):
-    value = builder.graph.constant_value_of(tensor)
+    value = _folded(builder.graph, tensor)
     if value is None:
         raise _unsupported(builder, node, f"a {what} computed at run time (tensorflux needs a constant)")
     return np.asarray(value)
@@ -324,3 +350,53 @@ def _erfc(builder, node, inputs, attrs):
     one = graph.add_constant(np.asarray(1, dtype=x.dtype.as_numpy_dtype), f"{node.name}/one")
     erf = graph.create_op(registry.OPS["Erf"], [x], {}, f"{node.name}/Erf")
     return [graph.create_op(registry.OPS["Sub"], [one, erf], {}, node.name)]
+
+
+# -- TensorLists (TensorArrays, the state of Keras RNN loops) ------------------------------------------
+def _element_shape(builder, node, tensor):
+    """TensorFlow's element_shape input: -1 for an unknown rank, else dims with -1 for unknown sizes."""
+    value = constant_of(builder, node, tensor, "element shape")
+    if value.ndim == 0:
+        return TensorShape(None) if int(value) == -1 else TensorShape([int(value)])
+    return TensorShape([None if int(d) == -1 else int(d) for d in value.reshape(-1)])
+
+
+def _list_op(builder, node, op_type, inputs, attrs):
+    out = builder.graph.create_op(registry.OPS[op_type], inputs, attrs, node.name)
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@rule("TensorListReserve")
+def _list_reserve(builder, node, inputs, attrs):
+    shape = _element_shape(builder, node, inputs[0])
+    return _list_op(builder, node, "TensorListReserve", [inputs[1]],
+                    {"dtype": attrs["element_dtype"], "element_shape": shape})
+
+
+@rule("TensorListGetItem", "TensorListGather")
+def _list_read(builder, node, inputs, attrs):
+    shape = _element_shape(builder, node, inputs[2])
+    return _list_op(builder, node, node.op, inputs[:2], {"dtype": attrs["element_dtype"], "element_shape": shape})
+
+
+@rule("TensorListStack")
+def _list_stack(builder, node, inputs, attrs):
+    shape = _element_shape(builder, node, inputs[1])
+    return _list_op(builder, node, "TensorListStack", inputs[:1], {"dtype": attrs["element_dtype"], "element_shape": shape})
+
+
+@rule("TensorListSetItem")
+def _list_set(builder, node, inputs, attrs):
+    return _list_op(builder, node, "TensorListSetItem", inputs,
+                    {"dynamic": bool(attrs.get("resize_if_index_out_of_bounds", False))})
+
+
+@rule("TensorListFromTensor")
+def _list_from_tensor(builder, node, inputs, attrs):
+    return _list_op(builder, node, "TensorListFromTensor", inputs[:1], {})
+
+
+@rule("EnsureShape")
+def _ensure_shape(builder, node, inputs, attrs):
+    # tensorflux's error message names the tensor checked; TensorFlow's node has no such attr
+    return generic(builder, node, inputs, attrs, extra={"tensor_name": inputs[0].name})
