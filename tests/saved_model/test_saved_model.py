@@ -387,3 +387,41 @@ def test_malformed_saved_models_raise_tensorflow_errors(tmp_path):
     with pytest.raises(RuntimeError, match="MetaGraphDef associated with tags \\['serve'\\] could not be found"):
         tf.saved_model.load(str(path), tags=["serve"])
     assert tf.saved_model.load(str(path)).w.shape == (3, 2)   # one MetaGraphDef: taken whatever its tags
+
+
+# -- SavedModels written by TensorFlow (fixtures/make_fixtures.py) --------------------------------------
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def _expected():
+    import json
+    with open(os.path.join(FIXTURES, "expected.json")) as f:
+        return json.load(f)
+
+
+def test_loads_a_tensorflow_module_saved_model():
+    want = _expected()
+    x = np.array(want["x"], np.float32)
+    m = tf.saved_model.load(os.path.join(FIXTURES, "module"))
+    out = m.predict(x)
+    np.testing.assert_allclose(out["y"].numpy(), want["y"], rtol=1e-6)
+    assert out["top"].numpy().tolist() == want["top"]
+    assert sorted(m.signatures) == ["bump", "serving_default"]
+    served = m.signatures["serving_default"](x=tf.constant(x))
+    np.testing.assert_allclose(served["y"].numpy(), want["y"], rtol=1e-6)
+    assert int(m.signatures["bump"](n=tf.constant(3))["output_0"]) == 3 and int(m.count.numpy()) == 3
+    assert float(m.poly(tf.constant([1.0, 2.0]))) == want["poly2"]
+    assert float(m.poly(tf.constant([1.0, 2.0, 3.0]), power=3)) == want["poly3"]
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        m.poly(tf.constant([1.0, 2.0]), power=4)
+    assert m.w.name == "w:0" and m.b.name == "b:0"
+
+
+def test_loads_a_keras_export():
+    want = _expected()
+    x = np.array(want["x"], np.float32)
+    loaded = tf.saved_model.load(os.path.join(FIXTURES, "keras_export"))
+    np.testing.assert_allclose(loaded.serve(x).numpy(), want["keras"], rtol=1e-5)
+    served = loaded.signatures["serving_default"](features=tf.constant(x))
+    np.testing.assert_allclose(served["output_0"].numpy(), want["keras"], rtol=1e-5)
+    assert len(loaded.variables) == 4 and len(loaded.trainable_variables) == 4
