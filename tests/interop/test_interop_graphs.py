@@ -60,6 +60,18 @@ def _cases():
         w.assign(w * 0.5)
         return y, i, steps.read_value() * 1.0
 
+    @tf.function
+    def loops(x, n):
+        s = tf.zeros_like(x)
+        for i in tf.range(n):
+            s = s + x * tf.cast(i, tf.float32)
+        _, limited = tf.while_loop(lambda j, a: j < 100, lambda j, a: (j + 1, a * 1.5), [0, x],
+                                   maximum_iterations=n)
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(3):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+        return s, limited, ta.stack()
+
     kernel = tf.Variable(_f32(3, 3, 2, 4))
 
     @tf.function
@@ -98,6 +110,8 @@ def _cases():
          [w1, b1, w2], [[_f32(5, 4), RNG.integers(0, 3, size=5).astype(np.int32)] for _ in range(3)]),
         ("control", control.get_concrete_function(tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.int32)),
          [w, steps], [[_f32(3, 2), np.int32(n)] for n in (0, 2, 3)]),
+        ("loops", loops.get_concrete_function(tf.TensorSpec([2], tf.float32), tf.TensorSpec([], tf.int32)), [],
+         [[_f32(2), np.int32(n)] for n in (1, 3, 6)]),
         ("cnn", cnn.get_concrete_function(tf.TensorSpec([None, 6, 6, 2], tf.float32)), [kernel],
          [[_f32(2, 6, 6, 2)] for _ in range(2)]),
         ("lstm", shapes_and_lstm.get_concrete_function(*[tf.TensorSpec([None, d], tf.float32) for d in (3, 4, 4)]),

@@ -137,6 +137,27 @@ def test_cond_while_and_nested_calls():
     _assert_same(cf, imported, lambda: (_normal(3, 2), tf.constant(int(RNG.integers(0, 4)))))
 
 
+@tf.function
+def _loops(x, n):
+    s = tf.zeros_like(x)
+    for i in tf.range(n):
+        s = s + x * tf.cast(i, tf.float32)
+    _, limited = tf.while_loop(lambda j, a: j < 100, lambda j, a: (j + 1, a * 1.5), [0, x], maximum_iterations=n)
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    for i in tf.range(3):
+        ta = ta.write(i, x * tf.cast(i, tf.float32))
+    return s, limited, ta.stack()
+
+
+def test_for_loops_maximum_iterations_and_tensor_arrays():
+    cf = _loops.get_concrete_function(tf.TensorSpec([2], tf.float32), tf.TensorSpec([], tf.int32))
+    imported, library, _ = _roundtrip(cf)
+    whiles = [n for fd in library.function for n in fd.node_def if n.op in ("While", "StatelessWhile")]
+    counted = [n for n in whiles if n.input[0].endswith("loop_counter:output:0")]
+    assert len(whiles) == 3 and len(counted) == 1   # maximum_iterations: TF's counter and limit lead the loop
+    _assert_same(cf, imported, lambda: (_normal(2), tf.constant(int(RNG.integers(1, 6)))))
+
+
 def test_mlp_softmax_cross_entropy():
     w1 = tf.Variable(RNG.normal(size=(4, 8)).astype(np.float32))
     b1 = tf.Variable(np.zeros(8, np.float32))

@@ -262,23 +262,54 @@ def _if(b, op, ins):
 def _while(b, op, ins):
     cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
     n_vars, n_cond = op.attrs["n_vars"], op.attrs["n_cond"]
-    if op.attrs.get("has_max") or op.attrs.get("keep_history"):
-        raise ExportError(f"Cannot export the loop '{op.name}': loops with maximum_iterations or recorded for "
-                          f"a gradient are not written in TensorFlow's form yet.")
+    if op.attrs.get("keep_history"):
+        raise ExportError(f"Cannot export the loop '{op.name}': it keeps its iterations for a GradientTape, "
+                          f"which TensorFlow's While cannot express; export the function outside the tape.")
+    has_max = bool(op.attrs.get("has_max"))
+    ins = list(ins)
+    limit = ins.pop() if has_max else None
     loop, cond_caps, body_caps = ins[:n_vars], ins[n_vars:n_vars + n_cond], ins[n_vars + n_cond:]
     cond_in, body_in = list(cond_graph.inputs), list(body_graph.inputs)
     n_body_caps = len(body_caps)
     # Every function sees [loop vars, cond captures, body captures]; the body passes the captures through.
-    cond_layout = cond_in + _dummies(body_in[n_vars:])
-    body_layout = body_in[:n_vars] + _dummies(cond_in[n_vars:]) + body_in[n_vars:]
-    passthrough = list(range(n_vars, n_vars + n_cond + n_body_caps))
-    cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond")
+    # With maximum_iterations, TensorFlow's form leads with two more: an iteration counter and the limit.
+    lead = [(_dt.int32, ()), (_dt.int32, ())] if has_max else []
+    cond_layout = lead + cond_in + _dummies(body_in[n_vars:])
+    body_layout = lead + body_in[:n_vars] + _dummies(cond_in[n_vars:]) + body_in[n_vars:]
+    passthrough = list(range(len(lead) + n_vars, len(lead) + n_vars + n_cond + n_body_caps))
+    cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond",
+                         wrap=_counted_cond if has_max else None)
     body_fn = b.function(body_graph, body_graph.outputs[:n_vars], layout=body_layout, passthrough=passthrough,
-                         name=f"{op.name}_body")
+                         name=f"{op.name}_body", wrap=_counted_body if has_max else None)
     outputs = _out_specs(op)[:n_vars] + [(v.dtype, v.shape) for v in cond_caps + body_caps]
+    inputs = loop + cond_caps + body_caps
+    if has_max:
+        counter = b.const(np.asarray(0, np.int32), f"{op.name}/loop_counter")
+        limit = _as_int32(b, op, limit)
+        inputs = [counter, limit] + inputs
+        outputs = [(_dt.int32, ()), (_dt.int32, ())] + outputs
     attrs = {"cond": cond_fn, "body": body_fn, "output_shapes": [s for _, s in outputs], "parallel_iterations": 10}
-    refs = b.emit(op.type, loop + cond_caps + body_caps, attrs, outputs, control=controls(b, op))
-    return refs[:len(op.outputs)]
+    refs = b.emit(op.type, inputs, attrs, outputs, control=controls(b, op))
+    return refs[len(lead):len(lead) + len(op.outputs)]
+
+
+def _as_int32(b, op, value):
+    if value.dtype is _dt.int32:
+        return value
+    (out,) = b.emit("Cast", [value], {"DstT": _dt.int32}, [(_dt.int32, value.shape)],
+                    name=f"{op.name}/maximum_iterations")
+    return out
+
+
+def _counted_cond(b, args, results):
+    """The loop goes on while the counter is below the limit and the user's condition holds."""
+    below = _node(b, "Less", [args[0], args[1]], "Less", out_dtype=_dt.bool, shape=())
+    return [_node(b, "LogicalAnd", [below, results[0]], "LogicalAnd", out_dtype=_dt.bool, shape=())]
+
+
+def _counted_body(b, args, results):
+    one = b.const(np.asarray(1, np.int32), "add/y")
+    return [_node(b, "AddV2", [args[0], one], "add"), args[1]] + list(results)
 
 
 @rule("StatefulPartitionedCall")

@@ -74,16 +74,17 @@ class Exporter:
         """The FunctionDef name of a ConcreteFunction (its inputs: arguments, then captures)."""
         return self.function(cf.graph, cf._trace.flat_outputs, name=cf._inference_name)
 
-    def function(self, graph, outputs, name=None, layout=None, passthrough=()):
+    def function(self, graph, outputs, name=None, layout=None, passthrough=(), wrap=None):
         """The name of a FunctionDef computing `outputs` of `graph`.
 
         `layout` lists the function's arguments: placeholders of `graph`, or `(dtype, shape)` for an
         argument the graph ignores (TensorFlow's branch and loop functions all take every input);
-        `passthrough` are arguments (indices into the layout) returned unchanged after `outputs`.
+        `passthrough` are arguments (indices into the layout) returned unchanged after `outputs`;
+        `wrap(builder, args, results) -> results` adds nodes around the graph's results (a loop counter).
         """
         layout = list(graph.inputs) if layout is None else layout
         key = (id(graph), tuple(id(a) if not isinstance(a, tuple) else (a[0].name, str(a[1])) for a in layout),
-               tuple(id(t) for t in outputs), tuple(passthrough))
+               tuple(id(t) for t in outputs), tuple(passthrough), wrap)
         found = self._names.get(key)
         if found is not None:
             return found
@@ -92,7 +93,7 @@ class Exporter:
         self._names[key] = fname
         builder = _Builder(self, self.messages.FunctionDef(), graph_mode=False)
         builder.proto.signature.name = fname
-        builder.build(graph, layout, outputs, passthrough)
+        builder.build(graph, layout, outputs, passthrough, wrap)
         self.library.function.add().CopyFrom(builder.proto)
         return fname
 
@@ -135,7 +136,7 @@ class _Builder:
         return candidate
 
     # -- the graph ------------------------------------------------------------------------------
-    def build(self, graph, layout, outputs, passthrough=()):
+    def build(self, graph, layout, outputs, passthrough=(), wrap=None):
         args = []
         for item in layout:
             if isinstance(item, tuple):
@@ -155,7 +156,11 @@ class _Builder:
                                       f"argument nor a capture; the graph cannot be exported.")
                 continue
             self._export_op(op)
-        results = [self.value(t) for t in outputs] + [args[i] for i in passthrough]
+        self.op = None
+        results = [self.value(t) for t in outputs]
+        if wrap is not None:
+            results = wrap(self, args, results)
+        results += [args[i] for i in passthrough]
         if self.graph_mode:
             return
         signature = self.proto.signature
@@ -297,5 +302,5 @@ class _Builder:
             self.op = saved
         return value
 
-    def function(self, graph, outputs, layout=None, passthrough=(), name=None):
-        return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough)
+    def function(self, graph, outputs, layout=None, passthrough=(), name=None, wrap=None):
+        return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough, wrap=wrap)
