@@ -14,13 +14,14 @@ import re
 
 from ..framework import errors, nest
 from ..framework.context import state as _state
-from ..framework.graph import OpRecord
+from ..framework.graph import OpRecord, SymbolicTensor
 from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..ops.control_flow import tensor_array as _tensor_array
 from ..runtime import codegen, passes
 from ..types import dtypes as _dt
+from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
@@ -138,6 +139,8 @@ class ConcreteFunction:
         flat = self._flat_args(args, kwargs)
         if _state.graph is not None:
             return self._call_in_graph(flat)
+        if _state.tape_active:      # a GradientTape records: the call is one differentiable op
+            return self._call_recorded(flat)
         return self._run([t._value for t in flat])
 
     def _flat_args(self, args, kwargs):
@@ -248,6 +251,12 @@ class ConcreteFunction:
         """(inlined ops, outputs, intermediates): the op list gradients are taken over."""
         if self._plan is None:
             ops, outputs = passes.run_all(self.graph, self._trace.flat_outputs)
+            for op in ops:
+                # A While's gradient replays its iterations backwards: the forward run must keep each
+                # iteration's inputs (the history output), which the backward function receives.
+                if op.type in ("While", "StatelessWhile") and not op.attrs.get("keep_history"):
+                    op.attrs = {**op.attrs, "keep_history": True}
+                    op.outputs.append(SymbolicTensor(op, len(op.outputs), _dt.variant, TensorShape([])))
             intermediates = [t for op in ops if op.type != "Placeholder" for t in op.outputs]
             self._plan = (ops, outputs, intermediates)
         return self._plan
@@ -285,6 +294,12 @@ class ConcreteFunction:
 
         def backward(*args):
             mapping = {id(t): a for t, a in zip(forward_inputs + intermediates, args[:n_in + n_int])}
+            for t, a in zip(forward_inputs, args[:n_in]):
+                # A captured variable's handle stays that variable in the backward graph (loop gradients
+                # read its value to shape their zeros).
+                variable = self.graph.variable_of(t)
+                if variable is not None:
+                    _state.graph.handle_variables[id(a)] = variable
             seeds = list(args[n_in + n_int:])
             records = []
             for fop in ops:

@@ -123,8 +123,8 @@ def apply(op, inputs, attrs=None, name=None):
         raise type(e)(None, op.name, f"{e.message} [Op:{op.name}] name: ") from None
     except Exception as e:  # NumPy failures must surface as TensorFlow errors naming the op
         raise _kernel_error(op, e, arrays, name) from None
-    if op.multi:
-        out = tuple(EagerTensor(_as_stored(r)) for r in result)
+    if op.multi:   # a tuple output is a variant value (a While's history, TensorArray items)
+        out = tuple(VariantTensor(r) if type(r) is tuple else EagerTensor(_as_stored(r)) for r in result)
     elif isinstance(result, (np.ndarray, np.generic)):
         out = EagerTensor(result)
     elif type(result) is tuple:  # variant values (TensorArray item lists) are tuples

@@ -370,6 +370,8 @@ def _emit_while(em, op, value_names, indent):
     if counter is not None:
         em.line(indent + 1, f"{counter} += 1")
     outs = em.output_names(op, value_names)
+    if history is not None:     # a variant value is a tuple (what eager ops and calls pass on)
+        em.line(indent, f"{history} = tuple({history})")
     results = loop + ([history] if history is not None else [])
     if outs:
         em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
