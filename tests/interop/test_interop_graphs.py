@@ -267,3 +267,74 @@ def test_tensorflux_imports_function_defs_traced_by_tensorflow(tmp_path):
             got = [np.asarray(t.numpy()) for t in tf.nest.flatten(cf(*[tf.constant(value(a)) for a in case["inputs"]]))]
             for g, e in zip(got, case["outputs"]):
                 np.testing.assert_allclose(g, value(e), rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+_KERAS_TENSORBOARD = r"""
+import json, os, sys
+import numpy as np
+import tensorflow as tf
+import keras
+from tensorboard.backend.event_processing import event_accumulator
+
+spec = json.load(open(sys.argv[1]))
+x, y = np.asarray(spec["x"], np.float32), np.asarray(spec["y"], np.int64)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+model.set_weights([np.asarray(w, np.float32) for w in spec["weights"]])
+model.compile(optimizer=keras.optimizers.Adam(0.01),
+              loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+model.fit(x, y, epochs=2, batch_size=16, validation_split=0.25, shuffle=False, verbose=0,
+          callbacks=[keras.callbacks.TensorBoard(log_dir=sys.argv[2], histogram_freq=1)])
+
+def events(directory):
+    (name,) = os.listdir(directory)
+    out = []
+    for record in tf.data.TFRecordDataset(os.path.join(directory, name)):
+        event = tf.compat.v1.Event.FromString(record.numpy())
+        for v in event.summary.value:
+            value = tf.make_ndarray(v.tensor)
+            out.append([event.step, v.tag, v.metadata.plugin_data.plugin_name,
+                        value.tolist() if value.dtype != object else None])
+    return out
+
+def readable(directory):
+    accumulator = event_accumulator.EventAccumulator(directory, size_guidance={event_accumulator.TENSORS: 0})
+    accumulator.Reload()
+    return sorted(accumulator.Tags()["tensors"])
+
+result = {}
+for which in ("train", "validation"):
+    result[which] = {"tensorflow": events(os.path.join(sys.argv[2], which)),
+                     "tensorflux_tags_seen_by_tensorboard": readable(os.path.join(sys.argv[3], which))}
+print(json.dumps(result))
+"""
+
+
+def test_keras_tensorboard_callback_matches_keras(tmp_path):
+    require_tensorflow()
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "keras"))
+    from test_tensorboard_callback import _events
+    keras = tf.keras
+    keras.backend.clear_session()
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(64, 4)).astype("float32"), rng.integers(0, 3, size=(64,))
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+    weights = [w.numpy().tolist() for w in model.weights]
+    model.compile(optimizer=keras.optimizers.Adam(0.01),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    mine_dir = tmp_path / "tensorflux"
+    model.fit(x, y, epochs=2, batch_size=16, validation_split=0.25, shuffle=False, verbose=0,
+              callbacks=[keras.callbacks.TensorBoard(log_dir=str(mine_dir), histogram_freq=1)])
+    (tmp_path / "spec.json").write_text(json.dumps({"x": x.tolist(), "y": y.tolist(), "weights": weights}))
+    theirs = run_tensorflow(_KERAS_TENSORBOARD, tmp_path / "spec.json", tmp_path / "tensorflow", mine_dir)
+    for which in ("train", "validation"):
+        mine = _events(mine_dir / which)
+        reference = theirs[which]["tensorflow"]
+        assert [(s, t, p) for s, t, p, _ in mine] == [tuple(e[:3]) for e in reference], which
+        assert theirs[which]["tensorflux_tags_seen_by_tensorboard"] == sorted({t for _, t, _, _ in mine})
+        for (step, tag, plugin, value), (_, _, _, expected) in zip(mine, reference):
+            if plugin == "scalars":
+                assert float(value) == pytest.approx(expected, rel=1e-4, abs=1e-6), (which, step, tag)
+            elif plugin == "histograms":
+                np.testing.assert_allclose(value, np.asarray(expected), rtol=1e-4, atol=1e-5,
+                                           err_msg=f"{which} {step} {tag}")
