@@ -45,6 +45,13 @@ _LONG_DOUBLES = {np.dtype(np.longdouble): "NPY_LONGDOUBLE", np.dtype(np.clongdou
 
 
 def _unsupported(value):
+    # TensorFlow's graph-mode converter (tensor_util.make_tensor_proto) words this differently from the
+    # eager one, and with another class for everything but None.
+    if _state.graph is not None:
+        if value is None:
+            return ValueError("None values not supported.")
+        return TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                         f"supported type.")
     return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
                       f"Tensor.")
 

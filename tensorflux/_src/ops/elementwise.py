@@ -1,9 +1,10 @@
 """Building blocks of elementwise ops: operand conversion with TensorFlow's two rules, and the public
 functions of unary and binary ops.
 
-Public functions convert a Python value next to a tensor with the tensor's dtype as a *hint*
-(`tf.add(int_tensor, 1.5)` fails in the op with a dtype mismatch); operators use it as a *requirement*
-(`int_tensor + 1.5` is a TypeError).
+Public functions that are TensorFlow's generated ops (`tf.subtract`, `tf.equal`...) convert a Python value
+next to an eager tensor to that tensor's dtype or raise TypeError; wrappers such as `tf.add` use the dtype
+as a *hint* (`tf.add(int_tensor, 1.5)` fails in the op with a dtype mismatch); operators use it as a
+*requirement* (`int_tensor + 1.5` is a TypeError).
 """
 import numpy as np
 
@@ -13,7 +14,7 @@ from ..types import dtypes as _dt
 from .convert import binary_operands, convert_to_tensor
 from .registry import apply, dtype_error_name
 
-__all__ = ["function_operands", "operator_operands", "binary_function", "unary_function", "hinted",
+__all__ = ["function_operands", "gen_op_operands", "operator_operands", "binary_function", "unary_function", "hinted",
            "error_name"]
 
 
@@ -52,6 +53,31 @@ def function_operands(x, y):
     return x, _hinted(y, x)
 
 
+def gen_op_operands(x, y):
+    """Operands of a public function that is TensorFlow's generated op: eagerly a Python value must
+    convert to the other tensor's dtype (`tf.subtract(float_tensor, "a")` is a TypeError, as TensorFlow's
+    eager fast path does); in a graph it is only a hint, and the op reports the dtype mismatch."""
+    if _state.graph is not None:
+        return function_operands(x, y)
+    if isinstance(x, Tensor):
+        if not isinstance(y, Tensor):
+            y = _required(y, x)
+        return x, y
+    if isinstance(y, Tensor):
+        return _required(x, y), y
+    x = convert_to_tensor(x)
+    return x, _required(y, x)
+
+
+def _required(value, other):
+    if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "__tf_tensor__"):
+        return convert_to_tensor(value)  # NumPy values keep their own dtype, as in TensorFlow
+    fast = _scalar_like(value, other)
+    if fast is not None:
+        return fast
+    return convert_to_tensor(value, dtype=other.dtype)
+
+
 def operator_operands(x, y):
     """Operands of a Tensor operator: a Python value must convert to the tensor's dtype."""
     if isinstance(x, Tensor) and not isinstance(y, Tensor):
@@ -65,11 +91,11 @@ def operator_operands(x, y):
     return binary_operands(x, y)
 
 
-def _binary(opdef, default_name):
-    """The public function of a binary elementwise op."""
+def _binary(opdef, default_name, operands=gen_op_operands):
+    """The public function of a binary elementwise op (`operands`: TensorFlow's conversion rule for it)."""
     def fn(x, y, name=None):
         if type(x) is not EagerTensor or type(y) is not EagerTensor:
-            x, y = function_operands(x, y)
+            x, y = operands(x, y)
         return apply(opdef, (x, y), None, name or default_name)
     return fn
 

@@ -172,13 +172,20 @@ def _check_fft_length(fft_length, rank):
     return tuple(int(n) for n in fft_length)
 
 
+def _half_spectrum(n):
+    """Bins of the half spectrum of n real samples; TensorFlow gives none (not one) for an empty signal."""
+    if n is None:
+        return None
+    return n // 2 + 1 if n else 0
+
+
 def _r2c_kernel(rank):
     def kernel(x, fft_length):
         if x.ndim < rank:
             raise bad(f"Input must have rank of at least {rank} but got: {fmt_shape(x.shape)}")
         lengths = _check_fft_length(fft_length, rank)
         dtype = np.complex64 if x.dtype == np.float32 else np.complex128
-        out_shape = x.shape[:-rank] + lengths[:-1] + (lengths[-1] // 2 + 1,)
+        out_shape = x.shape[:-rank] + lengths[:-1] + (_half_spectrum(lengths[-1]),)
         if x.size == 0 or 0 in lengths:
             return np.zeros(out_shape, dtype)
         return np.fft.rfftn(x, s=lengths, axes=tuple(range(-rank, 0))).astype(dtype, copy=False)
@@ -212,7 +219,7 @@ def _real_fft_infer(rank, inverse, op_name):
         if lengths is None:
             inner = [None] * rank
         else:
-            inner = list(lengths) if inverse else list(lengths[:-1]) + [lengths[-1] // 2 + 1]
+            inner = list(lengths) if inverse else list(lengths[:-1]) + [_half_spectrum(lengths[-1])]
         return [(dtype, TensorShape(x.shape.as_list()[:-rank] + inner))]
     return infer
 

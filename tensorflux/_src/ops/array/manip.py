@@ -14,7 +14,7 @@ from ...framework import errors
 from ...framework import nest as _nest
 from ...framework.context import state as _state
 from ...framework.graph import Operation
-from ...framework.tensor import Tensor
+from ...framework.tensor import EagerTensor, Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import join as _join
@@ -645,7 +645,8 @@ def ensure_shape(x, shape, name=None):
     x = convert_to_tensor(x)
     expected = _static_shape(shape)
     dims = None if expected.rank is None else _builtin_tuple(expected.as_list())
-    tensor_name = "input" if _state.graph is None else x.op.name
+    # A captured eager tensor has no node of its own in the graph being traced: TensorFlow names it "input".
+    tensor_name = "input" if _state.graph is None or isinstance(x, EagerTensor) else x.op.name
     return apply(ENSURE_SHAPE, (x,), {"shape": dims, "tensor_name": tensor_name}, name or "EnsureShape")
 
 

@@ -399,11 +399,18 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
 # dynamic_stitch
 # ---------------------------------------------------------------------------------------------------
 
+def _error_name(np_dtype):
+    return dtype_error_name(_dt.FROM_NUMPY[np_dtype])
+
+
 def _dynamic_stitch_kernel(*arrays):
     n = len(arrays) // 2
     indices, data = arrays[:n], arrays[n:]
     inner = data[0].shape[indices[0].ndim:]
     for i, (idx, d) in enumerate(zip(indices, data)):
+        if d.dtype != data[0].dtype:  # all data share TensorFlow's attr T
+            raise bad(f"cannot compute DynamicStitch as input #{n + i}(zero-based) was expected to be a "
+                      f"{_error_name(data[0].dtype)} tensor but is a {_error_name(d.dtype)} tensor")
         if d.shape[:idx.ndim] != idx.shape:
             raise bad(f"data[{i}].shape = {fmt_shape(d.shape)} does not start with indices[{i}].shape = "
                       f"{fmt_shape(idx.shape)}")

@@ -8,6 +8,7 @@ in `elementwise.py`.
 import numpy as np
 
 from ...framework import errors
+from ...framework.context import state as _state
 from ...framework.tensor import Tensor, EagerTensor
 from ...types import dtypes as _dt
 from ..convert import convert_to_tensor
@@ -218,8 +219,8 @@ SQUARED_DIFFERENCE = OpDef("SquaredDifference", infer_broadcast, _squared_differ
                            allowed=FLOAT + (_dt.int32, _dt.int64) + COMPLEX, grad=_squared_difference_grad)
 ATAN2 = OpDef("Atan2", infer_broadcast, np.arctan2, same_dtype=True, allowed=FLOAT, grad=_atan2_grad)
 
-_add_number = _binary(ADD, "Add")
-_add_string = _binary(ADD_STRING, "Add")
+_add_number = _binary(ADD, "Add", function_operands)  # tf.add converts with a dtype hint
+_add_string = _binary(ADD_STRING, "Add", function_operands)
 
 
 def add(x, y, name=None):
@@ -244,7 +245,24 @@ pow = _binary(POW, "Pow")  # noqa: A001 - TensorFlow's public name
 maximum = _binary(MAXIMUM, "Maximum")
 minimum = _binary(MINIMUM, "Minimum")
 squared_difference = _binary(SQUARED_DIFFERENCE, "SquaredDifference")
-multiply_no_nan = _binary(MUL_NO_NAN, "multiply_no_nan")
+
+
+def multiply_no_nan(x, y, name=None):
+    """`tf.math.multiply_no_nan`: x * y, but 0 where y is 0 even if x is NaN or Inf. `y` is converted to
+    `x`'s dtype (a ValueError naming `y` otherwise); a tensor of another dtype is a TypeError."""
+    if type(x) is not EagerTensor or type(y) is not EagerTensor or x._value.dtype != y._value.dtype:
+        x = convert_to_tensor(x)
+        # TensorFlow captures an eager tensor into a graph without the requested-dtype check.
+        if not (_state.graph is not None and isinstance(y, EagerTensor)):
+            try:
+                y = convert_to_tensor(y, dtype=x.dtype)
+            except ValueError as e:
+                raise ValueError(f"y: {e}") from None
+        if y.dtype is not x.dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
+    return apply(MUL_NO_NAN, (x, y), None, name or "multiply_no_nan")
+
+
 atan2 = _binary(ATAN2, "Atan2")
 
 # TensorFlow's true division: integers are cast to a float wide enough for them first.

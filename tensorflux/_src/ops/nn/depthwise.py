@@ -154,4 +154,31 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     return conv2d(depthwise, pw, 1, "VALID", data_format=attrs["data_format"], name=name or "separable_conv2d")
 
 
-API = {"nn": ["depthwise_conv2d", "separable_conv2d"]}
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, data_format="NHWC",
+                                    dilations=None, name=None):
+    """`tf.nn.depthwise_conv2d_backprop_input`: the gradient of depthwise_conv2d with respect to its input,
+    of shape `input_sizes` (a 4-vector)."""
+    sizes = _sizes_tensor(input_sizes)
+    w = convert_to_tensor(filter)
+    dy = convert_to_tensor(out_backprop, dtype=w.dtype) if not isinstance(out_backprop, Tensor) else out_backprop
+    return apply(DEPTHWISE_BACKPROP_INPUT, (sizes, w, dy), _depthwise_attrs(strides, padding, data_format, dilations),
+                 name or "DepthwiseConv2dNativeBackpropInput")
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NHWC",
+                                     dilations=None, name=None):
+    """`tf.nn.depthwise_conv2d_backprop_filter`: the gradient of depthwise_conv2d with respect to its filter,
+    of shape `filter_sizes` (a 4-vector)."""
+    x = convert_to_tensor(input)
+    sizes = _sizes_tensor(filter_sizes)
+    dy = convert_to_tensor(out_backprop, dtype=x.dtype) if not isinstance(out_backprop, Tensor) else out_backprop
+    return apply(DEPTHWISE_BACKPROP_FILTER, (x, sizes, dy), _depthwise_attrs(strides, padding, data_format, dilations),
+                 name or "DepthwiseConv2dNativeBackpropFilter")
+
+
+def _sizes_tensor(sizes):
+    return sizes if isinstance(sizes, Tensor) else convert_to_tensor(sizes, dtype=_dt.int32)
+
+
+API = {"nn": ["depthwise_conv2d", "separable_conv2d", "depthwise_conv2d_backprop_input",
+              "depthwise_conv2d_backprop_filter"]}

@@ -7,6 +7,7 @@ errors, fewer graph nodes.
 import numpy as np
 
 from ...framework import errors
+from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
@@ -103,7 +104,9 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     for a in axes:
         a = int(a)
         if rank is not None:
-            if not -rank <= a < max(rank, 1):
+            if not -rank <= a < rank:
+                if _state.graph is not None:  # TensorFlow's shape inference of the Mean node
+                    raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
                 raise errors.InvalidArgumentError(
                     None, "Mean", f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
             a %= rank
