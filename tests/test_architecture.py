@@ -50,6 +50,7 @@ FLOORS = [
     "io",
     "data",
     "distribute",
+    "diagnostics",   # compare_eager and graph views: look at functions, variables and the runtime from above
     "namespaces",   # tensorflux/_src/namespaces.py: builds the public namespaces from every room below
     "public",       # tensorflux/__init__.py: the public face
     "keras",

@@ -20,6 +20,7 @@ with open(os.path.join(os.path.dirname(__file__), "reference", "public_names.jso
 EXTENSIONS = {
     "version": {"TENSORFLUX_VERSION"},           # tensorflux's release beside the TF API version
     "errors": {"InaccessibleTensorError"},       # the class TF raises for leaked tensors, which TF does not export
+    "debugging": {"compare_eager", "show"},      # diagnostics beyond TensorFlow (docs/debugging.md)
     "": {"onnx"},                                # tensorflux.onnx: ONNX export (beyond TensorFlow)
     "onnx": {"export"},
 }

@@ -21,7 +21,7 @@ TENSORFLUX_VERSION = "0.2.0"  # this package's own release (pyproject.toml's ver
 
 # The rooms below Keras, bottom floor first (docs/architecture.md).
 _FLOORS = ("types", "framework", "ops", "runtime", "autograph", "function", "autodiff", "state", "io", "data",
-           "distribute")
+           "distribute", "diagnostics")
 
 
 def implementation_modules():
