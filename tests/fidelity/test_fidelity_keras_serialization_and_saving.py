@@ -405,17 +405,7 @@ def ex_registered_name_in_config():
     print(keras.layers.serialize(dense))
 
 
-NO_CUSTOM_OBJECTS = ("keras.utils has no get_custom_objects / register_keras_serializable / "
-                     "custom_object_scope (AttributeError)")
 XFAILS = {
-    "keras_archive_metadata":
-        "metadata.json has keys ['format', 'tensorflux_version'] instead of ['date_saved', "
-        "'keras_version']; config.json has module 'tensorflux._src.keras.models.functional' and "
-        "'build_shapes' instead of 'keras.src.models.functional' and 'build_config'; the optimizer's "
-        "compile_config lacks Keras' entries (use_ema, beta_1, ..., module 'keras.optimizers')",
-    "registered_custom_objects": NO_CUSTOM_OBJECTS,
-    "custom_objects_argument": NO_CUSTOM_OBJECTS,
-    "custom_object_scope": NO_CUSTOM_OBJECTS,
     "clone_model":
         "clone_model of a Functional model names the cloned input layer 'input_layer' instead of "
         "'keras_tensor', and the clone has no `optimizer` attribute (None) where Keras' clone has one",
@@ -429,15 +419,16 @@ XFAILS = {
     "functional_config_roundtrip":
         "Functional.get_config() has a different structure (layer objects, 'nodes', 'input_names') and "
         "Model.from_config of it raises ValueError (unrecognized keyword arguments)",
-    "to_json_model_from_json":
-        "to_json() differs: module 'tensorflux._src...', class_name-first key order, no InputLayer, "
-        "short layer configs, 'input_shape'/'build_shapes' instead of 'build_input_shape'/'build_config', "
-        "no 'compile_config'",
-    "serialize_keras_object": "keras.utils has no serialize_keras_object / deserialize_keras_object",
+    "serialize_keras_object":
+        "L1(0.005).get_config() keeps l1=0.005 where Keras stores the float32 value 0.004999999888241291",
     "trainable_changes_weight_order": "Sequential has no `get_layer` method (AttributeError)",
-    "config_methods_nested_layer": "keras.utils has no register_keras_serializable (AttributeError)",
-    "from_config_override": "keras.utils has no register_keras_serializable (AttributeError)",
-    "registered_name_in_config": "keras.utils has no register_keras_serializable (AttributeError)",
+    "config_methods_nested_layer":
+        "a subclass's super().get_config() holds its recorded constructor arguments (units, nested_model, ...) "
+        "where Keras's base Layer.get_config() gives name/trainable/dtype only, so the keys come out in "
+        "another order",
+    "from_config_override":
+        "Functional.get_config() has tensorflux's structure (layer objects, 'nodes', 'input_names') and "
+        "Model.from_config of it raises ValueError (unrecognized keyword arguments)",
 }
 
 

@@ -176,3 +176,69 @@ def test_save_replaces_the_file_atomically_and_bad_archives_fail_clearly(tmp_pat
     cut.write_bytes(path.read_bytes()[:-100])
     with pytest.raises(ValueError, match="is not a Keras 3 `.keras` model file"):
         keras.models.load_model(str(cut))
+
+
+def test_custom_object_registry_scopes_and_unsafe_switch(tmp_path, monkeypatch):
+    from tensorflux._src.keras.saving import object_registration
+
+    @keras.saving.register_keras_serializable(package="Tests", name="Doubler")
+    class Doubler(layers.Layer):
+        def call(self, x):
+            return x * 2
+
+    assert keras.utils.get_custom_objects()["Tests>Doubler"] is Doubler
+    assert keras.utils.get_registered_name(Doubler) == "Tests>Doubler"
+    assert keras.utils.get_registered_object("Tests>Doubler") is Doubler
+    assert keras.saving.get_registered_name(len) == "len"
+
+    class NoConfig:
+        pass
+    with pytest.raises(ValueError, match="does not have a get_config"):
+        keras.saving.register_keras_serializable()(NoConfig)
+
+    class Halver(layers.Layer):         # not registered: found through a scope or `custom_objects` only
+        def call(self, x):
+            return x / 2
+    inputs = keras.Input((2,))
+    model = keras.Model(inputs, Halver()(Doubler()(inputs)))
+    path = tmp_path / "custom.keras"
+    model.save(path)
+    with pytest.raises(ValueError, match="Could not locate class 'Halver'"):
+        keras.models.load_model(path)
+    with keras.utils.custom_object_scope({"Halver": Halver}):
+        loaded = keras.models.load_model(path)
+    assert [type(layer).__name__ for layer in loaded.layers] == ["InputLayer", "Doubler", "Halver"]
+    np.testing.assert_array_equal(loaded(np.ones((1, 2), np.float32)).numpy(), np.ones((1, 2)))
+    assert keras.utils.get_registered_object("Halver") is None      # the scope ended
+    config = keras.layers.serialize(layers.Dense(2))
+    assert config["module"] == "keras.layers" and keras.layers.deserialize(config).units == 2
+
+    monkeypatch.setattr(object_registration, "_UNSAFE", [False])
+    lambda_config = {"module": "keras.layers", "class_name": "Lambda", "registered_name": None,
+                     "config": {"name": "l", "function": {"class_name": "__lambda__", "config": {"code": "AA=="}}}}
+    with pytest.raises(ValueError, match="Requested the deserialization of a `Lambda` layer"):
+        keras.saving.deserialize_keras_object(lambda_config)
+    keras.config.enable_unsafe_deserialization()
+    with pytest.raises(ValueError, match="never runs code from a file"):
+        keras.saving.deserialize_keras_object(lambda_config)
+
+
+def test_optimizer_state_and_schedules_round_trip(tmp_path):
+    x = RNG.standard_normal((8, 3)).astype(np.float32)
+    y = RNG.standard_normal((8, 1)).astype(np.float32)
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5)
+    for optimizer in (keras.optimizers.SGD(schedule, momentum=0.9), keras.optimizers.RMSprop(0.01, momentum=0.5),
+                      keras.optimizers.Adam(0.01, amsgrad=True), keras.optimizers.Ftrl(0.1)):
+        model = keras.Sequential([keras.Input((3,)), layers.Dense(2, activation="tanh"), layers.Dense(1)])
+        model.compile(optimizer=optimizer, loss="mse")
+        model.fit(x, y, epochs=2, batch_size=4, verbose=0)
+        model.save(tmp_path / "m.keras")
+        loaded = keras.models.load_model(tmp_path / "m.keras")
+        assert type(loaded.optimizer) is type(optimizer)
+        scheduled = not isinstance(optimizer.learning_rate, tf.Variable)   # then Keras saves no rate variable
+        for i, (a, b) in enumerate(zip(optimizer.variables, loaded.optimizer.variables)):
+            if not (scheduled and i == 1):
+                np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        model.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
+        loaded.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
+        np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6)

@@ -90,10 +90,10 @@ def _constructor_defaults(cls):
 def _config_of(obj):
     """The config Keras would write for a tensorflux object (defaults overlaid by its arguments)."""
     cls = type(obj)
+    if keras_module_of(cls) is None:        # a user's class: its get_config() is its config, as in Keras
+        return obj.get_config() if hasattr(obj, "get_config") else _config.init_arguments(obj)
     own = _config.init_arguments(obj)       # what it was made with; get_config() adds current values
     own.update(obj.get_config() if hasattr(obj, "get_config") else {})
-    if keras_module_of(cls) is None:        # a user's class: its get_config() is its config, as in Keras
-        return own
     config = _constructor_defaults(cls)
     config.update(own)
     config.pop("weights", None)                   # initial weights: Keras never writes them in a config
@@ -104,7 +104,30 @@ def _config_of(obj):
         config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
     for key in _NOT_WRITTEN_BY_KERAS.get(cls.__name__, ()):
         config.pop(key, None)
-    return config
+    return _in_keras_order(cls, config)
+
+
+# Keras writes a config in its `get_config()` order: the base class's entries first (an optimizer's, an
+# initializer's seed), then the constructor's arguments in signature order, then its extra entries.
+_OPTIMIZER_FIRST = ("name", "learning_rate", "weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
+                    "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor", "gradient_accumulation_steps")
+
+
+def _in_keras_order(cls, config):
+    order = []
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if init is None or klass is object:
+            continue
+        try:
+            order += [n for n in inspect.signature(inspect.unwrap(init)).parameters if n not in order]
+        except (TypeError, ValueError):
+            break
+    first = _OPTIMIZER_FIRST if issubclass(cls, Optimizer) else ("seed",) if "seed" in config and not \
+        issubclass(cls, Layer) else ()
+    rank = {name: i for i, name in enumerate(list(first) + [n for n in order if n not in first])}
+    keys = sorted(config, key=lambda k: (rank.get(k, len(rank)), list(config).index(k)))
+    return {k: config[k] for k in keys}
 
 
 def _signature_names(cls):
@@ -129,6 +152,8 @@ _KERAS_ONLY_ARGUMENTS = {
     "LSTM": {"activity_regularizer": None}, "GRU": {"activity_regularizer": None},
     "SimpleRNN": {"activity_regularizer": None},
     "BatchNormalization": {"renorm": False, "renorm_clipping": None, "renorm_momentum": 0.99},
+    **{name: {"input_axes": None, "output_axes": None} for name in (
+        "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform", "HeNormal", "LecunUniform", "LecunNormal")},
 }
 _NOT_WRITTEN_BY_KERAS = {
     "SimpleRNN": ("recurrent_activation", "seed"), "SimpleRNNCell": ("recurrent_activation",),
@@ -191,7 +216,7 @@ def _object_entry(obj):
         config["learning_rate"] = obj._schedule
     if "activation" in config and config["activation"] is None:
         config["activation"] = "linear"
-    return {"module": module or cls.__module__, "class_name": cls.__name__,
+    return {"module": module or _module_name(cls), "class_name": cls.__name__,
             "config": {k: keras_object(v) for k, v in config.items()},
             "registered_name": None if module else (_registered_name(cls) or cls.__name__)}
 
@@ -229,17 +254,23 @@ def _input_shape_of(layer):
 
 
 def _layer_config(layer):
-    config = _config_of(layer)
+    config = dict(_config_of(layer))
+    builtin = keras_module_of(type(layer)) is not None
     for key in ("activation", "recurrent_activation"):
-        if key in config and config[key] is None:
+        if builtin and key in config and config[key] is None:
             config[key] = "linear"
     ordered = {"name": config.pop("name", layer.name), "trainable": config.pop("trainable", layer.trainable),
                "dtype": POLICY()}
     if "trainable" in _NOT_WRITTEN_BY_KERAS.get(type(layer).__name__, ()):
         del ordered["trainable"]
     config.pop("dtype", None)
-    ordered.update({k: keras_object(_as_object(k, v)) for k, v in config.items()})
+    ordered.update({k: keras_object(_as_object(k, v) if builtin else v) for k, v in config.items()})
     return ordered
+
+
+def _module_name(cls):
+    """The module Keras writes for a user's class (None for `__main__`, as Keras writes it)."""
+    return None if cls.__module__ == "__main__" else cls.__module__
 
 
 def _as_object(key, value):
@@ -267,7 +298,7 @@ def layer_entry(layer):
     module = keras_module_of(cls)
     if isinstance(layer, InputLayer):
         return _input_entry(layer.batch_shape, layer.dtype, layer.name)
-    entry = {"module": module or (None if _registered_name(cls) else cls.__module__), "class_name": cls.__name__,
+    entry = {"module": module or _module_name(cls), "class_name": cls.__name__,
              "config": _layer_config(layer),
              "registered_name": None if module else (_registered_name(cls) or cls.__name__)}
     builds = not getattr(cls.build, "_default_build", False) or isinstance(layer, Model)
@@ -279,9 +310,9 @@ def layer_entry(layer):
 
 
 def _input_entry(batch_shape, dtype, name):
-    return {"module": "keras.layers", "class_name": "InputLayer", "registered_name": None,
+    return {"module": "keras.layers", "class_name": "InputLayer",
             "config": {"batch_shape": list(batch_shape), "dtype": dtype, "sparse": False, "ragged": False,
-                       "name": name, "optional": False}}
+                       "name": name, "optional": False}, "registered_name": None}
 
 
 def _sequential_entry(model):

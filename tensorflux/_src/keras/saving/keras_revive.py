@@ -1,10 +1,10 @@
 """Keras 3 configs back into tensorflux objects: the `config.json` of a `.keras` archive written by Keras
 3.15 (or by tensorflux, keras_config.py), and compile configs.
 
-A config is untrusted data. Classes are found only through the allow-list of serialization.py
-(`custom_objects`, registered classes, then the Keras classes tensorflux implements, by class name);
-operators of a functional graph only among Keras's operator names; functions only among the registered
-ones and Keras's activations; a `__lambda__` (Python bytecode) is refused. Keras writes every constructor
+A config is untrusted data. Classes are found only through the allow-list of object_registration.py
+(`custom_objects`, scopes, registered classes, then the Keras classes tensorflux implements, by class
+name); operators of a functional graph only among Keras's operator names; functions only among the
+registered ones and Keras's activations; a `__lambda__` (Python bytecode) is refused. Keras writes every constructor
 argument of a built-in class; an argument tensorflux's class lacks is dropped when it holds Keras's
 default or an inert value (None, False, …) and refused with a ValueError naming it otherwise, so a file
 never silently loses behaviour. Functional graphs are replayed from their `inbound_nodes`, each reference
@@ -23,7 +23,7 @@ from ..layers.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..models.model import Model, Sequential
 from .keras_config import keras_module_of
-from .serialization import _REGISTERED, _find, get_registered_object
+from .object_registration import _GLOBAL_CUSTOM_NAMES, find_class, get_registered_object, in_safe_mode
 
 __all__ = ["revive", "revive_model", "compile_arguments"]
 
@@ -42,7 +42,7 @@ _MAX_DEPTH = 200
 
 
 def _is_builtin(cls):
-    return keras_module_of(cls) is not None and cls not in _REGISTERED.values()
+    return keras_module_of(cls) is not None and cls not in _GLOBAL_CUSTOM_NAMES
 
 
 def _accepted(cls):
@@ -91,7 +91,7 @@ def _fit_arguments(cls, config):
 class _Reviver:
     def __init__(self, custom_objects, safe_mode):
         self.custom_objects = dict(custom_objects or {})
-        self.safe_mode = safe_mode
+        self.safe_mode = in_safe_mode(safe_mode)
 
     def value(self, data, depth=0):
         if depth > _MAX_DEPTH:
@@ -137,7 +137,7 @@ class _Reviver:
         if not isinstance(data.get("config"), dict):
             raise ValueError(f"The config of a '{data['class_name']:.100}' must be a dict, not "
                              f"{type(data.get('config')).__name__}.")
-        cls = _find(data, self.custom_objects)
+        cls = find_class(data, self.custom_objects)
         if isinstance(cls, type) and issubclass(cls, Sequential) and _is_builtin(cls):
             return self.sequential(data["config"], depth)
         if isinstance(cls, type) and issubclass(cls, Model) and (data["class_name"] == "Functional" or (
