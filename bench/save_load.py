@@ -1,0 +1,151 @@
+"""Saving and loading a 100 MB model (25M float32 parameters): tensorflux against TensorFlow 2.21.
+
+    python bench/save_load.py                                   # tensorflux only
+    python bench/save_load.py --tf-python ~/venv-tf/bin/python  # and TensorFlow, in its own interpreter
+
+Each operation runs in a fresh process (so peak memory is its own): a checkpoint write
+(`tf.train.Checkpoint.write`), a checkpoint restore into existing variables (`read`), a SavedModel save
+and a SavedModel load. Time is the median of `--repeat` runs of the operation in that process; memory is
+the growth of the process's peak resident set during the first run, in copies of the weights (the
+model's own variables are created before the measurement starts, except for a SavedModel load, which
+creates them). The issue's bar: no slower than TensorFlow, and at most two copies of the weights.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PARAMETERS = 25_000_000
+LAYERS = 5          # five variables of 5M float32 each (a deep MLP's worth of weight matrices)
+
+# The same script runs under both interpreters: `import_line` picks the library.
+_SCRIPT = r"""
+import json, os, resource, statistics, sys, time
+import numpy as np
+{import_line}
+
+op, directory, repeat, parameters, layers = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+size = parameters // layers
+side = int(round(size ** 0.5))
+
+
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class Model(tf.Module):
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(0)
+        self.layers = [tf.Variable(rng.standard_normal((side, side), dtype=np.float32)) for _ in range(layers)]
+
+    @tf.function(input_signature=[tf.TensorSpec([1, side], tf.float32)])
+    def __call__(self, x):
+        for w in self.layers:
+            x = tf.tanh(tf.matmul(x, w) * 0.01)
+        return x
+
+
+prefix = os.path.join(directory, "ckpt")
+export = os.path.join(directory, "saved_model")
+times, growth = [], None
+if op == "load":
+    before = peak()
+    for i in range(repeat):
+        start = time.perf_counter()
+        loaded = tf.saved_model.load(export)
+        loaded(tf.ones([1, side]))
+        times.append(time.perf_counter() - start)
+        if i == 0:
+            growth = peak() - before
+        del loaded
+else:
+    model = Model()
+    model(tf.ones([1, side]))
+    checkpoint = tf.train.Checkpoint(model=model)
+    if op == "read":
+        checkpoint.write(prefix)
+    before = peak()
+    for i in range(repeat):
+        start = time.perf_counter()
+        if op == "write":
+            checkpoint.write(prefix)
+        elif op == "read":
+            checkpoint.read(prefix).assert_consumed()
+        elif op == "save":
+            tf.saved_model.save(model, export)
+        times.append(time.perf_counter() - start)
+        if i == 0:
+            growth = peak() - before
+print(json.dumps({{"seconds": statistics.median(times), "growth": growth, "weights": side * side * layers * 4}}))
+"""
+
+IMPORTS = {"tensorflux": "import tensorflux as tf", "tensorflow": "import tensorflow as tf"}
+OPERATIONS = [("write", "checkpoint write"), ("read", "checkpoint read"), ("save", "SavedModel save"),
+              ("load", "SavedModel load")]
+
+
+def _env(library):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    if library == "tensorflux":
+        env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def measure(python, library, repeat):
+    """{operation: {"seconds", "growth", "weights"}} for one library (a SavedModel is saved before loading)."""
+    script = _SCRIPT.format(import_line=IMPORTS[library])
+    directory = tempfile.mkdtemp(prefix=f"save_load_{library}_")
+    results = {}
+    try:
+        for op, _ in OPERATIONS:
+            done = subprocess.run([python, "-c", script, op, directory, str(repeat), str(PARAMETERS), str(LAYERS)],
+                                  capture_output=True, text=True, env=_env(library), timeout=1800)
+            if done.returncode != 0:
+                results[op] = {"error": (done.stderr.strip().splitlines() or ["?"])[-1][:100]}
+                continue
+            results[op] = json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    return results
+
+
+def _cell(result):
+    if "error" in result:
+        return f"ERROR {result['error']}"
+    return f"{result['seconds']:7.3f} s  {result['growth'] / result['weights']:4.2f}x"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tf-python", help="an interpreter with TensorFlow 2.21 installed")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="print the raw results as JSON too")
+    args = parser.parse_args(argv)
+    ours = measure(sys.executable, "tensorflux", args.repeat)
+    theirs = measure(args.tf_python, "tensorflow", args.repeat) if args.tf_python else None
+    print(f"{PARAMETERS / 1e6:.0f}M float32 parameters ({PARAMETERS * 4 / 1e6:.0f} MB) in {LAYERS} variables; "
+          f"median of {args.repeat}; memory = peak RSS growth in copies of the weights")
+    header = f"{'operation':<18} {'tensorflux':>22}"
+    if theirs is not None:
+        header += f" {'TensorFlow 2.21':>22} {'time ratio':>11}"
+    print(header)
+    for op, label in OPERATIONS:
+        line = f"{label:<18} {_cell(ours[op]):>22}"
+        if theirs is not None:
+            line += f" {_cell(theirs[op]):>22}"
+            if "error" not in ours[op] and "error" not in theirs[op]:
+                line += f" {ours[op]['seconds'] / theirs[op]['seconds']:10.2f}x"
+        print(line)
+    if args.json:
+        print(json.dumps({"tensorflux": ours, "tensorflow": theirs}))
+
+
+if __name__ == "__main__":
+    main()
