@@ -93,6 +93,8 @@ def test_function_def_has_tensorflow_names_and_attrs():
     assert fdef.arg_attr[0].attr["_user_specified_name"].s == b"x"
     assert [d.size for d in fdef.arg_attr[0].attr["_output_shapes"].list.shape[0].dim] == [-1, 3]
     assert fdef.ret["identity"] == "Identity:output:0"
+    shapes = [[d.size for d in shape.dim] for shape in fdef.attr["_input_shapes"].list.shape]
+    assert shapes == [[-1, 3], []] and fdef.attr["_construction_context"].s == b"kEagerRuntime"
 
 
 def test_variables_read_and_assigned_in_order():

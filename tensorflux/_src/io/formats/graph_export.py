@@ -9,7 +9,8 @@ captured variable is a `resource` argument, read by `ReadVariableOp` and written
 with their `dtype`, as TensorFlow writes them). Inside a FunctionDef, inputs name TensorFlow's output
 arguments (`MatMul:product:0`); every node carries its op's full attr set as TensorFlow's OpDef declares
 it (type attrs such as `T`/`Tidx`/`DstT` read from the wired tensors, defaults filled in) plus
-`_output_shapes`. Control flow becomes `If`/`StatelessIf`/`While`/`StatelessWhile` with branch, cond and
+`_output_shapes`; each function carries `_input_shapes` and its arguments `_output_shapes` and
+`_user_specified_name`, as in TensorFlow's SavedModels. Control flow becomes `If`/`StatelessIf`/`While`/`StatelessWhile` with branch, cond and
 body functions in the library; calls of other concrete functions become `PartitionedCall` /
 `StatefulPartitionedCall` with `f`. Stateful nodes are listed as control outputs, so TensorFlow runs them
 even when no output depends on them. How each tensorflux op maps onto TensorFlow's is in
@@ -164,6 +165,13 @@ class _Builder:
         if self.graph_mode:
             return
         signature = self.proto.signature
+        # As TensorFlow's saved functions: every input's shape (a resource handle is a scalar), and how the
+        # function was made.
+        shapes = self.proto.attr["_input_shapes"].list
+        shapes.SetInParent()
+        for v in args:
+            shapes.shape.add().CopyFrom(_av.shape_proto(self.messages, [] if v.dtype is _dt.resource else v.shape))
+        self.proto.attr["_construction_context"].s = b"kEagerRuntime"
         for k, v in enumerate(results):
             arg_name = "identity" if k == 0 else f"identity_{k}"
             out = signature.output_arg.add()
