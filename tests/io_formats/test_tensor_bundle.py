@@ -178,3 +178,47 @@ def test_forged_sizes_fail_before_allocating(tmp_path):
     with tensor_bundle.BundleReader(_forged_index(tmp_path, variant)) as reader:
         with pytest.raises(UnimplementedError, match="variant"):
             reader.read(variable_key("step"))
+
+
+def test_rewriting_a_prefix_commits_on_the_index_rename(tmp_path, monkeypatch):
+    """A bundle written over an existing one names its data file differently (one shard of one, or shard 0
+    of two with an empty shard 1), so until the new index replaces the old one the old index still finds
+    its own data; the replaced data file is deleted only after that rename."""
+    prefix = str(tmp_path / "same")
+    tensor_bundle.write_bundle(prefix, {"v": np.arange(4.0)})
+    tensor_bundle.write_bundle(prefix, {"v": np.arange(5.0)})
+    assert sorted(os.listdir(tmp_path)) == ["same.data-00000-of-00002", "same.data-00001-of-00002", "same.index"]
+    with tensor_bundle.BundleReader(prefix) as reader:
+        assert reader.header.num_shards == 2 and reader.read("v").tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    real_replace = os.replace
+
+    def replace_but_not_the_index(source, target):
+        if str(target).endswith(".index"):
+            raise KeyboardInterrupt("killed before the commit")
+        return real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace_but_not_the_index)
+    with pytest.raises(KeyboardInterrupt):
+        tensor_bundle.write_bundle(prefix, {"v": np.arange(6.0)})
+    monkeypatch.undo()
+    with tensor_bundle.BundleReader(prefix) as reader:   # the previous bundle, whole
+        assert reader.read("v").tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    tensor_bundle.write_bundle(prefix, {"v": np.arange(6.0)})
+    assert sorted(os.listdir(tmp_path)) == ["same.data-00000-of-00001", "same.index"]
+    with tensor_bundle.BundleReader(prefix) as reader:
+        assert reader.header.num_shards == 1 and reader.read("v").tolist() == list(np.arange(6.0))
+
+
+def test_temporaries_of_dead_writers_are_removed_by_the_next_write(tmp_path):
+    import subprocess
+    import sys
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    prefix = str(tmp_path / "b")
+    stale = [f".b.index.saving-{dead}-a1", f".b.data-00000-of-00001.saving-{dead}-zz"]
+    kept = [f".b.index.saving-{os.getpid()}-mine", f".c.index.saving-{dead}-a1", ".b.index.saving-1-"]
+    for name in stale + kept:
+        (tmp_path / name).write_bytes(b"x")
+    tensor_bundle.write_bundle(prefix, {"v": np.zeros(2)})
+    left = set(os.listdir(tmp_path))
+    assert not left & set(stale) and set(kept) <= left

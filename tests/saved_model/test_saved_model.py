@@ -425,3 +425,16 @@ def test_loads_a_keras_export():
     served = loaded.signatures["serving_default"](features=tf.constant(x))
     np.testing.assert_allclose(served["output_0"].numpy(), want["keras"], rtol=1e-5)
     assert len(loaded.variables) == 4 and len(loaded.trainable_variables) == 4
+
+
+def test_staging_directories_of_dead_savers_are_removed(tmp_path):
+    import subprocess
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    stale = tmp_path / f".model.saving-{dead}-abc"
+    (stale / "variables").mkdir(parents=True)
+    (stale / "saved_model.pb").write_bytes(b"half")
+    other = tmp_path / f".other.saving-{dead}-abc"
+    other.mkdir()
+    tf.saved_model.save(Dense(3, 2), str(tmp_path / "model"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f".other.saving-{dead}-abc", "model"]
