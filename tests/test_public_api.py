@@ -20,7 +20,8 @@ with open(os.path.join(os.path.dirname(__file__), "reference", "public_names.jso
 EXTENSIONS = {
     "version": {"TENSORFLUX_VERSION"},           # tensorflux's release beside the TF API version
     "errors": {"InaccessibleTensorError"},       # the class TF raises for leaked tensors, which TF does not export
-    "debugging": {"compare_eager", "show"},      # diagnostics beyond TensorFlow (docs/debugging.md)
+    # diagnostics beyond TensorFlow (docs/debugging.md)
+    "debugging": {"compare_eager", "show", "enable_stale_capture_warnings", "disable_stale_capture_warnings"},
     "": {"onnx"},                                # tensorflux.onnx: ONNX export (beyond TensorFlow)
     "onnx": {"export"},
 }

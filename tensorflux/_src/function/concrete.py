@@ -10,6 +10,7 @@ decided once, so calling costs one Python call plus wrapping the outputs.
 """
 import inspect
 import itertools
+import os
 import re
 
 from ..framework import errors, nest
@@ -23,6 +24,7 @@ from ..runtime import codegen, passes
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
+from . import stale_capture
 from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
 from .tracing import trace_function
@@ -46,6 +48,17 @@ CALL = registry.OpDef("StatefulPartitionedCall", infer=lambda inputs, attrs: att
                       kernel=_call_kernel, stateful=True, multi=True, input_names=())
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_code(python_function):
+    """True for functions written outside tensorflux (its own traced helpers are never warned about)."""
+    code = getattr(getattr(python_function, "__wrapped__", python_function), "__code__", None)
+    if code is None:
+        code = getattr(getattr(python_function, "__func__", None), "__code__", None)
+    return code is not None and not code.co_filename.startswith(_PACKAGE_DIR)
+
+
 class ConcreteFunction:
     """A traced graph with a fixed input signature; calling it runs the generated code."""
 
@@ -56,6 +69,9 @@ class ConcreteFunction:
         self._signature = signature
         self._name = name
         self._params = params          # [(name, kind, TraceType)]
+        # Python values the trace read as constants (globals, closures, self attributes): checked on each
+        # eager call, warned about once when changed (stale_capture.py). None: nothing to watch.
+        self._guards = stale_capture.snapshot(python_function) if _user_code(python_function) else None
         self._compiled = None
         self._captures = None
         self._plan = None
@@ -94,6 +110,9 @@ class ConcreteFunction:
 
     def _run(self, arrays):
         """Runs the graph on flat argument arrays; returns the structured outputs as eager tensors."""
+        guards = self._guards
+        if guards is not None and not guards.unchanged():
+            self._guards = stale_capture.check(guards, self._name)
         fn = self._compiled.fn if self._compiled is not None else self._executable()
         captures = self._captures if self._captures is not None else self._capture_values()
         try:
@@ -233,6 +252,9 @@ class ConcreteFunction:
 
     def _call_recorded(self, flat):
         """An eager call while a GradientTape records: one op, differentiable as a whole."""
+        guards = self._guards
+        if guards is not None and not guards.unchanged():
+            self._guards = stale_capture.check(guards, self._name)
         inputs = list(flat) + list(self.graph.external_captures)
         return self._pack_call(registry.apply(CALL, inputs, self._call_attrs(), "StatefulPartitionedCall"))
 

@@ -1,0 +1,234 @@
+"""Stale captures: warn when a Python value a trace read as a constant has changed since.
+
+A tf.function reads Python globals, closure variables and `self` attributes while it is traced; their
+values are baked into the graph, and later calls keep using them (TensorFlow's semantics, kept here).
+Users who change such a value expect the function to see it — the second most asked tf.function
+question. At trace time `snapshot()` records, for every global, free variable and (for methods) instance
+attribute the function's code loads, the value it has: numbers, strings, bytes and tuples of them by
+value, anything else by identity; modules, classes and functions are left out (they are code, not
+data). On each call of the concrete function `changed()` compares — a few dict lookups — and the first
+time a name differs, a `UserWarning` names it, the value traced, the value now, the line that reads it,
+and the remedies. Each name warns once per concrete function and is then no longer checked.
+
+Switch it off with `tf.debugging.disable_stale_capture_warnings()`.
+"""
+import dis
+import operator
+import os
+import sys
+import types
+import warnings
+
+__all__ = ["snapshot", "check", "enable_stale_capture_warnings", "disable_stale_capture_warnings"]
+
+_ENABLED = [True]
+_BY_VALUE = (int, float, complex, bool, str, bytes, type(None))
+_CODE_LIKE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+              types.BuiltinMethodType, staticmethod, classmethod, property)
+
+
+def enable_stale_capture_warnings():
+    """Warn when a Python value read while tracing a tf.function has changed at a later call (default)."""
+    _ENABLED[0] = True
+
+
+def disable_stale_capture_warnings():
+    _ENABLED[0] = False
+
+
+def _by_value(value):
+    if isinstance(value, _BY_VALUE):
+        return True
+    return isinstance(value, tuple) and len(value) <= 64 and all(_by_value(v) for v in value)
+
+
+def _tracked(value):
+    return not isinstance(value, _CODE_LIKE) and not callable(getattr(value, "__tf_function_marker__", None))
+
+
+def _code_objects(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def _loads(code):
+    """The names `code` (and the code nested in it) loads: globals, free variables, attributes."""
+    global_names, free_names, attributes = set(), set(), set()
+    for inner in _code_objects(code):
+        for instruction in dis.get_instructions(inner):
+            if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                global_names.add(instruction.argval)
+            elif instruction.opname in ("LOAD_DEREF", "LOAD_CLASSDEREF"):
+                free_names.add(instruction.argval)
+            elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                attributes.add(instruction.argval)
+    return global_names, free_names, attributes
+
+
+def _original(python_function):
+    """(plain function, bound instance or None) behind a converted / weakly bound / bound function."""
+    instance = None
+    fn = python_function
+    for _ in range(8):
+        ref = getattr(fn, "_ref", None)
+        if instance is None and callable(ref):
+            instance = ref()
+        if isinstance(fn, types.MethodType):
+            instance = instance if instance is not None else fn.__self__
+            fn = fn.__func__
+            continue
+        inner = getattr(fn, "__wrapped__", None)
+        if inner is None or inner is fn:
+            break
+        fn = inner
+    return (fn if isinstance(fn, types.FunctionType) else None), instance
+
+
+def snapshot(python_function):
+    """The guards of a trace: [(kind, where, name, value, by_value)], or None when there is nothing to watch."""
+    if not _ENABLED[0]:
+        return None
+    fn, instance = _original(python_function)
+    if fn is None:
+        return None
+    global_names, free_names, attributes = _loads(fn.__code__)
+    guards = []
+    namespace = fn.__globals__
+    for name in sorted(global_names):
+        if name in namespace and _tracked(namespace[name]):
+            guards.append(("global", namespace, name, namespace[name], _by_value(namespace[name])))
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    for name in sorted(free_names):
+        cell = cells.get(name)
+        if cell is None:
+            continue
+        try:
+            value = cell.cell_contents
+        except ValueError:          # an empty cell (assigned later)
+            continue
+        if _tracked(value):
+            guards.append(("closure", cell, name, value, _by_value(value)))
+    state = getattr(instance, "__dict__", None)
+    if state is not None:
+        for name in sorted(attributes):
+            if name in state and _tracked(state[name]):
+                guards.append(("attribute", state, name, state[name], _by_value(state[name])))
+    return _Guards(guards, fn) if guards else None
+
+
+class _Guards:
+    """The guarded values of one trace, grouped for a fast check: per namespace dict, one C-level
+    `itemgetter` call and one tuple comparison (identity first, then `==`); cells one by one."""
+
+    __slots__ = ("entries", "fn", "groups", "cells", "unchanged")
+
+    def __init__(self, entries, fn):
+        self.entries, self.fn = entries, fn
+        by_dict = {}
+        self.cells = []
+        for kind, where, name, value, _ in entries:
+            if kind == "closure":
+                self.cells.append((where, value))
+            else:
+                by_dict.setdefault(id(where), (where, [], []))
+                by_dict[id(where)][1].append(name)
+                by_dict[id(where)][2].append(value)
+        self.groups = [(operator.itemgetter(*names) if len(names) > 1 else _single(names[0]), where, tuple(values))
+                       for where, names, values in by_dict.values()]
+
+        self.unchanged = self._fast_check() if len(self.groups) == 1 and not self.cells else self._check_all
+
+    def _fast_check(self):
+        """The common case, one namespace and no cells: one C-level lookup and one tuple comparison."""
+        getter, where, values = self.groups[0]
+
+        def unchanged():
+            try:
+                return getter(where) == values
+            except Exception:   # a key deleted, an ambiguous `==` (arrays): look closer
+                return False
+        return unchanged
+
+    def _check_all(self):
+        try:
+            for getter, where, values in self.groups:
+                if getter(where) != values:
+                    return False
+            for cell, value in self.cells:
+                if cell.cell_contents is not value:
+                    return False
+        except Exception:       # a key deleted, an empty cell, an ambiguous `==` (arrays): look closer
+            return False
+        return True
+
+
+def _single(name):
+    def get(where):
+        return (where[name],)
+    return get
+
+
+def _current(kind, where, name):
+    if kind == "closure":
+        try:
+            return where.cell_contents
+        except ValueError:
+            return _MISSING
+    return where.get(name, _MISSING)
+
+
+_MISSING = object()
+
+
+def check(guards, function_name):
+    """Warns about each guarded value that changed since the trace; returns the guards still watched (None
+    when none is left). The common case — nothing changed — is one identity test per guard."""
+    entries, fn = guards.entries, guards.fn
+    kept = []
+    for entry in entries:
+        kind, where, name, traced, by_value = entry
+        now = _current(kind, where, name)
+        if now is traced or (by_value and type(now) is type(traced) and now == traced):
+            kept.append(entry)
+        elif _ENABLED[0]:
+            _warn(function_name, fn, kind, name, traced, now)
+    return _Guards(kept, fn) if kept else None
+
+
+def _line_reading(fn, name):
+    for inner in _code_objects(fn.__code__):
+        for instruction in dis.get_instructions(inner):
+            if instruction.argval == name and instruction.opname.startswith("LOAD") and \
+                    instruction.positions is not None and instruction.positions.lineno is not None:
+                return f'{inner.co_filename}:{instruction.positions.lineno}'
+    return f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
+
+
+def _warn(function_name, fn, kind, name, traced, now):
+    what = {"global": "global", "closure": "closure variable", "attribute": "attribute self."}[kind]
+    label = f"{what}{name}" if kind == "attribute" else f"{what} '{name}'"
+    shown_now = "<deleted>" if now is _MISSING else _short(now)
+    warnings.warn(
+        f"tf.function '{function_name}' read the {label} as a constant when it was traced ({_line_reading(fn, name)}): "
+        f"it was {_short(traced)} then and is {shown_now} now, but the traced function keeps using "
+        f"{_short(traced)}. Pass the value as an argument of the function, or hold it in a tf.Variable, "
+        f"for calls to see changes.", UserWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel():
+    """The warning points at the user's call of the function, above tensorflux's own frames."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+API = {"debugging": ["enable_stale_capture_warnings", "disable_stale_capture_warnings"]}
