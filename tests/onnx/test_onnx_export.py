@@ -448,3 +448,22 @@ def test_inputs_and_outputs_are_named(tmp_path):
     assert [i.name for i in session.get_inputs()] == ["a", "b"]
     assert [o.name for o in session.get_outputs()] == ["output_0"]
     _close(session.run(None, {"a": xa, "b": xb})[0], model([xa, xb]).numpy())
+
+
+def test_channels_first_ops_and_3d_pooling(tmp_path):
+    w = tf.constant(_random((3, 3, 2, 4), 17))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2, 7, 7], tf.float32)])
+    def nchw(x):
+        y = tf.nn.conv2d(x, w, 1, "SAME", data_format="NCHW")
+        return tf.nn.bias_add(y, [1.0, 2.0, 3.0, 4.0], data_format="NCHW"), tf.nn.max_pool2d(y, 2, 2, "VALID",
+                                                                                             data_format="NCHW")
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4, 6, 6, 2], tf.float32)])
+    def pools3d(x):
+        return tf.nn.max_pool3d(x, 2, 2, "VALID"), tf.nn.avg_pool3d(x, [1, 3, 3], 2, "SAME")
+
+    for fn, x in [(nchw, _random((2, 2, 7, 7), 18)), (pools3d, _random((2, 4, 6, 6, 2), 19))]:
+        got, _ = _export_and_run(fn, [x], tmp_path / "layout.onnx")
+        for g, want in zip(got, fn(x)):
+            _close(g, want.numpy(), 1e-5)

@@ -107,9 +107,9 @@ def _conv_like(b, op, x, w, rank, onnx_type, extra, hint, kernel=None):
     return b.op(onnx_type, [x, w], hint, **attrs)
 
 
-@handles("Conv2D", "Conv3D")
+@handles("Conv2D")
 def _conv(b, op, ins):
-    rank = 4 if op.type == "Conv2D" else 5
+    rank = 4
     # TensorFlow's filter is [spatial..., in, out]; ONNX's is [out, in, spatial...].
     perm = [rank - 1, rank - 2] + list(range(rank - 2))
 
