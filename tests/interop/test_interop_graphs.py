@@ -72,6 +72,14 @@ def _cases():
             ta = ta.write(i, x * tf.cast(i, tf.float32))
         return s, limited, ta.stack()
 
+    @tf.function
+    def misc(x, z):
+        return (tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), tf.sort(x),
+                tf.sort(x, direction="DESCENDING"), tf.argsort(x), tf.gather_nd(x, [[0, 1], [1, 2]]),
+                tf.linspace(0.0, 1.0, 5), tf.math.log_softmax(x), tf.nn.l2_loss(x), tf.math.floormod(x, 0.7),
+                tf.math.erf(x), tf.nn.softplus(x), tf.nn.selu(x), tf.math.reduce_logsumexp(x, axis=1),
+                tf.einsum("ij,kj->ik", x, z), tf.math.add_n([x, z, x]), tf.math.reduce_euclidean_norm(x, axis=1))
+
     kernel = tf.Variable(_f32(3, 3, 2, 4))
 
     @tf.function
@@ -110,6 +118,8 @@ def _cases():
          [w1, b1, w2], [[_f32(5, 4), RNG.integers(0, 3, size=5).astype(np.int32)] for _ in range(3)]),
         ("control", control.get_concrete_function(tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.int32)),
          [w, steps], [[_f32(3, 2), np.int32(n)] for n in (0, 2, 3)]),
+        ("misc", misc.get_concrete_function(tf.TensorSpec([2, 4]), tf.TensorSpec([2, 4])), [],
+         [[_f32(2, 4), np.abs(_f32(2, 4))] for _ in range(2)]),
         ("loops", loops.get_concrete_function(tf.TensorSpec([2], tf.float32), tf.TensorSpec([], tf.int32)), [],
          [[_f32(2), np.int32(n)] for n in (1, 3, 6)]),
         ("cnn", cnn.get_concrete_function(tf.TensorSpec([None, 6, 6, 2], tf.float32)), [kernel],

@@ -222,6 +222,21 @@ def test_shape_ops_reductions_and_casts():
     _assert_same(cf, imported, lambda: (_normal(int(RNG.integers(1, 4)), 4),))
 
 
+def test_decomposed_and_less_common_ops():
+    @tf.function
+    def f(x, z):
+        return (tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), tf.sort(x),
+                tf.sort(x, direction="DESCENDING"), tf.argsort(x), tf.gather_nd(x, [[0, 1], [1, 2]]),
+                tf.linspace(0.0, 1.0, 5), tf.random.uniform([3], seed=1) * 0.0, tf.math.log_softmax(x),
+                tf.nn.l2_loss(x), tf.math.squared_difference(x, z), tf.math.floormod(x, 0.7), tf.math.erf(x),
+                tf.nn.softplus(x), tf.nn.selu(x), tf.math.reduce_euclidean_norm(x, axis=1),
+                tf.math.reduce_logsumexp(x, axis=1), tf.einsum("ij,kj->ik", x, z), tf.math.add_n([x, z, x]))
+
+    cf = f.get_concrete_function(tf.TensorSpec([2, 4]), tf.TensorSpec([2, 4]))
+    imported, _, _ = _roundtrip(cf)
+    _assert_same(cf, imported, lambda: (_normal(2, 4), tf.constant(RNG.uniform(size=(2, 4)).astype(np.float32))))
+
+
 def test_rnn_cell_step():
     kernel = tf.Variable(RNG.normal(size=(3, 16)).astype(np.float32))
     recurrent = tf.Variable(RNG.normal(size=(4, 16)).astype(np.float32))

@@ -42,6 +42,10 @@ _DROPPED = {"ReadVariableOp": {"shape"}, "EnsureShape": {"tensor_name"}, "Random
             "TruncatedNormal": {"stream"}, "RandomUniformInt": {"stream"}, "RandomShuffle": {"stream"},
             "Multinomial": {"stream"}}
 _RENAMED = {"keepdims": "keep_dims"}
+# tensorflux attrs TensorFlow's op lacks, which may be left out only when they hold these values.
+_ONLY_WHEN = {"GatherNd": {"batch_dims": 0}, "LinSpace": {"axis": 0}, "Angle": {"deg": False},
+              "MaxPool3D": {"explicit_paddings": ()}, "MaxPool3DGrad": {"explicit_paddings": ()},
+              "MaxPoolGradGrad": {"explicit_paddings": ()}}
 
 
 def _out_specs(op):
@@ -67,6 +71,12 @@ def generic(b, op, ins, op_type=None, attrs=None, drop=()):
         key = _RENAMED.get(key, key)
         if key in dropped:
             continue
+        only = _ONLY_WHEN.get(op.type, {})
+        if key in only and key not in iface.attrs:
+            if value == only[key] or (isinstance(value, (list, tuple)) and tuple(value) == only[key]):
+                continue
+            raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}) with {key}={value!r}: "
+                              f"TensorFlow's {op_type} has no such attr.")
         if key not in iface.attrs:
             raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}): its attr '{key}' has no "
                               f"counterpart in TensorFlow's {op_type}.")
@@ -374,3 +384,43 @@ def _list_from_tensor(b, op, ins):
     shape = ins[0].shape[1:] if ins[0].shape.rank is not None else TensorShape(None)
     return b.emit("TensorListFromTensor", ins + [_element_shape(b, op, shape, "element_shape")], {},
                   _out_specs(op), control=controls(b, op))
+
+
+# -- ops that call back into Python ---------------------------------------------------------------------
+@rule("PyFunc", "EagerPyFunc")
+def _py_func(b, op, ins):
+    raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}): it calls back into Python "
+                      f"(tf.py_function / tf.numpy_function), and a TensorFlow graph cannot hold a Python function.")
+
+
+@rule("SigmoidCrossEntropyWithLogits")
+def _sigmoid_cross_entropy(b, op, ins):
+    labels, logits = ins
+    n = op.name
+    # TensorFlow's stable form: max(x, 0) - x * z + log1p(exp(-|x|))
+    positive = _node(b, "Relu", [logits], f"{n}/Relu")
+    product = _node(b, "Mul", [logits, labels], f"{n}/mul")
+    linear = _node(b, "Sub", [positive, product], f"{n}/sub")
+    soft = _node(b, "Log1p", [_node(b, "Exp", [_node(b, "Neg", [_node(b, "Abs", [logits], f"{n}/Abs")], f"{n}/Neg")],
+                                   f"{n}/Exp")], f"{n}/Log1p")
+    (out,) = b.emit("AddV2", [linear, soft], {}, _out_specs(op), name=n)
+    return [out]
+
+
+@rule("Sort", "ArgSort")
+def _sort(b, op, ins):
+    x = ins[0]
+    rank = _rank(op, x)
+    axis = op.attrs.get("axis", -1)
+    axis = -1 if axis is None else axis
+    if axis not in (-1, rank - 1) or x.shape[-1] is None:
+        raise ExportError(f"Cannot export the op '{op.name}' ({op.type}): TensorFlow sorts with TopKV2 along a "
+                          f"last axis of known size; this sorts axis {axis} of shape {x.shape}.")
+    k = b.const(np.asarray(x.shape[-1], np.int32), f"{op.name}/k")
+    descending = bool(op.attrs.get("descending"))
+    source = x if descending else _node(b, "Neg", [x], f"{op.name}/Neg")
+    values, indices = b.emit("TopKV2", [source, k], {"sorted": True},
+                             [(x.dtype, x.shape), (_dt.int32, x.shape)], name=f"{op.name}/TopKV2")
+    if op.type == "ArgSort":
+        return [indices]
+    return [values if descending else _node(b, "Neg", [values], f"{op.name}/Neg_1")]

@@ -41,6 +41,10 @@ _NOT_GENERIC = {"If", "StatelessIf", "While", "StatelessWhile", "StatefulPartiti
 _RENAMED = {"keep_dims": "keepdims"}
 # TensorFlow attrs that only tune how TensorFlow runs an op, never what it computes.
 _IGNORED = {"grad_a", "grad_b", "use_cudnn_on_gpu", "validate_shape", "_class"}
+# tensorflux attrs TensorFlow's op lacks, with the value that gives TensorFlow's behaviour.
+_FILLED = {"GatherNd": {"batch_dims": 0}, "LinSpace": {"axis": 0}, "Angle": {"deg": False},
+           "MaxPool3D": {"explicit_paddings": ()}, "MaxPool3DGrad": {"explicit_paddings": ()},
+           "MaxPoolGradGrad": {"explicit_paddings": ()}}
 
 
 def build(builder, node, inputs, attrs):
@@ -109,6 +113,9 @@ def generic(builder, node, inputs, attrs, op_type=None, extra=None, n_inputs_kno
             continue
         elif not _is_default(value, kind, default):
             raise _unsupported(builder, node, f"{key}={value!r}")
+    for key, value in _FILLED.get(op_type, {}).items():
+        if accepted is None or key in accepted:
+            passed.setdefault(key, value)
     passed.update(extra or {})
     try:
         out = builder.graph.create_op(opdef, inputs, passed, node.name, type_name=op_type)
@@ -400,3 +407,25 @@ def _list_from_tensor(builder, node, inputs, attrs):
 def _ensure_shape(builder, node, inputs, attrs):
     # tensorflux's error message names the tensor checked; TensorFlow's node has no such attr
     return generic(builder, node, inputs, attrs, extra={"tensor_name": inputs[0].name})
+
+
+# -- stateful random ops: tensorflux keeps each op's Philox stream in its attrs ------------------------------
+@rule("RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt", "RandomShuffle", "Multinomial")
+def _random(builder, node, inputs, attrs):
+    from ...ops.random.seeds import RandomStream
+    seed, seed2 = int(attrs.get("seed", 0)), int(attrs.get("seed2", 0))
+    stream = RandomStream(seed, seed2) if seed or seed2 else RandomStream(None, None)
+    return generic(builder, node, inputs, attrs, extra={"stream": stream})
+
+
+@rule("Select")
+def _select(builder, node, inputs, attrs):
+    """TensorFlow 1's Select: a condition of the values' shape, or a vector choosing whole rows."""
+    condition, x, y = inputs
+    graph = builder.graph
+    if condition.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:
+        shape = graph.add_constant(np.asarray([-1] + [1] * (x.shape.rank - 1), np.int32), f"{node.name}/shape")
+        condition = graph.create_op(registry.OPS["Reshape"], [condition, shape], {}, f"{node.name}/Reshape")
+    elif condition.shape.rank is None or x.shape.rank is None:
+        raise _unsupported(builder, node, "inputs of unknown rank")
+    return generic(builder, node, [condition, x, y], attrs, op_type="SelectV2")
