@@ -22,6 +22,7 @@ EXTENSIONS = {
     "errors": {"InaccessibleTensorError"},       # the class TF raises for leaked tensors, which TF does not export
     # diagnostics beyond TensorFlow (docs/debugging.md)
     "debugging": {"compare_eager", "show", "enable_stale_capture_warnings", "disable_stale_capture_warnings"},
+    "config.experimental": {"compare_with_eager"},
     "": {"onnx"},                                # tensorflux.onnx: ONNX export (beyond TensorFlow)
     "onnx": {"export"},
 }

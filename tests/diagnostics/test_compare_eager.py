@@ -114,3 +114,20 @@ def test_labels_are_quoted_data():
         return tf.identity(x, name='a"b\\c')
     dot = odd.get_concrete_function(tf.constant(1.0)).graph.to_dot()
     assert 'a\\"b\\\\c' in dot
+
+
+def test_the_test_switch_checks_every_call():
+    @tf.function
+    def doubled(x):
+        return x * SCALE
+
+    tf.config.experimental.compare_with_eager(doubled)
+    try:
+        assert float(doubled(tf.constant(2.0))) == 4.0
+        globals()["SCALE"] = 3.0
+        with pytest.raises(AssertionError, match="departs from its eager run"):
+            doubled(tf.constant(2.0))
+    finally:
+        globals()["SCALE"] = 2.0
+        tf.config.experimental.compare_with_eager(doubled, enabled=False)
+    assert float(doubled(tf.constant(2.0))) == 4.0

@@ -38,7 +38,7 @@ from ..function.polymorphic import Function
 from ..state.variables import Variable
 from ..types import dtypes as _dt
 
-__all__ = ["compare_eager", "EquivalenceReport", "OpDifference"]
+__all__ = ["compare_eager", "compare_with_eager", "EquivalenceReport", "OpDifference"]
 
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*=(?!=)")
 
@@ -347,3 +347,31 @@ def _compare_gradients(function, concrete, args, kwargs, variables, before, rtol
 def _flat_tensors(out):
     from ..framework import nest
     return [t for t in nest.flatten(out) if isinstance(t, Tensor) and t.dtype is not _dt.resource]
+
+
+# -- the switch for tests ------------------------------------------------------------------------
+class _ComparingFunction(Function):
+    """A tf.function whose every call is first checked with `compare_eager` (see `compare_with_eager`)."""
+
+    def __call__(self, *args, **kwargs):
+        if _state.graph is None and not _state.tape_active:
+            rtol, atol = self._comparison_tolerances
+            report = compare_eager(self, *args, rtol=rtol, atol=atol, **kwargs)
+            if not report.equal:
+                raise AssertionError(f"tf.function '{self._name}' departs from its eager run:\n{report}")
+        return Function.__call__(self, *args, **kwargs)
+
+
+def compare_with_eager(function, enabled=True, rtol=1e-6, atol=1e-6):
+    """Switches on (or off) checking every eager call of the tf.function `function` against its eager run:
+    a call whose traced result, side effects or intermediate values differ raises AssertionError with the
+    report. Meant for test suites; each checked call runs the function three times."""
+    if not isinstance(function, Function):
+        raise TypeError(f"compare_with_eager: `function` must be a tf.function. Received: {type(function).__name__}")
+    if enabled:
+        function._comparison_tolerances = (rtol, atol)
+        function.__class__ = _ComparingFunction
+    elif isinstance(function, _ComparingFunction):
+        function.__class__ = Function
+    return function
+
