@@ -361,6 +361,15 @@ def test_recursive_call_is_refused():
         graph_import.function_from_def(library, "f")
 
 
+def test_huge_list_counts_are_refused():
+    m = attr_values.messages()
+    library = _library_with("Split", {"num_split": m.AttrValue(i=1 << 40)})
+    node = library.function[0].node_def[0]
+    node.input.insert(0, "x")
+    with pytest.raises(errors.InvalidArgumentError, match="tensorflux reads between 0 and"):
+        graph_import.function_from_def(library, "f")
+
+
 def test_oversized_constant_is_refused():
     m = attr_values.messages()
     proto = m.TensorProto(dtype=tf.float32.as_datatype_enum)

@@ -35,10 +35,11 @@ from . import attr_values as _av
 from . import import_rules
 from .op_interfaces import NO_DEFAULT, interface
 
-__all__ = ["import_library", "function_from_def", "ImportedLibrary", "MAX_NODES", "MAX_DEPTH"]
+__all__ = ["import_library", "function_from_def", "ImportedLibrary", "MAX_NODES", "MAX_DEPTH", "MAX_ARGS"]
 
 MAX_NODES = 1_000_000   # nodes in one function
 MAX_DEPTH = 64          # functions nested in functions (calls, branches, loop bodies)
+MAX_ARGS = 1 << 16      # tensors one list argument of a node may stand for (num_split, N, Tout, …)
 
 
 def import_library(library):
@@ -290,6 +291,11 @@ class _FunctionBuilder:
                     raise _invalid(f"The {self.where(node)} lacks the attr '{key}' ({kind}), which its op "
                                    f"requires.")
                 attrs[key] = _default(kind, default)
+        for arg in iface.inputs + iface.outputs:   # counts are checked before anything is sized by them
+            n = arg.count(attrs)
+            if n is not None and not 0 <= n <= MAX_ARGS:
+                raise _invalid(f"The {self.where(node)} gives its argument '{arg.name}' {n} tensors; tensorflux "
+                               f"reads between 0 and {MAX_ARGS}.")
         return attrs
 
     def output_shapes(self, node):
