@@ -467,3 +467,25 @@ def test_channels_first_ops_and_3d_pooling(tmp_path):
         got, _ = _export_and_run(fn, [x], tmp_path / "layout.onnx")
         for g, want in zip(got, fn(x)):
             _close(g, want.numpy(), 1e-5)
+
+
+def test_rearrangement_band_scatter_lrn_and_loss_ops(tmp_path):
+    @tf.function(input_signature=[tf.TensorSpec([None, 4, 4, 8], tf.float32), tf.TensorSpec([None, 5], tf.float32)])
+    def ops(images, x):
+        square = tf.reshape(tf.range(25, dtype=tf.float32), [5, 5])
+        labels = tf.cast(x > 0, tf.float32)
+        return [tf.nn.depth_to_space(images, 2), tf.nn.space_to_depth(images, 2),
+                tf.linalg.band_part(square, -1, 0), tf.linalg.band_part(square, 1, 2), tf.linalg.band_part(square, 0, -1),
+                tf.tensor_scatter_nd_update(x, [[0, 1], [1, 3]], [10.0, 20.0]),
+                tf.tensor_scatter_nd_add(x, [[0, 1], [0, 1]], [1.0, 2.0]),
+                tf.scatter_nd([[1], [3], [1]], [1.0, 2.0, 3.0], [5]),
+                tf.nn.local_response_normalization(images, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75),
+                tf.math.erfc(x), tf.math.xlogy(labels, tf.abs(x)), tf.math.xdivy(labels, x), tf.nn.l2_loss(x),
+                tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=x * 3.0)]
+
+    images, x = _random((2, 4, 4, 8), 20), _random((2, 5), 21)
+    got, _ = _export_and_run(ops, [images, x], tmp_path / "extra.onnx")
+    want = ops(images, x)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _close(g, w.numpy())

@@ -2,6 +2,6 @@
 ONNX model, built with the optional `onnx` package (extra `[onnx]`, imported on first export).
 
 export.py resolves what to export and assembles the model; builder.py holds names, initializers and the
-walk over a FuncGraph; op_handlers.py, array_handlers.py, nn_handlers.py and control_flow.py map
-TensorFlow op types to ONNX nodes.
+walk over a FuncGraph; op_handlers.py, array_handlers.py, nn_handlers.py, extra_handlers.py and
+control_flow.py map TensorFlow op types to ONNX nodes.
 """

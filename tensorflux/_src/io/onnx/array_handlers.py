@@ -79,7 +79,7 @@ def _axis_attr(b, op, ins, index):
     raise unsupported(op, "the axis must be known at export time")
 
 
-@handles("ConcatV2", "Concat")
+@handles("ConcatV2")
 def _concat(b, op, ins):
     axis = op.attrs.get("axis")
     values = list(ins)
@@ -141,7 +141,7 @@ def _split_v(b, op, ins):
     return b.node("Split", [ins[0], b.i64(sizes, f"{op.name}/sizes")], op.name, num, axis=axis)
 
 
-@handles("GatherV2", "Gather")
+@handles("GatherV2")
 def _gather(b, op, ins):
     if int(op.attrs.get("batch_dims", 0)) != 0:
         raise unsupported(op, "batch_dims other than 0")

@@ -103,7 +103,7 @@ def _while(b, op, ins):
     return results
 
 
-@handles("StatefulPartitionedCall", "PartitionedCall")
+@handles("StatefulPartitionedCall")
 def _call(b, op, ins):
     graph = op.attrs.get("graph")
     if graph is None:
@@ -124,7 +124,7 @@ def _sequence(b, name, dtype):
     return name
 
 
-@handles("TensorListReserve", "EmptyTensorList")
+@handles("TensorListReserve")
 def _reserve(b, op, ins):
     elem = b.ctx.elem_type(op.attrs["dtype"])
     return [_sequence(b, b.op("SequenceEmpty", [], op.name, dtype=elem), op.attrs["dtype"])]

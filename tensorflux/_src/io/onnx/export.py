@@ -13,7 +13,7 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ...types.spec import TensorSpec
 from ..atomic import atomic_write
-from . import array_handlers, control_flow, nn_handlers, op_handlers  # noqa: F401  (register the handlers)
+from . import array_handlers, control_flow, extra_handlers, nn_handlers, op_handlers  # noqa: F401  (handlers)
 from .builder import ExportContext, GraphBuilder, VariableInput, referenced_names
 
 __all__ = ["export", "DEFAULT_OPSET"]

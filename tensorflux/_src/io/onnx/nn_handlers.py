@@ -216,7 +216,7 @@ def _pool(b, op, ins):
     return [b.op(onnx_type, [ins[0]], op.name, **attrs)]
 
 
-@handles("BiasAdd", "BiasAddV1")
+@handles("BiasAdd")
 def _bias_add(b, op, ins):
     x, bias = ins
     rank = op.inputs[0].shape.rank

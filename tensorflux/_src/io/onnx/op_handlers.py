@@ -22,7 +22,7 @@ _ONE_TO_ONE = {
     "IsNan": "IsNaN", "IsInf": "IsInf", "AddN": "Sum", "SelectV2": "Where",
 }
 # Ops whose output is their (first) input: they only check or annotate it.
-_PASS_THROUGH = ("Identity", "StopGradient", "EnsureShape", "PreventGradient", "Snapshot", "CheckNumerics")
+_PASS_THROUGH = ("Identity", "StopGradient", "EnsureShape", "CheckNumerics")
 
 
 def _one_to_one(onnx_type):
@@ -48,13 +48,6 @@ def _einsum(b, op, ins):
 @handles("IdentityN")
 def _identity_n(b, op, ins):
     return list(ins)
-
-
-@handles("Div")
-def _div(b, op, ins):
-    if not op.outputs[0].dtype.is_floating:
-        raise unsupported(op, "integer division")
-    return [b.op("Div", ins, op.name)]
 
 
 @handles("DivNoNan", "MulNoNan")
@@ -218,11 +211,6 @@ def _softmax(b, op, ins):
     return [b.op(op.type, ins, op.name, axis=int(op.attrs.get("axis", -1)))]
 
 
-@handles("ClipByValue")
-def _clip(b, op, ins):
-    return [b.op("Clip", ins, op.name)]
-
-
 @handles("Cast")
 def _cast(b, op, ins):
     return [b.op("Cast", ins, op.name, to=b.ctx.elem_type(op.outputs[0].dtype))]
@@ -238,7 +226,7 @@ def _swap_last_two(b, name, tensor, hint):
     return b.op("Transpose", [name], hint, perm=perm)
 
 
-@handles("MatMul", "BatchMatMulV2", "BatchMatMul", "BatchMatMulV3")
+@handles("MatMul", "BatchMatMulV2")
 def _matmul(b, op, ins):
     a, c = ins
     flip_a = op.attrs.get("transpose_a") or op.attrs.get("adj_x")
