@@ -489,3 +489,18 @@ def test_rearrangement_band_scatter_lrn_and_loss_ops(tmp_path):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         _close(g, w.numpy())
+
+
+def test_state_changes_are_refused_by_name(tmp_path):
+    _onnx()
+    counter = tf.Variable(0.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def counting(x):
+        counter.assign_add(1.0)
+        tf.debugging.assert_all_finite(x, "finite")   # a check: dropped, an exported model cannot raise
+        return x * 2.0
+
+    with pytest.raises(NotImplementedError, match=r"ONNX export does not support op 'AssignAddVariableOp' \(node "
+                                                  r"'AssignAddVariableOp'\): its side effect is not part of"):
+        tf.onnx.export(counting, str(tmp_path / "count.onnx"))
