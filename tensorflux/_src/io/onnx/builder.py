@@ -148,11 +148,17 @@ class GraphBuilder:
         return self.cast(name, np.int64, hint)
 
     def unsqueeze(self, name, axes, hint):
+        known = self.value(name)
+        if known is not None:      # a constant (a bias, a folded weight) is reshaped at export time
+            return self.const(np.expand_dims(known, tuple(axes)), hint)
         return self.op("Unsqueeze", [name, self.i64(list(axes), f"{hint}/axes")], hint)
 
     def squeeze(self, name, axes, hint):
         if not axes:
             return name
+        known = self.value(name)
+        if known is not None:
+            return self.const(np.squeeze(known, tuple(axes)), hint)
         return self.op("Squeeze", [name, self.i64(list(axes), f"{hint}/axes")], hint)
 
     def reduce(self, kind, name, axes, keepdims, hint):
