@@ -114,6 +114,32 @@ def scenario_train(use_function):
     report(rank=strategy.cluster_resolver.task_id or 0, size=strategy.num_replicas_in_sync, w=w.ravel().tolist(), b=b.tolist(), losses=losses)
 
 
+def scenario_keras_optimizer():
+    """A custom loop with a Keras optimizer: apply_gradients sums the replicas' gradients itself."""
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    x, y = data()
+    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+    with strategy.scope():
+        layer = tf.keras.layers.Dense(1, kernel_initializer=tf.keras.initializers.RandomNormal(
+            seed=7 + (strategy.cluster_resolver.task_id or 0)))
+        layer.build((None, 4))
+        optimizer = tf.keras.optimizers.Adam(0.05)
+
+    @tf.function
+    def train_step(xb, yb):
+        def step_fn(xb, yb):
+            with tf.GradientTape() as tape:
+                per_example = tf.reduce_sum(tf.square(layer(xb) - yb), axis=1)
+                loss = tf.nn.compute_average_loss(per_example, global_batch_size=8)
+            optimizer.apply_gradients(zip(tape.gradient(loss, layer.trainable_weights), layer.trainable_weights))
+            return loss
+        return strategy.reduce("SUM", strategy.run(step_fn, args=(xb, yb)), axis=None)
+
+    losses = [float(train_step(xb, yb)) for xb, yb in dataset]
+    report(rank=strategy.cluster_resolver.task_id or 0, size=strategy.num_replicas_in_sync,
+           w=layer.kernel.numpy().ravel().tolist(), b=layer.bias.numpy().tolist(), losses=losses)
+
+
 def scenario_mismatch():
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     rank = strategy.cluster_resolver.task_id
@@ -145,6 +171,8 @@ if __name__ == "__main__":
     name = sys.argv[1]
     if name.startswith("fail-"):
         scenario_fail(name[5:])
+    elif name == "keras-optimizer":
+        scenario_keras_optimizer()
     elif name.startswith("train-"):
         scenario_train(name == "train-function")
     else:

@@ -73,9 +73,8 @@ def test_datasets_are_split_per_policy():
     assert first["from_function"] == [[0, 2], [4, 6]] and second["from_function"] == [[1, 3], [5, 7]]
 
 
-@pytest.mark.parametrize("use_function", [False, True], ids=["eager", "tf.function"])
-def test_two_workers_train_as_one_process_on_the_global_batch(use_function):
-    scenario = "train-function" if use_function else "train-eager"
+@pytest.mark.parametrize("scenario", ["train-eager", "train-function", "keras-optimizer"])
+def test_two_workers_train_as_one_process_on_the_global_batch(scenario):
     done, results, _ = launch(scenario)
     assert done.returncode == 0, done.stderr
     alone, (one,), _ = launch(scenario, n=1)

@@ -119,14 +119,13 @@ class World:
 
     def broadcast(self, arrays, root=0):
         """Every worker receives `root`'s arrays (same shapes and dtypes on every worker, checked)."""
-        arrays = [np.ascontiguousarray(a) for a in arrays]
+        arrays = [np.array(a, order="C") for a in arrays]     # copies; 0-d arrays stay 0-d
         if self.size == 1 or not arrays:
             return arrays
         with self._lock:
             self._agree(_BROADCAST, sum(a.size for a in arrays), _signature(arrays))
             out = []
-            for a in arrays:
-                buffer = a.copy()
+            for buffer in arrays:
                 if buffer.dtype == object:
                     buffer = np.array(self._comm.bcast(buffer.tolist(), root=root), dtype=object)
                 else:
@@ -136,7 +135,7 @@ class World:
 
     def all_gather(self, array):
         """Stacks every worker's `array` (same shape on every worker) along a new axis 0."""
-        array = np.ascontiguousarray(array)
+        array = np.array(array, order="C")
         if self.size == 1:
             return array[None]
         with self._lock:

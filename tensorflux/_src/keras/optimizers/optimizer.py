@@ -160,7 +160,7 @@ class Optimizer:
             # Decoupled weight decay, in Keras's order of operations (v * wd * lr) for identical rounding.
             for v in variables:
                 v.assign_sub(v * tf.cast(self.weight_decay, v.dtype) * tf.cast(learning_rate, v.dtype))
-        self._update_all(grads, variables, learning_rate)
+        self._update_all(_summed_across_replicas(grads), variables, learning_rate)
         self._iterations.assign_add(tf.constant(1, tf.int64))
 
     def _update_all(self, grads, variables, learning_rate):
@@ -503,3 +503,13 @@ def get(identifier):
 
 API = {"keras.optimizers": ["Optimizer", "SGD", "Adam", "AdamW", "Nadam", "Adamax", "RMSprop", "Adagrad", "Adadelta",
                             "Ftrl", "Lion", "get"]}
+
+
+def _summed_across_replicas(grads):
+    """Inside `strategy.run` with several replicas, each replica's gradients are summed across replicas (one
+    fused all-reduce), after clipping, as Keras does under a tf.distribute strategy."""
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync == 1:
+        return grads
+    return context.all_reduce("SUM", grads)
+
