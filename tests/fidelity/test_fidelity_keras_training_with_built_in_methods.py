@@ -472,7 +472,6 @@ XFAILS = {
     "multi_output_compile_variants": "keras.layers has no functional `concatenate` (AttributeError)",
     "multi_output_loss_only_on_some": "keras.layers has no functional `concatenate` (AttributeError)",
     "multi_output_fit_lists_dicts_dataset": "keras.layers has no functional `concatenate` (AttributeError)",
-    "tensorboard_callback": "keras.callbacks has no `TensorBoard` (AttributeError)",
 }
 
 
