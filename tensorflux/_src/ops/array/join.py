@@ -143,7 +143,7 @@ def stack(values, axis=0, name="stack"):
 def unstack(value, num=None, axis=0, name="unstack"):
     """`tf.unstack`: the list of slices of `value` along `axis`."""
     value = convert_to_tensor(value)
-    axis = static_int(axis, "axis")
+    axis = static_int(axis, "axis", is_attr=True)
     rank = value.shape.rank
     if rank is not None:
         if not -rank <= axis < rank:

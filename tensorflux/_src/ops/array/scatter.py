@@ -389,7 +389,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     """`tf.dynamic_partition`: splits the rows of `data` into `num_partitions` tensors by `partitions`."""
     data = convert_to_tensor(data)
     partitions = convert_to_tensor(partitions, dtype=_dt.int32)
-    n = static_int(num_partitions, "num_partitions")
+    n = static_int(num_partitions, "num_partitions", is_attr=True)
     if n < 1:
         raise _join._min_attr_error("DynamicPartition", "num_partitions", n, 1)
     return list(apply(DYNAMIC_PARTITION, (data, partitions), {"num_partitions": n}, name or "DynamicPartition"))

@@ -269,7 +269,7 @@ def _arg(opdef, default_name):
             raise errors.InvalidArgumentError(
                 None, opdef.name, f"Value for attr 'output_type' of {dtype_error_name(output_type)} is not in "
                                   f"the list of allowed values: {allowed}")
-        dims = static_axis(0 if axis is None else axis)
+        dims = static_axis(0 if axis is None else axis, op_name=opdef.name)
         if len(dims) != 1:
             raise ValueError(f"`axis` must be a scalar, got {axis!r}")
         attrs = {"axis": dims[0], "output_type": output_type._np}
@@ -318,11 +318,18 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """`tf.math.cumsum`: running sums along `axis` (optionally exclusive and/or from the end)."""
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
-    dims = static_axis(axis)
-    if len(dims) != 1:
-        raise ValueError(f"`axis` must be a scalar, got {axis!r}")
-    attrs = {"axis": dims[0], "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    attrs = {"axis": _static_scan_axis(axis, "Cumsum"), "exclusive": bool(exclusive), "reverse": bool(reverse)}
     return apply(CUMSUM, (x,), attrs, name or "Cumsum")
+
+
+def _static_scan_axis(axis, op_name):
+    """The axis of a scan (Cumsum, Cumprod, CumulativeLogsumexp): one int, as TensorFlow's scalar input."""
+    if axis is None:  # TensorFlow converts `axis` to a tensor, which fails on None in both modes
+        raise ValueError("`axis`: None values not supported.")
+    dims = static_axis(axis, op_name=op_name)
+    if len(dims) != 1:
+        raise errors.InvalidArgumentError(None, op_name, f"ScanOp: axis must be a scalar, not [{len(dims)}]")
+    return dims[0]
 
 
 # -- cumprod and cumulative_logsumexp ----------------------------------------------------------------
@@ -388,10 +395,7 @@ CUMULATIVE_LOGSUMEXP = OpDef("CumulativeLogsumexp", _infer_same, _scan_kernel(np
 def _scan(opdef, x, axis, exclusive, reverse, name):
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
-    dims = static_axis(axis)
-    if len(dims) != 1:
-        raise ValueError(f"`axis` must be a scalar, got {axis!r}")
-    attrs = {"axis": dims[0], "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    attrs = {"axis": _static_scan_axis(axis, opdef.name), "exclusive": bool(exclusive), "reverse": bool(reverse)}
     return apply(opdef, (x,), attrs, name)
 
 

@@ -19,12 +19,13 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..convert import convert_to_tensor
+from ..convert import convert_to_tensor, to_array
 from ..infer import infer_reduce
 from ..registry import NUMBER, OpDef, apply, constant_value
 from ..shapes import creators as _creators
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
+from ..shapes.common import attr_type_error
 
 __all__ = ["SUM", "reduce_sum", "static_axis", "reduce_to", "SUM_TO_SHAPE"]
 
@@ -64,8 +65,11 @@ def _sum_kernel(x, axis=None, keepdims=False):
 SUM = OpDef("Sum", infer_reduce, _sum_kernel, allowed=NUMBER, input_names=("input",))
 
 
-def static_axis(axis, what="axis"):
-    """A reduction `axis` argument as None or a tuple of ints (tensors must have a known value)."""
+def static_axis(axis, what="axis", op_name=None):
+    """A reduction `axis` argument as None or a tuple of ints (tensors must have a known value).
+
+    Values TensorFlow cannot convert raise its conversion error (ValueError eagerly, TypeError in a graph);
+    a string axis is its attr error for `Tidx` when `op_name` is given."""
     if axis is None:
         return None
     if isinstance(axis, Tensor):
@@ -76,8 +80,16 @@ def static_axis(axis, what="axis"):
         axis = value
     if isinstance(axis, (list, tuple)) and len(axis) == 0:
         return ()
-    arr = np.asarray(axis)
+    if isinstance(axis, (np.ndarray, np.generic)):
+        arr = np.asarray(axis)
+    else:
+        try:
+            arr = to_array(axis)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"`{what}`: {e}") from None
     if arr.dtype.kind not in "iu" or arr.ndim > 1:
+        if op_name is not None and arr.dtype.kind in "OSU" and arr.ndim <= 1:
+            raise attr_type_error("Tidx", _dt.string, op_name)
         raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
     return tuple(int(a) for a in arr.reshape(-1))
 
@@ -86,7 +98,7 @@ def _reduce(opdef, default_name):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         if not isinstance(input_tensor, Tensor):
             input_tensor = convert_to_tensor(input_tensor)
-        attrs = {"axis": static_axis(axis), "keepdims": bool(keepdims)}
+        attrs = {"axis": static_axis(axis, op_name=opdef.name), "keepdims": bool(keepdims)}
         return apply(opdef, (input_tensor,), attrs, name or default_name)
     fn.__name__ = default_name
     return fn

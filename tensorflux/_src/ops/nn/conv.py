@@ -22,8 +22,8 @@ from ..convert import convert_to_tensor
 from . import winograd
 from ..registry import OpDef, apply
 from .windows import (_NARROW, _check_padding_attr, _dims_text, _explicit_pairs, _from_channels_last,
-    _infer_sized, _node_text, _normalize_list, _normalize_padding, _shape_input, _spatial_axes, _to_channels_last,
-    _window)
+    _node_text, _normalize_list, _normalize_padding, _shape_input, _spatial_axes, _to_channels_last,
+    _typed_kernel, _typed_sized, _window)
 
 
 # -- conv2d ------------------------------------------------------------------------------------------
@@ -292,10 +292,16 @@ def _conv2d_backprop_filter_grad(op, grad):
 CONV2D = OpDef("Conv2D", _infer_conv2d, _conv2d_kernel, grad=_conv2d_grad, same_dtype=True,
                allowed=(_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64, _dt.int32),
                input_names=("input", "filter"))
-CONV2D_BACKPROP_INPUT = OpDef("Conv2DBackpropInput", _infer_sized(0, 1, 4), _conv2d_backprop_input_kernel,
-                              grad=_conv2d_backprop_input_grad, input_names=("input_sizes", "filter", "out_backprop"))
-CONV2D_BACKPROP_FILTER = OpDef("Conv2DBackpropFilter", _infer_sized(1, 0, 4), _conv2d_backprop_filter_kernel,
-                               grad=_conv2d_backprop_filter_grad, input_names=("input", "filter_sizes", "out_backprop"))
+_BACKPROP_INPUT_NAMES = ("input_sizes", "filter", "out_backprop")
+_BACKPROP_FILTER_NAMES = ("input", "filter_sizes", "out_backprop")
+CONV2D_BACKPROP_INPUT = OpDef(
+    "Conv2DBackpropInput", _typed_sized(0, (1, 2), _BACKPROP_INPUT_NAMES, "Conv2DBackpropInput", 4),
+    _typed_kernel(_conv2d_backprop_input_kernel, (1, 2), "Conv2DBackpropInput"),
+    grad=_conv2d_backprop_input_grad, input_names=_BACKPROP_INPUT_NAMES)
+CONV2D_BACKPROP_FILTER = OpDef(
+    "Conv2DBackpropFilter", _typed_sized(1, (0, 2), _BACKPROP_FILTER_NAMES, "Conv2DBackpropFilter", 4),
+    _typed_kernel(_conv2d_backprop_filter_kernel, (0, 2), "Conv2DBackpropFilter"),
+    grad=_conv2d_backprop_filter_grad, input_names=_BACKPROP_FILTER_NAMES)
 
 
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):

@@ -12,8 +12,8 @@ from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
 from .conv import (_check_conv_attrs, _conv2d_backprop_filter_kernel, _conv2d_backprop_input_kernel,
     _conv2d_kernel, _infer_conv2d, _kernel_error, conv2d)
-from .windows import (_check_padding_attr, _dims_text, _infer_sized, _node_text, _normalize_list,
-    _normalize_padding, _shape_input)
+from .windows import (_check_padding_attr, _dims_text, _node_text, _normalize_list, _normalize_padding,
+    _shape_input, _typed_kernel, _typed_sized)
 
 
 def _grouped_filter(w):
@@ -103,12 +103,18 @@ def _depthwise_backprop_filter_grad(op, grad):
 _CONV_FLOATS = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
 DEPTHWISE = OpDef("DepthwiseConv2dNative", _infer_depthwise, _depthwise_kernel, grad=_depthwise_grad,
                   same_dtype=True, allowed=_CONV_FLOATS, input_names=("input", "filter"))
-DEPTHWISE_BACKPROP_INPUT = OpDef("DepthwiseConv2dNativeBackpropInput", _infer_sized(0, 1, 4),
-                                 _depthwise_backprop_input_kernel, grad=_depthwise_backprop_input_grad,
-                                 input_names=("input_sizes", "filter", "out_backprop"))
-DEPTHWISE_BACKPROP_FILTER = OpDef("DepthwiseConv2dNativeBackpropFilter", _infer_sized(1, 0, 4),
-                                  _depthwise_backprop_filter_kernel, grad=_depthwise_backprop_filter_grad,
-                                  input_names=("input", "filter_sizes", "out_backprop"))
+_BACKPROP_INPUT_NAMES = ("input_sizes", "filter", "out_backprop")
+_BACKPROP_FILTER_NAMES = ("input", "filter_sizes", "out_backprop")
+DEPTHWISE_BACKPROP_INPUT = OpDef(
+    "DepthwiseConv2dNativeBackpropInput",
+    _typed_sized(0, (1, 2), _BACKPROP_INPUT_NAMES, "DepthwiseConv2dNativeBackpropInput", 4),
+    _typed_kernel(_depthwise_backprop_input_kernel, (1, 2), "DepthwiseConv2dNativeBackpropInput"),
+    grad=_depthwise_backprop_input_grad, input_names=_BACKPROP_INPUT_NAMES)
+DEPTHWISE_BACKPROP_FILTER = OpDef(
+    "DepthwiseConv2dNativeBackpropFilter",
+    _typed_sized(1, (0, 2), _BACKPROP_FILTER_NAMES, "DepthwiseConv2dNativeBackpropFilter", 4),
+    _typed_kernel(_depthwise_backprop_filter_kernel, (0, 2), "DepthwiseConv2dNativeBackpropFilter"),
+    grad=_depthwise_backprop_filter_grad, input_names=_BACKPROP_FILTER_NAMES)
 
 
 def _depthwise_attrs(strides, padding, data_format, dilations):

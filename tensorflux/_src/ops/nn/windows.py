@@ -13,7 +13,7 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..shapes.shape_ops import shape, shape_of
 from ..convert import constant
-from ..registry import constant_value
+from ..registry import constant_value, dtype_error_name
 
 
 _NARROW = (np.dtype(_dt.float16._np), np.dtype(_dt.bfloat16._np))
@@ -120,6 +120,47 @@ def _infer_sized(size_index, dtype_index, rank):
             return [(dtype, TensorShape([None] * n) if n is not None else TensorShape(None))]
         return [(dtype, TensorShape([int(d) for d in np.reshape(value, -1)]))]
     return infer
+
+
+_WINDOW_FLOATS = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
+
+
+def _typed_sized(size_index, pair, names, op_name, rank):
+    """`_infer_sized` for a backprop op whose two inputs at `pair` share TensorFlow's float attr T (the
+    sizes input has its own int type): a mismatch or a non-float is TensorFlow's TypeError at trace time."""
+    base = _infer_sized(size_index, pair[0], rank)
+
+    def infer(inputs, attrs):
+        first, second = (inputs[i].dtype for i in pair)
+        if first not in _WINDOW_FLOATS:
+            allowed = ", ".join(d.name for d in _WINDOW_FLOATS)
+            raise TypeError(f"Value passed to parameter '{names[pair[0]]}' has DataType {first.name} not in list "
+                            f"of allowed values: {allowed}")
+        if second is not first:
+            raise TypeError(f"Input '{names[pair[1]]}' of '{op_name}' Op has type {second.name} that does not "
+                            f"match type {first.name} of argument '{names[pair[0]]}'.")
+        return base(inputs, attrs)
+    return infer
+
+
+def _typed_kernel(kernel, pair, op_name):
+    """The eager form of `_typed_sized`'s check, before `kernel` runs: TensorFlow's InvalidArgumentError."""
+    allowed_np = frozenset(d._np for d in _WINDOW_FLOATS)
+
+    def checked(*arrays, **attrs):
+        first, second = (arrays[i].dtype for i in pair)
+        if first not in allowed_np:
+            allowed = ", ".join(dtype_error_name(d) for d in _WINDOW_FLOATS)
+            raise errors.InvalidArgumentError(
+                None, op_name, f"Value for attr 'T' of {dtype_error_name(_dt.FROM_NUMPY[first])} is not in the "
+                               f"list of allowed values: {allowed}\n\t; NodeDef: {{{{node {op_name}}}}}")
+        if second != first:
+            raise errors.InvalidArgumentError(
+                None, op_name, f"cannot compute {op_name} as input #{pair[1]}(zero-based) was expected to be a "
+                               f"{dtype_error_name(_dt.FROM_NUMPY[first])} tensor but is a "
+                               f"{dtype_error_name(_dt.FROM_NUMPY[second])} tensor")
+        return kernel(*arrays, **attrs)
+    return checked
 
 
 def _shape_input(t):

@@ -58,16 +58,19 @@ def index_input(value, attr, op_name, param=None):
     return t
 
 
-def static_int(value, what, attr="Tidx", op_name=None):
-    """A Python int for an argument that must be known when the op is built (an axis, a count)."""
+def static_int(value, what, attr="Tidx", op_name=None, is_attr=False):
+    """A Python int for an argument that must be known when the op is built (an axis, a count).
+
+    A value that does not convert raises TensorFlow's conversion error for a tensor input, or TypeError
+    for an op attribute (`is_attr`, e.g. Unpack's axis), whose conversion TensorFlow checks in Python."""
     if type(value) is int:
         return value
     if isinstance(value, (Dimension,)):
         return value.value
     try:
         arr = constant_value(value) if isinstance(value, Tensor) else to_array(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{what}` must be an integer, got {value!r}") from None
+    except (TypeError, ValueError) as e:  # TensorFlow's conversion error, with its class
+        raise (TypeError if is_attr else type(e))(f"`{what}` must be an integer: {e}") from None
     if arr is None:
         raise TypeError(f"`{what}` must be statically known (a Python int or a constant tensor), got "
                         f"{value!r}")
