@@ -237,6 +237,21 @@ def test_decomposed_and_less_common_ops():
     _assert_same(cf, imported, lambda: (_normal(2, 4), tf.constant(RNG.uniform(size=(2, 4)).astype(np.float32))))
 
 
+def test_custom_gradient_and_identity_n():
+    @tf.custom_gradient
+    def doubled(x):
+        return tf.identity(x) * 2.0, lambda dy: tf.clip_by_value(dy, -1.0, 1.0)
+
+    @tf.function
+    def f(x):
+        return doubled(x) + 1.0, tf.identity_n([x, x * 2.0])[1]
+
+    cf = f.get_concrete_function(tf.TensorSpec([3]))
+    imported, library, _ = _roundtrip(cf)
+    assert "IdentityN" in {n.op for fd in library.function for n in fd.node_def}
+    _assert_same(cf, imported, lambda: (_normal(3),))
+
+
 def test_rnn_cell_step():
     kernel = tf.Variable(RNG.normal(size=(3, 16)).astype(np.float32))
     recurrent = tf.Variable(RNG.normal(size=(4, 16)).astype(np.float32))

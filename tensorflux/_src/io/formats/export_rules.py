@@ -424,3 +424,12 @@ def _sort(b, op, ins):
     if op.type == "ArgSort":
         return [indices]
     return [values if descending else _node(b, "Neg", [values], f"{op.name}/Neg_1")]
+
+
+@rule("CustomGradient")
+def _custom_gradient(b, op, ins):
+    """At run time the op passes its last inputs (the forward results) through; TensorFlow writes the same
+    as an IdentityN. The gradient function is Python and is not saved (as TensorFlow's SavedModels drop
+    custom gradients unless asked to keep them)."""
+    n = op.attrs["n_outputs"]
+    return b.emit("IdentityN", ins[len(ins) - n:], {}, _out_specs(op), control=controls(b, op))
