@@ -504,3 +504,20 @@ def test_state_changes_are_refused_by_name(tmp_path):
     with pytest.raises(NotImplementedError, match=r"ONNX export does not support op 'AssignAddVariableOp' \(node "
                                                   r"'AssignAddVariableOp'\): its side effect is not part of"):
         tf.onnx.export(counting, str(tmp_path / "count.onnx"))
+
+
+def test_convolutions_inside_and_after_a_branch(tmp_path):
+    w = tf.constant(_random((3, 3, 2, 2), 22))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 5, 5, 2], tf.float32), tf.TensorSpec([], tf.bool)])
+    def branchy(x, sharpen):
+        # The branch transposes x for its conv; the conv after the If must make its own transpose, because
+        # a value made inside an ONNX If branch is not visible after it.
+        y = tf.cond(sharpen, lambda: tf.nn.conv2d(x, w, 1, "SAME"), lambda: x * 0.5)
+        return tf.nn.conv2d(x, w, 1, "VALID") + 1.0, tf.nn.max_pool2d(y, 2, 1, "SAME")
+
+    x = _random((2, 5, 5, 2), 23)
+    for flag in (True, False):
+        got, _ = _export_and_run(branchy, [x, np.array(flag)], tmp_path / "branchy.onnx")
+        for g, want in zip(got, branchy(x, flag)):
+            _close(g, want.numpy())

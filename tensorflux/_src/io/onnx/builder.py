@@ -66,7 +66,6 @@ class ExportContext:
         self.initializers = []
         self.constants = {}          # ONNX name -> NumPy value, for names known at export time
         self.sequence_elem = {}      # ONNX name -> element type, for values that are ONNX sequences
-        self.channels_first = {}     # channels-last ONNX name -> the channels-first value it was made from
         self._used = set()
         self._variables = {}         # id(variable) -> initializer name
         self._alive = []             # variables stay alive while their ids are keys
@@ -109,9 +108,24 @@ class ExportContext:
 class GraphBuilder:
     """The nodes of one ONNX graph (the main graph or an If/Loop body) being built."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, parent=None):
         self.ctx = ctx
+        self.parent = parent         # the builder of the enclosing graph, whose values this graph can read
         self.nodes = []
+        self._channels_first = {}    # channels-last ONNX name -> the same value in channels-first layout
+
+    def channels_first_of(self, name):
+        """The channels-first twin of `name` made in this graph or an enclosing one (visible here), or None."""
+        builder = self
+        while builder is not None:
+            twin = builder._channels_first.get(name)
+            if twin is not None:
+                return twin
+            builder = builder.parent
+        return None
+
+    def remember_channels_first(self, name, twin):
+        self._channels_first[name] = twin
 
     # -- nodes and values --------------------------------------------------------------------------
     def node(self, op_type, inputs, hint, n_out=1, **attrs):

@@ -40,7 +40,7 @@ def _same_sequence(ctx, source, target):
 
 
 def _branch(b, graph, env, op, hint):
-    sub = GraphBuilder(b.ctx)
+    sub = GraphBuilder(b.ctx, parent=b)
     names = sub.convert(graph, env, graph.outputs)
     outs = subgraph_outputs(sub, names, graph.outputs, hint)
     infos = [sub.value_info(n, t, with_shape=False) for n, t in zip(outs, graph.outputs)]
@@ -78,7 +78,7 @@ def _while(b, op, ins):
     ctx = b.ctx
     # The first test runs before the loop, in the enclosing graph.
     keep_going = b.convert(cond_graph, _bind(cond_graph.inputs, init + cond_captures, op), cond_graph.outputs)[0]
-    body = GraphBuilder(ctx)
+    body = GraphBuilder(ctx, parent=b)
     iteration = ctx.unique(f"{op.name}/iteration")
     cond_in = ctx.unique(f"{op.name}/cond_in")
     carried = [ctx.unique(f"{op.name}/var{i}") for i in range(n_vars)]
@@ -153,10 +153,10 @@ def _set_item(b, op, ins):
     elem = ctx.sequence_elem.get(seq)
     if elem is None:
         raise unsupported(op, "the list's element type is unknown")
-    replace = GraphBuilder(ctx)
+    replace = GraphBuilder(ctx, parent=b)
     erased = replace.op("SequenceErase", [seq, index64], f"{op.name}/erased")
     replaced = replace.op("SequenceInsert", [erased, value, index64], f"{op.name}/replaced")
-    append = GraphBuilder(ctx)
+    append = GraphBuilder(ctx, parent=b)
     appended = append.op("SequenceInsert", [seq, value], f"{op.name}/appended")
     info = ctx.helper.make_tensor_sequence_value_info
     then_branch = replace.graph(f"{op.name}/replace", [], [info(replaced, elem, None)], [replaced])

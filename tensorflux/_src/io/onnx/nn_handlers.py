@@ -2,8 +2,9 @@
 
 TensorFlow's default layout is channels-last (NHWC, NWC); ONNX's Conv and pools are channels-first. A
 channels-last op becomes Transpose → op → Transpose back. The channels-first value is remembered beside
-the channels-last one (`ExportContext.channels_first`), so a chain conv → bias → pool → conv transposes
-once at each end rather than around every op; transposes left unread are pruned when the graph is done.
+the channels-last one (`GraphBuilder.channels_first_of`, per graph: an If branch's values are not
+visible outside it), so a chain conv → bias → pool → conv transposes once at each end rather than
+around every op; transposes left unread are pruned when the graph is done.
 Kernels that are known at export time (variables, constants) are re-laid out once, as new initializers.
 """
 import numpy as np
@@ -24,18 +25,18 @@ def _to_last(rank):
 
 
 def channels_first(b, name, rank, hint):
-    """`name` (channels-last) in channels-first layout, reusing one made before."""
-    cache = b.ctx.channels_first
-    known = cache.get(name)
+    """`name` (channels-last) in channels-first layout, reusing one made before where this graph sees it."""
+    known = b.channels_first_of(name)
     if known is None:
         known = b.op("Transpose", [name], f"{hint}/to_channels_first", perm=_to_first(rank))
+        b.remember_channels_first(name, known)
     return known
 
 
 def channels_last(b, name, rank, hint):
     """`name` (channels-first) back in channels-last layout, remembering the pair."""
     out = b.op("Transpose", [name], hint, perm=_to_last(rank))
-    b.ctx.channels_first[out] = name
+    b.remember_channels_first(out, name)
     return out
 
 
@@ -221,12 +222,12 @@ def _bias_add(b, op, ins):
     x, bias = ins
     rank = op.inputs[0].shape.rank
     fmt = op.attrs.get("data_format", "NHWC")
-    cache = b.ctx.channels_first
     if _channels_last(fmt):
-        if x in cache and rank is not None and rank > 2:
+        twin = b.channels_first_of(x)
+        if twin is not None and rank is not None and rank > 2:
             # The input is the transposed output of a channels-first op: add in that layout, stay there.
             column = b.unsqueeze(bias, list(range(1, rank - 1)), f"{op.name}/bias_column")
-            y = b.op("Add", [cache[x], column], f"{op.name}/channels_first")
+            y = b.op("Add", [twin, column], f"{op.name}/channels_first")
             return [channels_last(b, y, rank, op.name)]
         return [b.op("Add", [x, bias], op.name)]
     if rank is None:
