@@ -128,7 +128,10 @@ class _Builder:
         return self.proto.node if self.graph_mode else self.proto.node_def
 
     def unique(self, name):
-        base = name or "node"
+        # TensorFlow's node names: [A-Za-z0-9.][A-Za-z0-9_.\-/>]* (tensorflux allows more in user scopes)
+        base = re.sub(r"[^A-Za-z0-9_.\-/>]", "_", name or "node")
+        if not re.match(r"[A-Za-z0-9.]", base):
+            base = "node" + base
         candidate, n = base, 0
         while candidate.lower() in self._node_names:
             n += 1
