@@ -217,7 +217,7 @@ def test_array_shape_and_reduction_ops(tmp_path):
 
     x = _random((5, 4), 6)
     idx = np.array([0, 2, 1, 4, 3], np.int32)
-    got, proto = _export_and_run(ops, [x, idx], tmp_path / "ops.onnx")
+    got, _ = _export_and_run(ops, [x, idx], tmp_path / "ops.onnx")
     want = ops(x, idx)
     assert len(got) == len(want)
     for g, w in zip(got, want):

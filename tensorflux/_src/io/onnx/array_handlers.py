@@ -294,7 +294,10 @@ def _strided_slice(b, op, ins):
     strides = [int(s) for s in strides]
     n = len(strides)
     rank = _rank(op, op.inputs[0])
-    bit = lambda mask, j: bool((int(attrs.get(mask, 0)) >> j) & 1)  # noqa: E731
+
+    def bit(mask, j):
+        return bool((int(attrs.get(mask, 0)) >> j) & 1)
+
     new_axes = [j for j in range(n) if bit("new_axis_mask", j)]
     ellipsis = [j for j in range(n) if bit("ellipsis_mask", j)]
     covered = n - len(new_axes) - len(ellipsis)

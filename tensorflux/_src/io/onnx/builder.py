@@ -14,9 +14,10 @@ import re
 
 import numpy as np
 
+from ...framework import errors
 from ...types import dtypes as _dt
 
-__all__ = ["HANDLERS", "handles", "VariableInput", "ExportContext", "GraphBuilder", "unsupported"]
+__all__ = ["HANDLERS", "ExportContext", "GraphBuilder", "VariableInput", "handles", "unsupported"]
 
 HANDLERS = {}   # TensorFlow op type -> handler(builder, op, input names) -> output names
 
@@ -239,8 +240,8 @@ class GraphBuilder:
             return None
         try:
             result = op.opdef.kernel(*values, **op.attrs)
-        except Exception:   # a kernel that wants more than its attrs: leave the op to its handler
-            return None
+        except (TypeError, ValueError, ArithmeticError, LookupError, errors.OpError):
+            return None     # a kernel that wants more than its attrs, or refuses the values: the handler's job
         results = list(result) if op.opdef.multi else [result]
         if len(results) != len(op.outputs):
             return None

@@ -16,7 +16,7 @@ from ..atomic import atomic_write
 from . import array_handlers, control_flow, extra_handlers, nn_handlers, op_handlers  # noqa: F401  (handlers)
 from .builder import ExportContext, GraphBuilder, VariableInput, referenced_names
 
-__all__ = ["export", "DEFAULT_OPSET"]
+__all__ = ["DEFAULT_OPSET", "export"]
 
 DEFAULT_OPSET = 18        # onnxruntime 1.17+ runs it; ReduceMean & co. take their axes as an input from 18
 MIN_OPSET = 17            # the handlers use Split/Squeeze/Unsqueeze with tensor inputs and sequence ops
@@ -178,8 +178,8 @@ def _infer_unknown_ranks(onnx, model):
         return
     try:
         inferred = onnx.shape_inference.infer_shapes(model)
-    except Exception:   # inference is a courtesy here: the model is complete without it
-        return
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return          # inference is a courtesy here: the model is complete without it
     found = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
     for out in unknown:
         info = found.get(out.name)
