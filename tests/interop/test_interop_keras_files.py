@@ -304,3 +304,28 @@ def test_layer_families_both_ways(recipe_results, name):
                                rtol=1e-4, atol=1e-5)
     loaded = keras.models.load_model(directory / f"{name}.keras.keras")
     np.testing.assert_allclose(loaded.predict(x, verbose=0), np.asarray(results[name]["own"]), rtol=1e-4, atol=1e-5)
+
+
+def test_tensorflow_serves_an_exported_model(tmp_path):
+    inputs = keras.Input((3,), name="features")
+    hidden = layers.Dense(4, activation="relu")(inputs)
+    model = keras.Model(inputs, {"score": layers.Dense(1)(hidden), "logits": layers.Dense(2)(hidden)})
+    model.export(str(tmp_path / "served"), verbose=False)
+    x = np.random.default_rng(5).standard_normal((4, 3)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    script = '''
+import json, sys, numpy as np, tensorflow as tf
+served = tf.saved_model.load(sys.argv[1])
+x = np.load(sys.argv[2])
+signature = served.signatures["serving_default"]
+out = signature(features=tf.constant(x))
+print(json.dumps({"serve": {k: v.numpy().tolist() for k, v in served.serve(x).items()},
+                  "signature": {k: v.numpy().tolist() for k, v in out.items()},
+                  "inputs": sorted(signature.structured_input_signature[1])}))
+'''
+    result = run_tensorflow(script, tmp_path / "served", tmp_path / "x.npy")
+    ours = model(x)
+    assert result["inputs"] == ["features"]
+    for key in ("score", "logits"):
+        np.testing.assert_allclose(np.asarray(result["serve"][key]), ours[key].numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(result["signature"][key]), ours[key].numpy(), rtol=1e-5, atol=1e-6)

@@ -242,3 +242,21 @@ def test_optimizer_state_and_schedules_round_trip(tmp_path):
         model.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
         loaded.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
         np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6)
+
+
+def test_export_writes_a_servable_saved_model(tmp_path, capsys):
+    model = keras.Sequential([keras.Input((4,)), layers.Dense(3, activation="tanh"), layers.Dense(1)])
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    model.export(str(tmp_path / "served"))
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"Saved artifact at '{tmp_path / 'served'}'. The following endpoints are available:")
+    assert "* Endpoint 'serve'" in printed and "TensorSpec(shape=(None, 4), dtype=tf.float32" in printed
+    reloaded = tf.saved_model.load(str(tmp_path / "served"))
+    np.testing.assert_allclose(reloaded.serve(x).numpy(), model(x).numpy(), rtol=1e-6, atol=1e-6)
+    outputs = reloaded.signatures["serving_default"](tf.constant(x))
+    np.testing.assert_allclose(outputs["output_0"].numpy(), model(x).numpy(), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match=r"Unrecognized format=jax. Supported formats are"):
+        model.export(str(tmp_path / "other"), format="jax")
+    a, b = keras.Input((2,)), keras.Input((3,))
+    with pytest.raises(ValueError, match="one input tensor only"):
+        keras.Model([a, b], layers.Concatenate()([a, b])).export(str(tmp_path / "two"), verbose=False)

@@ -28,6 +28,7 @@ from .keras_archive import open_archive, parse_json
 from .keras_config import keras_model_config
 from .keras_revive import compile_arguments, revive_model
 from .weights_file import _load_weights, _save_weights     # noqa: F401  (installs Model's weight-file methods)
+from .export import export_model     # noqa: F401  (installs Model.export)
 
 __all__ = ["save_model", "load_model", "clone_model", "model_from_json"]
 

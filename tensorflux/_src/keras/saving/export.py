@@ -1,0 +1,89 @@
+"""`model.export(path)`: Keras 3's SavedModel export for serving (`format="tf_saved_model"`).
+
+The model's inference call becomes a `tf.function` with the model's input signature, saved as the
+endpoint `serve` and the signature `serving_default` (outputs named `output_0`, …) of a SavedModel that
+tracks the model's variables; TensorFlow's `tf.saved_model.load(path).serve(x)`, TensorFlow Serving and
+`saved_model_cli` read it. The SavedModel writer is io/saved_model (TensorFlow's format, atomic).
+"""
+import tensorflux as tf
+
+from ..models.model import Model, Sequential
+
+__all__ = ["export_model"]
+
+_FORMATS = ["tf_saved_model", "onnx", "openvino", "litert", "torch"]
+
+
+def _spec(tensor):
+    return tf.TensorSpec(shape=tensor.shape, dtype=tensor._dtype, name=tensor.name)
+
+
+def _input_signature(model):
+    if isinstance(model, Model._functional):
+        return [tf.nest.map_structure(_spec, model._input_struct)]
+    if isinstance(model, Sequential) and getattr(model, "_graph", None) is not None:
+        return [_spec(model.inputs[0])]
+    shapes = getattr(model, "_build_shapes", None)
+    if shapes is None:
+        raise ValueError("The model provided has never been called. It must be called at least once before "
+                         "export.")
+    is_shape = lambda s: isinstance(s, (list, tuple)) and all(d is None or isinstance(d, int) for d in s)  # noqa: E731
+    if is_shape(shapes):
+        return [tf.TensorSpec(shape=[None] + list(shapes)[1:], dtype=tf.float32, name="keras_tensor")]
+    return [_nested_specs(shapes, is_shape)]
+
+
+def _nested_specs(shapes, is_shape):
+    if is_shape(shapes):
+        return tf.TensorSpec(shape=[None] + list(shapes)[1:], dtype=tf.float32)
+    if isinstance(shapes, dict):
+        return {k: _nested_specs(v, is_shape) for k, v in shapes.items()}
+    return [_nested_specs(s, is_shape) for s in shapes]
+
+
+def _describe(spec, name):
+    return f"  {name} (POSITIONAL_ONLY): {spec!r}"
+
+
+def export_model(model, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
+    """Writes `model`'s inference function to `filepath` as a SavedModel (endpoint `serve`)."""
+    if format not in _FORMATS:
+        raise ValueError(f"Unrecognized format={format}. Supported formats are: {_FORMATS}.")
+    if format != "tf_saved_model":
+        raise ValueError(f"tensorflux exports Keras models as `format='tf_saved_model'` only (for ONNX: "
+                         f"`tensorflux.onnx.export(model, path)`). Received: format={format}")
+    if kwargs:
+        raise ValueError(f"The following argument(s) are not supported: {sorted(kwargs)}")
+    signature = list(input_signature) if input_signature is not None else _input_signature(model)
+
+    if len(signature) == 1:         # the model's one input (a tensor, or a dict/list of them)
+        def serve(inputs):
+            return model(inputs, training=False)
+    else:
+        def serve(*args):
+            return model(*args, training=False)
+    # Traced once on the signature (rather than given `input_signature=`, which tensorflux's tf.function
+    # does not yet bind for a dict of specs), so `serve` holds exactly this concrete function.
+    serve = tf.function(serve)
+    concrete = serve.get_concrete_function(*signature)
+    if len(tf.nest.flatten(signature)) != 1:
+        # TensorFlow's serving signatures take flat tensors; a wrapper taking the model's inputs one by one
+        # needs `*args` signature functions, which tensorflux's SavedModel writer does not take yet.
+        raise ValueError(f"tensorflux exports models with one input tensor only; this model takes "
+                         f"{len(tf.nest.flatten(signature))} ({signature!r:.300}).")
+    root = tf.Module()
+    root.keras_variables = list(model.variables)     # tracked, so the SavedModel holds the weights
+    root.serve = serve
+    tf.saved_model.save(root, filepath, signatures={"serving_default": concrete})
+    if verbose is None or verbose:
+        lines = [f"Saved artifact at '{filepath}'. The following endpoints are available:", "",
+                 "* Endpoint 'serve'"]
+        lines += [_describe(spec, f"args_{i}") for i, spec in enumerate(signature)]
+        outputs = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), concrete.structured_outputs)
+        lines += ["Output Type:", f"  {outputs!r}", "Captures:"]
+        lines += [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for v in model.variables]
+        print("\n".join(lines))
+
+
+if "export" not in vars(Model):     # models/model.py may define its own `export` delegating here
+    Model.export = export_model
