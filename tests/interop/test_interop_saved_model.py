@@ -151,3 +151,20 @@ def test_tensorflux_loads_tensorflow_saved_models(tmp_path):
     np.testing.assert_allclose(keras_model.serve(X).numpy(), want["keras"], rtol=1e-5, atol=1e-6)
     served = keras_model.signatures["serving_default"](features=tf.constant(X))
     np.testing.assert_allclose(served["output_0"].numpy(), want["keras"], rtol=1e-5, atol=1e-6)
+
+
+def test_saved_model_cli_runs_a_tensorflux_saved_model_in_a_tf1_session(tmp_path):
+    """`saved_model_cli run` loads with TensorFlow 1's loader, as TensorFlow Serving does: the GraphDef's
+    signature nodes, and `saver_def`'s restore function filling the variables from variables/."""
+    python = require_tensorflow()
+    model, path = _saved(tmp_path)
+    cli = os.path.join(os.path.dirname(python), "saved_model_cli")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    outputs = str(tmp_path / "outputs")
+    done = subprocess.run([cli, "run", "--dir", path, "--tag_set", "serve", "--signature_def", "heads",
+                           "--input_exprs", f"features={X.tolist()}", "--outdir", outputs],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    heads = model.heads(X)
+    for key in ("sum", "max"):
+        np.testing.assert_allclose(np.load(os.path.join(outputs, f"{key}.npy")), heads[key].numpy(), rtol=1e-6)

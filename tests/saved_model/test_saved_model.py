@@ -137,8 +137,6 @@ def test_control_flow_function(tmp_path):
     assert {"While", "If", "StatelessIf"} & types and "ReadVariableOp" not in types
 
 
-@pytest.mark.xfail(strict=True, reason="io/formats/graph_export.py does not yet write a While with "
-                                        "maximum_iterations in TensorFlow's form (ExportError)")
 def test_while_loop_with_maximum_iterations(tmp_path):
     module = tf.Module()
     module.explicit = tf.function(lambda n: tf.while_loop(
@@ -295,8 +293,6 @@ def test_captured_constants_random_ops_and_resaving(tmp_path):
     np.testing.assert_array_equal(again.lookup(tf.constant(0)).numpy(), [4.0, 5.0])
 
 
-@pytest.mark.xfail(strict=True, reason="io/formats/graph_import.py builds RandomUniform without its random "
-                                        "stream (InvalidArgumentError: missing 'stream')")
 def test_random_ops_in_a_loaded_function(tmp_path):
     m = tf.Module()
     m.noise = tf.function(lambda x: x + 0.0 * tf.random.uniform([2], seed=3))

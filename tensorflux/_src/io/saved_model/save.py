@@ -37,7 +37,7 @@ from ..formats import attr_values as _av
 from ..formats import protos
 from ..formats.graph_export import GRAPH_DEF_PRODUCER, Exporter
 from ..formats.tensor_bundle import BundleWriter
-from . import structures
+from . import saver_def, structures
 from .assets import Asset
 from .options import SaveOptions
 from .restored import RestoredFunction, SignatureFunction
@@ -312,8 +312,11 @@ class _Plan:
         graph = meta.graph_def
         graph.versions.producer = GRAPH_DEF_PRODUCER
         graph.versions.min_consumer = 12
-        constant_names = self._graph_nodes(graph)
+        constant_names, handles = self._graph_nodes(graph)
         graph.library.CopyFrom(self.exporter.library)
+        checkpoint_graph, keyed = self.checkpoint_graph()
+        saver_def.add_saver(meta, [(v, key, handles[self._node_of[id(v)]]) for v, key in keyed],
+                            checkpoint_graph.SerializeToString())
         for name, (fname, inputs, keys, cf) in sorted(self.signatures.items()):
             self._signature_def(meta.signature_def[name], name, inputs, keys, cf)
         for source, filename in self.assets:
@@ -365,7 +368,7 @@ class _Plan:
             call.attr["Tout"].list.type.extend([t.dtype.as_datatype_enum for t in cf.outputs])
             for key in ("config", "config_proto", "executor_type"):
                 call.attr[key].s = b""
-        return constant_names
+        return constant_names, handles
 
     def _asset_file(self, node_id):
         return self.nodes[node_id]._file_name
@@ -449,8 +452,9 @@ class _Plan:
             spec.input_signature.none_value.SetInParent()
 
     # -- the variables' checkpoint ------------------------------------------------------------------
-    def write_variables(self, prefix):
-        """The checkpoint of the variables, its object graph node for node the SavedObjectGraph."""
+    def checkpoint_graph(self):
+        """`(TrackableObjectGraph, [(variable, checkpoint key)])`: the object graph node for node as the
+        SavedObjectGraph, each variable keyed by its first path."""
         pb = protos.load("trackable_object_graph")
         graph = pb.TrackableObjectGraph()
         paths = _first_paths(self.children)
@@ -461,16 +465,24 @@ class _Plan:
             for i, children in enumerate(self.children):
                 if not holds[i] and any(holds[c] for _, c in children):
                     holds[i] = changed = True
+        keyed = []
+        for i, obj in enumerate(self.nodes):
+            node = graph.nodes.add()
+            for name, child in self.children[i]:
+                node.children.add(node_id=child, local_name=str(name))
+            node.has_checkpoint_values.value = holds[i]
+            if isinstance(obj, Variable):
+                key = variable_key(paths[i])
+                node.attributes.add(name=VARIABLE_VALUE, full_name=_full_name(obj), checkpoint_key=key)
+                keyed.append((obj, key))
+        return graph, keyed
+
+    def write_variables(self, prefix):
+        """The checkpoint of the variables (streamed one variable at a time)."""
+        graph, keyed = self.checkpoint_graph()
         with BundleWriter(prefix) as writer:
-            for i, obj in enumerate(self.nodes):
-                node = graph.nodes.add()
-                for name, child in self.children[i]:
-                    node.children.add(node_id=child, local_name=str(name))
-                node.has_checkpoint_values.value = holds[i]
-                if isinstance(obj, Variable):
-                    key = variable_key(paths[i])
-                    node.attributes.add(name=VARIABLE_VALUE, full_name=_full_name(obj), checkpoint_key=key)
-                    writer.add(key, variable_value(obj), dtype=obj.dtype)
+            for variable, key in keyed:
+                writer.add(key, variable_value(variable), dtype=variable.dtype)
             writer.add(OBJECT_GRAPH_KEY, _scalar_bytes(graph.SerializeToString()))
 
 
