@@ -138,8 +138,6 @@ def test_mixed_dtype_add_at_tracing():
     assert ADD_MISMATCH in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="str(error) is only the original message; the 'in user code:' part with "
-                                       "the `*`-marked frame is not in the message")
 def test_mixed_dtype_add_message_references_user_code():
     _, error = error_of(ex_mixed_dtype_add_at_tracing)
     assert str(error) == (
@@ -164,8 +162,6 @@ def test_plain_exception_keeps_its_type():
     assert 'went wrong' in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="str(error) is only the original message; the 'in user code:' part with "
-                                       "the `*`-marked frame is not in the message")
 def test_plain_exception_message_references_user_code():
     _, error = error_of(ex_plain_exception_keeps_its_type)
     assert str(error) == (
@@ -177,8 +173,6 @@ def test_plain_exception_message_references_user_code():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="an exception type with a custom __init__ is re-raised as is (CodedError), "
-                                       "TF wraps it in StagingError")
 def test_exception_with_custom_constructor():
     _, error = error_of(ex_exception_with_custom_constructor)
     assert class_names(error)[:3] == ['StagingError', 'AutoGraphError', 'PyCTError']
@@ -206,8 +200,6 @@ def test_unconverted_constructor_error():
     assert BOOL_NOT_ALLOWED in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="str(error) is only the original message: no 'in user code:' frames, so no "
-                                       "`*` (converted) / `**` (reached, not converted) marks")
 def test_unconverted_constructor_frame_marked():
     _, error = error_of(ex_unconverted_constructor_frame_marked)
     assert str(error) == (

@@ -507,7 +507,6 @@ def test_to_code_boolean_operators():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="tf.autograph.set_verbosity is a no-op: nothing is logged or echoed to stdout")
 def test_verbosity_3_logs_generated_code():
     assert canonical_code(output_of(ex_verbosity_3_logs_generated_code)) == canonical_code(
         'Converted call: <function ex_verbosity_3_logs_generated_code.<locals>.double at 0x...>\n'
@@ -567,8 +566,6 @@ def test_verbosity_0_logs_nothing():
     assert output_of(ex_verbosity_0_logs_nothing) == '3\n'
 
 
-@pytest.mark.xfail(strict=True, reason=("AUTOGRAPH_VERBOSITY is ignored: no INFO records of the conversion on the "
-                                        "tensorflow logger"))
 def test_verbosity_from_environment():
     assert output_of(ex_verbosity_from_environment) == (
         'INFO:tensorflow:Converted call: <function double at 0x...>\n'

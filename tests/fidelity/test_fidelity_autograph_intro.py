@@ -149,7 +149,5 @@ def test_tensor_array_append_without_lists_feature():
     assert "'TensorArray' object has no attribute 'append'" in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="tf.autograph.experimental.Feature is missing (AttributeError), so is "
-                                       "to_graph's experimental_optional_features / the LISTS conversion of append")
 def test_tensor_array_append_with_lists_feature():
     assert output_of(ex_tensor_array_append_with_lists_feature) == '[0 1 2]\n'

@@ -129,7 +129,6 @@ tf.Tensor(2.0, shape=(), dtype=float32)
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="tf.nn.sigmoid is missing (AttributeError)")
 def test_two_tapes_watch_different_tensors(capsys):
     a = tf.constant(0.0)
     b = tf.constant(0.0)
@@ -176,7 +175,6 @@ def test_input_gradient_regularization(capsys):
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="tf.nn.sigmoid is missing (AttributeError)")
 def test_jacobian_with_respect_to_scalar(capsys):
     grid = tf.linspace(-10.0, 10.0, 200 + 1)
     shift = tf.Variable(0.0)

@@ -357,8 +357,32 @@ def test_errors_while_tracing_name_user_code():
 
     with pytest.raises(NameError) as info:
         f(tf.constant(1))
-    notes = "".join(getattr(info.value, "__notes__", []))
-    assert "in user code" in notes and "test_tracing.py" in notes
+    # TensorFlow's form: the message lists the user's converted frame (marked `*`), then the original error.
+    message = str(info.value)
+    assert message.startswith("in user code:\n\n    File \"") and "test_tracing.py" in message
+    assert ", in f  *\n        return x + undefined_name  # noqa: F821\n" in message
+    assert message.endswith("\n\n    NameError: name 'undefined_name' is not defined\n")
+
+
+def test_errors_while_tracing_keep_catchable_type_or_become_staging_errors():
+    class WithCode(Exception):
+        def __init__(self, code):
+            super().__init__(f"code {code}")
+
+    @tf.function
+    def plain(x):
+        raise ValueError("bad value")
+
+    @tf.function
+    def custom(x):
+        raise WithCode(3)
+
+    with pytest.raises(ValueError, match="in user code:(.|\n)*    ValueError: bad value\n$"):
+        plain(tf.constant(1))
+    with pytest.raises(Exception) as info:
+        custom(tf.constant(1))
+    assert [k.__name__ for k in type(info.value).__mro__][:3] == ["StagingError", "AutoGraphError", "PyCTError"]
+    assert str(info.value).endswith("    WithCode: code 3\n")
 
 
 def test_numpy_arguments_are_tensors():

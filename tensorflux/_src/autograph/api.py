@@ -25,9 +25,11 @@ from ..framework.graph import SymbolicTensor
 from ..ops import array as _array
 from ..ops.array import creation as _creation
 from . import operators
+from . import verbosity as _verbosity
 from .features import feature_names
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter
+from .transformers.lists import ListAppendConverter
 from .transformers.lowering import FlagNames, lower_function
 from .transformers.names import declared_names, loop_liveness
 
@@ -50,14 +52,13 @@ class ConversionError(Exception):
 
 
 _LOGGER = logging.getLogger("tensorflow")
-_ECHO_TO_STDOUT = [False]   # tf.autograph.set_verbosity(level, alsologtostdout)
 
 
 def _report_not_converted(fn, error):
     message = (f"AutoGraph could not transform {fn!r} and will run it as-is.\nCause: {error}\nTo silence this "
                f"warning, decorate the function with @tf.autograph.experimental.do_not_convert")
     _LOGGER.warning(message)
-    if _ECHO_TO_STDOUT[0]:
+    if _verbosity.echo_to_stdout():
         print("WARNING: " + message)
 
 
@@ -68,6 +69,7 @@ class _AgNamespace(types.SimpleNamespace):
 ag__ = _AgNamespace(**{name: getattr(operators, name) for name in operators.__all__})
 
 _CACHE = {}       # code object -> (converted code object, source text) | ConversionError
+_ORIGINS = {}     # converted code object (and its inner functions' code) -> (function name, converted code)
 # Lambdas compiled inside converted code: their bodies were converted with their parent, so the functions
 # they make are already converted when cond/while_loop/map_fn receive them.
 _CONVERTED_LAMBDAS = set()
@@ -139,7 +141,7 @@ def _lambda_node(fn):
     return node, lam.lineno
 
 
-def _transform(fn):
+def _transform(fn, features=()):
     """(converted code object of `fn`, converted source) — or raise ConversionError."""
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         # As in TensorFlow: a generator runs unconverted, so loops over it stay Python loops over its items.
@@ -160,6 +162,8 @@ def _transform(fn):
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise ConversionError(f"{fn.__qualname__} is not defined by a def statement")
     node.decorator_list = []
+    if "LISTS" in features or "ALL" in features:
+        node.body = [ListAppendConverter().visit(s) for s in node.body]
     lower_function(node, FlagNames())
     node.body = [ExpressionConverter().visit(s) for s in node.body]
     converter = ControlFlowConverter(*declared_names(node), liveness=loop_liveness(node))
@@ -195,7 +199,23 @@ def _compile_converted(fn, node, converted_source, first_line):
     _CONVERTED_LAMBDAS.update(_nested_lambdas(inner_code))
     inner_code = inner_code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname) \
         if hasattr(inner_code, "co_qualname") else inner_code.replace(co_name=fn.__code__.co_name)
+    _ORIGINS[inner_code] = (fn.__name__, inner_code)
+    for nested in _nested_code(inner_code):   # if_body_1, loop_test_2, ...: lines of the same function
+        _ORIGINS.setdefault(nested, (fn.__name__, inner_code))
     return inner_code, converted_source
+
+
+def _nested_code(code):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _nested_code(const)
+
+
+def converted_origin(code):
+    """(user function name, converted code object) when `code` is converted code or one of its generated
+    inner functions; None otherwise. Error messages map such frames back to the user's function."""
+    return _ORIGINS.get(code)
 
 
 def _nested_lambdas(code):
@@ -216,12 +236,12 @@ def _flatten_stmts(items):
     return out
 
 
-def _converted_code(fn):
-    key = fn.__code__
+def _converted_code(fn, features=()):
+    key = (fn.__code__, features) if features else fn.__code__
     hit = _CACHE.get(key)
     if hit is None:
         try:
-            hit = _transform(fn)
+            hit = _transform(fn, features)
         except ConversionError as e:
             hit = e
         _CACHE[key] = hit
@@ -230,23 +250,30 @@ def _converted_code(fn):
     return hit
 
 
-def convert(fn, warn=True):
-    """The AutoGraph-converted version of `fn` (a function or method); `fn` itself when it cannot be."""
+def convert(fn, warn=True, features=()):
+    """The AutoGraph-converted version of `fn` (a function or method); `fn` itself when it cannot be.
+    `features`: names of the optional conversions (`Feature` names) to apply as well."""
     if inspect.ismethod(fn):
-        converted = convert(fn.__func__, warn)
+        converted = convert(fn.__func__, warn, features)
         return types.MethodType(converted, fn.__self__) if converted is not fn.__func__ else fn
     if not inspect.isfunction(fn):
         call = getattr(type(fn), "__call__", None)
         if inspect.isfunction(call) and not _is_library(call):
-            converted = convert(call, warn)
+            converted = convert(call, warn, features)
             return types.MethodType(converted, fn) if converted is not call else fn
         return fn
     code = fn.__code__
     if getattr(fn, "__ag_do_not_convert__", False) or code in _CONVERTED_LAMBDAS or \
             code.co_filename.startswith(_PACKAGE_DIR):
         return fn  # already converted, or tensorflux's own (e.g. the lambdas its ops hand to cond)
+    if _verbosity.has_verbosity(1):
+        return _logged_conversion(fn, warn, features)
+    return _convert_function(fn, warn, features)
+
+
+def _convert_function(fn, warn, features):
     try:
-        code, _ = _converted_code(fn)
+        code, _ = _converted_code(fn, features)
     except ConversionError as e:
         if warn and not e.silent and not e.reported:  # once per function, as its conversion is cached
             e.reported = True
@@ -264,6 +291,49 @@ def convert(fn, warn=True):
     new.__ag_converted__ = True
     functools.update_wrapper(new, fn, updated=())
     return new
+
+
+def _logged_conversion(fn, warn, features):
+    """`fn` converted on its first call, logging the call, the conversion and the bound arguments the way
+    TensorFlow's AutoGraph does at the current verbosity."""
+    subkey = "ConversionOptions[{%s}]" % ", ".join(f"Feature.{f}" for f in features)
+
+    @functools.wraps(fn)
+    def logged_call(*args, **kwargs):
+        _verbosity.log(1, "Converted call: %s\n    args: %s\n    kwargs: %s\n", fn, args, kwargs)
+        key = (fn.__code__, features) if features else fn.__code__
+        if key in _CACHE:
+            _verbosity.log(3, "Cache hit for %s subkey %s: %s", fn, subkey, fn.__code__)
+        else:
+            _verbosity.log(1, "%s is not cached for subkey %s", fn, subkey)
+            if _verbosity.has_verbosity(2):
+                _log_conversion_texts(fn, features)
+        converted = _convert_function(fn, warn, features)
+        if converted is not fn and _verbosity.has_verbosity(2):
+            # TensorFlow's converted function is `tf__<name>`, made inside its loader's factories.
+            shown = f"<function outer_factory.<locals>.inner_factory.<locals>.tf__{fn.__name__} at {id(converted):#x}>"
+            _verbosity.log(2, "Defaults of %s : %s", shown, converted.__defaults__)
+            _verbosity.log(2, "KW defaults of %s : %s", shown, converted.__kwdefaults__)
+            try:
+                bound = inspect.getcallargs(fn, *args, **kwargs)
+            except TypeError:
+                bound = {}
+            _verbosity.log(2, "Calling %s with\n%s\n", shown, "\n".join(f"    {k}: {v}" for k, v in bound.items()))
+        return converted(*args, **kwargs)
+
+    logged_call.__ag_converted__ = True
+    return logged_call
+
+
+def _log_conversion_texts(fn, features):
+    from .generated_code import generated_code
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        transformed = generated_code(fn, features)
+    except (OSError, TypeError, SyntaxError):
+        return
+    _verbosity.log(3, "Source code of %s:\n\n%s\n", fn, source)
+    _verbosity.log(2, "Transformed %s:\n\n%s\n", fn, "# coding=utf-8\n" + transformed.rstrip("\n"))
 
 
 def converted_call(f, args, kwargs):
@@ -293,7 +363,7 @@ ag__.converted_call = converted_call
 def to_graph(entity, recursive=True, experimental_optional_features=None):
     """The converted Python function (graph-building code when called inside a tf.function)."""
     fn = getattr(entity, "python_function", entity)
-    return convert(fn)
+    return convert(fn, features=feature_names(experimental_optional_features))
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):

@@ -436,7 +436,7 @@ class _Calls(ast.NodeTransformer):
         full_name = _dotted(node.func)
         self.generic_visit(node)
         scope = self.scopes[-1]
-        if full_name.startswith("ag__.") or full_name.startswith(scope + "."):
+        if full_name.startswith(("ag__.", scope + ".")):
             return node
         if full_name in ("pdb.set_trace", "ipdb.set_trace", "breakpoint"):
             return node

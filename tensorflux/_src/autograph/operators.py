@@ -30,7 +30,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 
 __all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compound", "if_stmt", "while_stmt",
-           "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options"]
+           "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options", "list_append"]
 
 
 class Undefined:
@@ -600,3 +600,13 @@ def if_exp(cond, if_true, if_false, expr_repr=""):
 
 def _as_bool_tensor(x):
     return convert_to_tensor(x, dtype=_dt.bool) if not isinstance(x, Tensor) else x
+
+
+# -- lists (Feature.LISTS) ---------------------------------------------------------------------------
+def list_append(target, element):
+    """`target.append(element)` as a value: a TensorArray gets `element` written at its end (a new
+    TensorArray is returned, as TensorArray writes are functional); other lists append in place."""
+    if isinstance(target, _cf.CompositeFlow) and hasattr(target, "write") and hasattr(target, "size"):
+        return target.write(target.size(), element)
+    target.append(element)
+    return target

@@ -9,8 +9,6 @@ Invariants:
 """
 import functools
 import inspect
-import linecache
-import os
 import threading
 
 import numpy as np
@@ -25,18 +23,15 @@ from ..runtime import codegen
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
+from ..autograph.errors import StagingError
 from . import trace_type as _tt
+from .user_code_errors import in_user_code
 
 __all__ = ["trace_function", "TraceResult", "MAX_TRACE_DEPTH", "StagingError"]
 
 MAX_TRACE_DEPTH = 40  # nested traces deeper than this are almost surely infinite recursion
 
 
-class StagingError(Exception):
-    """Tracing (staging the function into a graph) failed, e.g. by unbounded recursion."""
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class TraceResult:
@@ -123,7 +118,9 @@ def trace_function(python_function, params, types, name, outer_graph=None):
             raise StagingError(_recursion_message(name, "Python's recursion limit")) from None
         except Exception as e:
             if _depth.value == 1:
-                _add_user_code_note(e, name)
+                framed = in_user_code(e)
+                if framed is not None:
+                    raise framed from None
             raise
         flat = nest.flatten(result)
         flat_outputs = []
@@ -206,23 +203,3 @@ def _recursion_message(name, limit):
     return (f"in user code: maximum recursion depth exceeded while tracing tf.function `{name}` ({limit}). A "
             f"tf.function that calls itself with arguments of the same type traces itself forever; make the "
             f"recursion depend on a Python value that ends it, or use tf.while_loop.")
-
-
-def _add_user_code_note(exc, name):
-    """Adds TensorFlow's `in user code:` section: the user's frames of the failing trace."""
-    if not hasattr(exc, "add_note") or getattr(exc, "_tensorflux_noted", False):
-        return
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if not code.co_filename.startswith(_PACKAGE_DIR):
-            line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
-            frames.append(f'    File "{code.co_filename}", line {tb.tb_lineno}, in {code.co_name}\n        {line}')
-        tb = tb.tb_next
-    if frames:
-        exc.add_note(f"in user code (while tracing tf.function `{name}`):\n\n" + "\n".join(frames))
-        try:
-            exc._tensorflux_noted = True
-        except AttributeError:
-            pass
