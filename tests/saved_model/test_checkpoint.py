@@ -377,3 +377,32 @@ def test_the_next_save_removes_temporaries_a_killed_save_left(tmp_path):
     left = set(os.listdir(tmp_path))
     assert not left & set(stale)
     assert set(kept) <= left
+
+
+def test_checkpoint_manager_interval_hours_and_iterator(tmp_path):
+    step = tf.Variable(0, dtype=tf.int64)
+    v = tf.Variable(1.0)
+    ckpt = tf.train.Checkpoint(v=v, step=step)
+    with pytest.raises(ValueError, match="`step_counter` should be passed if `checkpoint_interval` is not None."):
+        tf.train.CheckpointManager(ckpt, str(tmp_path / "x"), max_to_keep=2, checkpoint_interval=2)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "a"), max_to_keep=2, step_counter=step,
+                                         checkpoint_interval=2)
+    assert manager.checkpoint_interval == 2
+    saved = []
+    for s in range(5):
+        step.assign(s)
+        saved.append(manager.save())
+    assert [p is not None for p in saved] == [True, False, True, False, True]
+    step.assign(5)
+    assert manager.save(check_interval=False) is not None
+    # Every swept checkpoint older than the preservation period is kept on disk, unlisted (as TensorFlow).
+    keeper = tf.train.CheckpointManager(ckpt, str(tmp_path / "b"), max_to_keep=1,
+                                        keep_checkpoint_every_n_hours=1e-9)
+    paths = [keeper.save() for _ in range(3)]
+    assert keeper.checkpoints == paths[-1:]
+    assert all(os.path.exists(p + ".index") for p in paths)
+    state = tf.train.get_checkpoint_state(str(tmp_path / "b"))
+    assert state.all_model_checkpoint_paths == paths[-1:] and len(state.all_model_checkpoint_timestamps) == 1
+    assert state.last_preserved_timestamp > 0
+    found = list(tf.train.checkpoints_iterator(str(tmp_path / "b"), timeout=0.1))
+    assert found == paths[-1:]
