@@ -64,7 +64,7 @@ class ExportContext:
         self.onnx = onnx
         self.helper = onnx.helper
         self.opset = opset
-        self.initializers = []
+        self._initializers = []       # names of the initializers, in creation order (values in `constants`)
         self.constants = {}          # ONNX name -> NumPy value, for names known at export time
         self.sequence_elem = {}      # ONNX name -> element type, for values that are ONNX sequences
         self._used = set()
@@ -82,12 +82,25 @@ class ExportContext:
         return name
 
     def initializer(self, array, hint):
-        array = np.asarray(array)
+        """A new initializer holding `array` (written into the model only if something reads it)."""
         name = self.unique(hint)
-        # (np.ascontiguousarray would turn a scalar into a 1-element vector)
-        self.initializers.append(self.onnx.numpy_helper.from_array(np.array(array, order="C"), name))
-        self.constants[name] = array
+        self._initializers.append(name)
+        self.constants[name] = np.asarray(array)
         return name
+
+    def add_initializers(self, graph, used):
+        """Writes the initializers named in `used` into `graph` (a GraphProto), each array copied once: straight
+        into the message, not through a TensorProto that would be copied again on insertion."""
+        for name in self._initializers:
+            if name not in used:
+                continue
+            array = self.constants[name]
+            tensor = graph.initializer.add()
+            tensor.name = name
+            tensor.data_type = self.elem_type(array.dtype)
+            tensor.dims.extend(array.shape)
+            # ONNX's raw data is little-endian; np.array(order="C") keeps a scalar 0-d
+            tensor.raw_data = np.array(array, dtype=array.dtype.newbyteorder("<"), order="C").tobytes()
 
     def variable(self, variable):
         name = self._variables.get(id(variable))
@@ -198,10 +211,10 @@ class GraphBuilder:
         shape = tensor.shape.as_list() if with_shape and tensor.shape.rank is not None else None
         return helper.make_tensor_value_info(name, self.ctx.elem_type(tensor.dtype), shape)
 
-    def graph(self, name, inputs, outputs, output_names, initializers=()):
+    def graph(self, name, inputs, outputs, output_names):
         """The GraphProto of this builder's nodes that `output_names` need (the rest are pruned)."""
         nodes = prune(self.nodes, output_names)
-        return self.ctx.helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
+        return self.ctx.helper.make_graph(nodes, name, inputs, outputs)
 
     # -- the walk ----------------------------------------------------------------------------------
     def convert(self, graph, env, outputs):

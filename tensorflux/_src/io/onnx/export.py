@@ -161,10 +161,10 @@ def build_model(onnx, cf, opset, input_names=None, batch_named=False):
         outputs.append(builder.value_info(name, t))
     names_out = [o.name for o in outputs]
     nodes_graph = builder.graph(getattr(graph, "name", "main") or "main", inputs, outputs, names_out)
-    used = referenced_names(nodes_graph.node)
-    nodes_graph.initializer.extend(i for i in ctx.initializers if i.name in used)
     model = helper.make_model_gen_version(nodes_graph, opset_imports=[helper.make_opsetid("", opset)],
                                           producer_name="tensorflux")
+    # The weights go in last, into the model's own graph: make_model copies the graph it is given.
+    ctx.add_initializers(model.graph, referenced_names(model.graph.node))
     _infer_unknown_ranks(onnx, model)
     return model
 
