@@ -677,19 +677,10 @@ def ex_keras_predict_on_dataset():
     print(net.predict(ds, steps=5).shape)
 
 
-NO_CSV = "tf.data.experimental has no make_csv_dataset (AttributeError)"
 XFAILS = {
     "sparse_element_spec": "tf.SparseTensor does not exist (AttributeError)",
-    "make_csv_dataset": NO_CSV,
-    "make_csv_dataset_select_columns": NO_CSV,
-    "csv_dataset_types": "tf.data.experimental has no CsvDataset (AttributeError)",
-    "csv_dataset_missing_values": "tf.data.experimental has no CsvDataset (AttributeError)",
     "sets_of_files": "tf.strings has no split (AttributeError)",
-    "shuffle_with_counter": "tf.data.experimental has no Counter (AttributeError)",
     "decode_and_resize_images": "tf.strings has no split (AttributeError); tf.io has no decode_jpeg either",
-    "class_counts_with_reduce": NO_CSV,
-    "sample_from_datasets": NO_CSV + "; tf.data.Dataset has no sample_from_datasets either",
-    "rejection_resample": NO_CSV + "; tf.data.Dataset has no rejection_resample either",
     "iterator_checkpointing":
         "tf.train.Checkpoint refuses a tf.data iterator (ValueError: not a trackable object); "
         "TensorFlow checkpoints and restores the iterator's position",

@@ -289,10 +289,6 @@ XFAILS = {
         "Dataset.flat_map runs its Python function eagerly, at construction and again for each input "
         "element (EagerTensor argument), so the stand-in dataset's instance counter reads 2; TensorFlow "
         "traces the function once (symbolic argument) and the counter reads 0",
-    "optimized_timeline":
-        "a map function returning a Python list (tf.py_function with a tuple Tout returns a list) yields "
-        "list-structured elements, so the next map gets one argument (TypeError binding 'times'); "
-        "TensorFlow turns the list into a tuple and unpacks it",
 }
 
 

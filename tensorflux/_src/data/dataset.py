@@ -237,9 +237,12 @@ class Dataset:
         _check_callable(map_func)
         specs = self._element_spec
         structured = isinstance(specs, tuple)
-        fn = Function(map_func if not structured else (lambda *xs: map_func(*xs)), name="map_fn")
+        fn = Function(map_func, name="map_fn")     # the user's function itself, so AutoGraph converts it
         concrete = fn.get_concrete_function(*specs) if structured else fn.get_concrete_function(specs)
-        out_spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), concrete.structured_outputs)
+        outputs = concrete.structured_outputs
+        if isinstance(outputs, list):   # as TensorFlow's: a returned Python list is a tuple of components
+            outputs = tuple(outputs)
+        out_spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs)
         source = self
 
         def arrays():
@@ -369,9 +372,13 @@ class Dataset:
                                                 for a in flat])
 
     def reduce(self, initial_state, reduce_func, name=None):
-        state = initial_state
+        """`reduce_func(state, element)` folded over the elements (a tuple element is one argument, as in
+        TensorFlow); the state is a structure of tensors (Python numbers in `initial_state` become tensors)."""
+        as_tensors = lambda s: nest.map_structure(  # noqa: E731
+            lambda v: v if isinstance(v, (Tensor, Dataset)) else _convert.convert_to_tensor(v), s)
+        state = as_tensors(initial_state)
         for element in self:
-            state = reduce_func(state, *element) if isinstance(element, tuple) else reduce_func(state, element)
+            state = as_tensors(reduce_func(state, element))
         return state
 
     def cardinality(self):

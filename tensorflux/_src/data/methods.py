@@ -4,7 +4,7 @@
 build on it and return new `Dataset`s. Their methods are attached here, one floor above all three, so
 the core never imports the modules built on top of it (no import cycle).
 """
-from . import readers, transforms
+from . import readers, sampling, transforms
 from .dataset import Dataset
 
 
@@ -57,7 +57,23 @@ def get_single_element(self, name=None):
     return transforms.get_single_element(self)
 
 
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                         rerandomize_each_iteration=None):
+    return sampling.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+    return sampling.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+    return sampling.rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
+
 Dataset.list_files = staticmethod(list_files)
+Dataset.sample_from_datasets = staticmethod(sample_from_datasets)
+Dataset.choose_from_datasets = staticmethod(choose_from_datasets)
+Dataset.rejection_resample = rejection_resample
 Dataset.cache = cache
 Dataset.padded_batch = padded_batch
 Dataset.unbatch = unbatch
