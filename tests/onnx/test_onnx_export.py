@@ -521,3 +521,18 @@ def test_convolutions_inside_and_after_a_branch(tmp_path):
         got, _ = _export_and_run(branchy, [x, np.array(flag)], tmp_path / "branchy.onnx")
         for g, want in zip(got, branchy(x, flag)):
             _close(g, want.numpy())
+
+
+def test_half_precision_int64_and_bool_values(tmp_path):
+    weights = tf.Variable(np.linspace(-1, 1, 6).reshape(3, 2).astype(np.float16))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float16), tf.TensorSpec([None], tf.int64),
+                                  tf.TensorSpec([None], tf.bool)])
+    def mixed(x, i, b):
+        return tf.matmul(x, weights) * 2.0, i * 3 - 1, tf.logical_and(b, tf.logical_not(b[:1]))
+
+    x = _random((2, 3), 24).astype(np.float16)
+    i, b = np.array([1, -2], np.int64), np.array([True, False])
+    got, _ = _export_and_run(mixed, [x, i, b], tmp_path / "mixed.onnx")
+    for g, want in zip(got, mixed(x, i, b)):
+        _close(g, want.numpy(), 1e-3)
