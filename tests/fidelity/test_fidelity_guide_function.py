@@ -197,9 +197,6 @@ Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2,),
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TypeError message ends 'for signature: (x).' where TensorFlow writes 'for signature: (x: "
-    "TensorSpec(shape=(None,), dtype=tf.int32, name=None)).'"))
 def test_input_signature_exact_messages():
     with fid.capture() as out:
         @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
@@ -477,11 +474,6 @@ Fallback to flat signature also failed due to: power(a) got unexpected keyword a
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TypeError message is 'power(a, b) got unexpected keyword arguments: b.\\nCan not cast 3 to "
-    "Literal[2]' instead of TF's 'Binding inputs to tf.function failed due to `Can not cast 3 to "
-    'Literal[2]`. Received args: ... for signature: (a: ..., b: Literal[2]) -> ...\\nFallback to flat '
-    "signature also failed due to: power(a) got unexpected keyword arguments: b.'"))
 def test_python_argument_rebind_error():
     with fid.capture() as out:
         @tf.function

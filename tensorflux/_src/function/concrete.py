@@ -166,8 +166,14 @@ class ConcreteFunction:
         """Binds a direct call to the traced signature; checks literals, dtypes and shapes."""
         bound = self._bind_call(args, kwargs)
         flat = []
-        for (pname, kind, value), (_, _, ttype) in zip(bound, self._params):
-            self._flatten_against(value, ttype, flat, pname)
+        try:
+            for (pname, kind, value), (_, _, ttype) in zip(bound, self._params):
+                self._flatten_against(value, ttype, flat, pname)
+        except _CastError as e:
+            raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. Received args: {args!r} and "
+                            f"kwargs: {kwargs!r} for signature: {self.function_type!r}.\nFallback to flat "
+                            f"signature also failed due to: {self._flat_binding_failure(args, kwargs, e)}") \
+                from None
         for i, (t, (dtype, shape)) in enumerate(zip(flat, self._arg_specs)):
             if t.dtype is not dtype:
                 raise errors.InvalidArgumentError(
@@ -236,9 +242,20 @@ class ConcreteFunction:
         else:
             actual = _tt.from_value(value)
             if not (actual == ttype or actual.is_subtype_of(ttype)):
-                raise TypeError(f"{self._name}{self._signature_text()} got unexpected keyword arguments: "
-                                f"{pname}.\nCan not cast {value!r} to {ttype!r}")
+                raise _CastError(f"Can not cast {value!r} to {ttype!r}")
             out.extend(ttype.to_tensors(value))  # custom types may pass tensors (a dataset does)
+
+    def _flat_binding_failure(self, args, kwargs, cast_error):
+        """Why the call does not fit the flat signature (the tensor parameters only) either: TensorFlow
+        tries that one second."""
+        open_names = [n for n, _, t in self._params if _is_open(t)]
+        text = f"{self._name}({', '.join(open_names)})"
+        unexpected = [k for k in kwargs if k not in open_names]
+        if unexpected:
+            return f"{text} got unexpected keyword arguments: {', '.join(unexpected)}."
+        if len(args) > len(open_names):
+            return f"{text} takes {len(open_names)} positional arguments but {len(args)} were given."
+        return f"{cast_error}."
 
     def _signature_text(self):
         return "(" + ", ".join(p[0] for p in self._params) + ")"
@@ -413,6 +430,10 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self._name}{self._signature_text()} at 0x{id(self):X}>"
+
+
+class _CastError(TypeError):
+    """A call argument does not fit the traced type of its parameter."""
 
 
 def _is_open(ttype):

@@ -259,7 +259,7 @@ class Function:
             if not _fits(actual, spec):
                 raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {actual!r} to "
                                 f"{spec!r}`. Received args: {tuple(p[2] for p in params)} and kwargs: {{}} for "
-                                f"signature: {self._signature}.")
+                                f"signature: {self._input_signature_text()}.")
             return spec
 
         for name, kind, value in params:
@@ -274,6 +274,14 @@ class Function:
             else:
                 types.append(_tt.from_value(value))
         return tuple(types)
+
+    def _input_signature_text(self):
+        """`(x: TensorSpec(...), ...)`: the parameters annotated with their input_signature specs."""
+        names = list(self._signature.parameters) if self._signature is not None else []
+        specs = list(self._input_signature)
+        parts = [f"{n}: {spec!r}" for n, spec in zip(names, specs)]
+        parts += [f"args_{i}: {spec!r}" for i, spec in enumerate(specs[len(names):], len(names))]
+        return "(" + ", ".join(parts) + ")"
 
     def _generalise(self, types):
         """reduce_retracing: the most specific common supertype with the traced signatures."""
