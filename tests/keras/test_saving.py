@@ -260,3 +260,29 @@ def test_export_writes_a_servable_saved_model(tmp_path, capsys):
     a, b = keras.Input((2,)), keras.Input((3,))
     with pytest.raises(ValueError, match="one input tensor only"):
         keras.Model([a, b], layers.Concatenate()([a, b])).export(str(tmp_path / "two"), verbose=False)
+
+
+def test_clone_model_knows_the_models_own_classes():
+    class Scale(layers.Layer):          # neither registered nor passed in custom_objects
+        def __init__(self, factor=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+    class Net(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = layers.Dense(2)
+            self.scale = Scale(3.0)
+
+        def call(self, x):
+            return self.scale(self.dense(x))
+
+    model = Net()
+    model(np.ones((1, 3), np.float32))
+    twin = keras.models.clone_model(model)
+    assert type(twin) is Net and twin.scale.factor == 3.0 and len(twin.weights) == 2
+    inputs = keras.Input((3,))
+    assert keras.models.clone_model(keras.Model(inputs, Scale(4.0)(inputs))).layers[1].factor == 4.0

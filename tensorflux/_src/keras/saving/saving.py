@@ -48,7 +48,9 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
                          "`call_function` or `recursive`.")
     config = keras_model_config(model)
     config.pop("compile_config", None)
-    return revive_model(config)
+    # The model's own classes are known here (registered or not), as Keras clones with them.
+    classes = {type(layer).__name__: type(layer) for layer in model._all_layers()}
+    return revive_model(config, custom_objects=classes)
 
 
 def model_from_json(json_string, custom_objects=None):
