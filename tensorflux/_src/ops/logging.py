@@ -426,8 +426,12 @@ CHECK_NUMERICS = OpDef("CheckNumerics", infer_unary, _check_numerics_kernel, sta
 
 def check_numerics(tensor, message, name=None):
     """`tf.debugging.check_numerics`: returns `tensor`, raising InvalidArgumentError if it has NaN/Inf."""
+    if not isinstance(message, (str, bytes)):  # a string attr, checked by TensorFlow before the op runs
+        raise TypeError(f"Expected string for argument 'message' not {message!r}.")
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
     x = convert_to_tensor(tensor)
-    return apply(CHECK_NUMERICS, (x,), {"message": str(message)}, name or "CheckNumerics")
+    return apply(CHECK_NUMERICS, (x,), {"message": message}, name or "CheckNumerics")
 
 
 def assert_all_finite(x, message, name=None):

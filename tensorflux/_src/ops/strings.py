@@ -14,12 +14,13 @@ import re
 import numpy as np
 
 from ..framework import errors
+from ..framework.context import state as _state
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .convert import convert_to_tensor, convert_n
 from .infer import broadcast_shape, infer_unary
-from .registry import OpDef, apply
+from .registry import OpDef, apply, dtype_error_name
 
 __all__ = ["format", "join", "length", "as_string", "to_number", "upper", "lower", "strip",
            "regex_replace", "regex_full_match", "substr", "summarize_v1", "summarize_v2"]
@@ -625,9 +626,21 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TensorFlow'
     _check_unit(unit, "Substr")
     x = _strings(input)
     pos, len = convert_n([pos, len])
+    graph = _state.graph is not None  # TensorFlow: TypeError while building a graph, else the kernel's error
     if pos.dtype not in (_dt.int32, _dt.int64):
-        raise TypeError(f"Value passed to parameter 'pos' has DataType {pos.dtype.name} not in list of allowed "
-                        f"values: int32, int64")
+        if graph:
+            raise TypeError(f"Value passed to parameter 'pos' has DataType {pos.dtype.name} not in list of "
+                            f"allowed values: int32, int64")
+        raise errors.InvalidArgumentError(
+            None, "Substr", f"Value for attr 'T' of {dtype_error_name(pos.dtype)} is not in the list of allowed "
+                            f"values: int32, int64\n\t; NodeDef: {{{{node Substr}}}}")
+    if len.dtype is not pos.dtype:  # pos and len share the attr T
+        if graph:
+            raise TypeError(f"Input 'len' of 'Substr' Op has type {len.dtype.name} that does not match type "
+                            f"{pos.dtype.name} of argument 'pos'.")
+        raise errors.InvalidArgumentError(
+            None, "Substr", f"cannot compute Substr as input #2(zero-based) was expected to be a "
+                            f"{dtype_error_name(pos.dtype)} tensor but is a {dtype_error_name(len.dtype)} tensor")
     return apply(SUBSTR, (x, pos, len), {"unit": unit}, name or "Substr")
 
 

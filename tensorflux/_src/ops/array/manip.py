@@ -28,7 +28,7 @@ from ..math import arith as _math
 from ..math import reduce as _reduce
 from ..shapes.common import attr_type_error, bad, fmt_shape, static_int
 from ..convert import constant, convert_to_tensor
-from ..registry import REAL, OpDef, apply, constant_value
+from ..registry import REAL, OpDef, apply, constant_value, dtype_error_name
 
 __all__ = ["repeat", "roll", "meshgrid", "reverse_sequence", "identity_n", "no_op", "group", "tuple",
            "searchsorted", "histogram_fixed_width", "embedding_lookup", "unravel_index", "ensure_shape"]
@@ -448,6 +448,10 @@ def _number_text(v):
 
 
 def _histogram_kernel(values, value_range, nbins, dtype):
+    if value_range.dtype != values.dtype:  # one attr T for both
+        raise bad(f"cannot compute HistogramFixedWidth as input #1(zero-based) was expected to be a "
+                  f"{dtype_error_name(_dt.FROM_NUMPY[values.dtype])} tensor but is a "
+                  f"{dtype_error_name(_dt.FROM_NUMPY[value_range.dtype])} tensor")
     if value_range.shape != (2,):
         raise bad("value_range should be a vector of 2 elements.")
     if nbins.ndim != 0:
@@ -470,7 +474,20 @@ def _histogram_kernel(values, value_range, nbins, dtype):
 
 
 def _histogram_infer(inputs, attrs):
+    values, value_range = inputs[0], inputs[1]
+    if value_range.dtype is not values.dtype:
+        raise TypeError(f"Input 'value_range' of 'HistogramFixedWidth' Op has type {value_range.dtype.name} that "
+                        f"does not match type {values.dtype.name} of argument 'values'.")
+    dims = value_range.shape._dims
+    if dims is not None and len(dims) != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {len(dims)} for 'value_range' of "
+                         f"'{{{{node HistogramFixedWidth}}}}': {fmt_shape(dims)}")
+    if dims is not None and dims[0] is not None and dims[0] != 2:
+        raise ValueError(f"Dimension must be 2 but is {dims[0]} for 'value_range' of "
+                         f"'{{{{node HistogramFixedWidth}}}}': {fmt_shape(dims)}")
     n = constant_value(inputs[2])
+    if n is not None and np.ndim(n) == 0 and int(n) <= 0 and _state.graph is not None:
+        raise ValueError(f"Requires nbins > 0: {int(n)}")
     return [(_dt.as_dtype(attrs["dtype"]), TensorShape((None if n is None else int(n),)))]
 
 

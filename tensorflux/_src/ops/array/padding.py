@@ -7,10 +7,11 @@ op inputs whose values inference reads with `constant_value`; static configurati
 import numpy as np
 
 from ...framework.tensor import Tensor
+from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..math.summation import reduce_sum
-from ..registry import OPS, OpDef, apply, constant_value
+from ..registry import OPS, OpDef, apply, constant_value, dtype_error_name
 from ..shapes.common import _UNKNOWN, _eager_const, bad, fmt_shape, index_input, unknown_vector_dims, value_dims
 from .join import stack
 from ..shapes.shape_ops import shape, shape_of
@@ -99,7 +100,21 @@ def _pad_kernel(x, paddings, constant_values=None):
 
 
 def _pad_v2_kernel(x, paddings, constant_values):
+    if constant_values.dtype != x.dtype:  # one attr T for both
+        raise bad(f"cannot compute PadV2 as input #2(zero-based) was expected to be a "
+                  f"{dtype_error_name(_dt.FROM_NUMPY[x.dtype])} tensor but is a "
+                  f"{dtype_error_name(_dt.FROM_NUMPY[constant_values.dtype])} tensor")
+    if constant_values.ndim != 0:
+        raise bad(f"constant_values must be a scalar. Got: {fmt_shape(constant_values.shape)}")
     return _pad_kernel(x, paddings, constant_values)
+
+
+def _pad_v2_infer(inputs, attrs):
+    x, values = inputs[0], inputs[2]
+    if values.dtype is not x.dtype:
+        raise TypeError(f"Input 'constant_values' of 'PadV2' Op has type {values.dtype.name} that does not match "
+                        f"type {x.dtype.name} of argument 'input'.")
+    return _pad_infer(inputs, attrs)
 
 
 def _mirror_pad_kernel(x, paddings, mode):
@@ -192,7 +207,7 @@ def _mirror_pad_grad_grad(op, grad):
 
 
 PAD = OpDef("Pad", _pad_infer, _pad_kernel, grad=_pad_grad, input_names=("input", "paddings"))
-PAD_V2 = OpDef("PadV2", _pad_infer, _pad_v2_kernel, grad=_pad_grad,
+PAD_V2 = OpDef("PadV2", _pad_v2_infer, _pad_v2_kernel, grad=_pad_grad,
                input_names=("input", "paddings", "constant_values"))
 MIRROR_PAD = OpDef("MirrorPad", _pad_infer, _mirror_pad_kernel, grad=_mirror_pad_grad,
                    input_names=("input", "paddings"))
@@ -214,7 +229,9 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and not isinstance(
             constant_values, (str, bytes)) and constant_values == 0:
         return apply(PAD, (tensor, paddings), None, name or "Pad")
-    values = convert_to_tensor(constant_values, dtype=tensor.dtype)
+    # A tensor keeps its dtype (the op reports a mismatch); a Python value must convert to the input's.
+    values = constant_values if isinstance(constant_values, Tensor) else convert_to_tensor(constant_values,
+                                                                                          dtype=tensor.dtype)
     return apply(PAD_V2, (tensor, paddings, values), None, name or "PadV2")
 
 

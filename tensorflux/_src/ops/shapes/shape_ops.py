@@ -13,7 +13,7 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..infer import infer_unary
 from ..registry import OpDef, apply
-from .common import _INDEX_TYPES, attr_type_error
+from .common import _INDEX_TYPES, attr_type_error, convert_same
 
 
 
@@ -88,7 +88,7 @@ def _rank_kernel(x):
 
 
 SHAPE = OpDef("Shape", _shape_infer, _shape_kernel, input_names=("input",))
-SHAPE_N = OpDef("ShapeN", _shape_n_infer, _shape_n_kernel, multi=True, input_names=("input",))
+SHAPE_N = OpDef("ShapeN", _shape_n_infer, _shape_n_kernel, multi=True, same_dtype=True, input_names=("input",))
 SIZE = OpDef("Size", _scalar_infer("out_type"), _size_kernel, input_names=("input",))
 RANK = OpDef("Rank", _scalar_infer(None), _rank_kernel, input_names=("input",))
 _INT32_NP = np.dtype(np.int32)
@@ -105,7 +105,10 @@ def shape(input, out_type=None, name=None):  # noqa: A002
 
 def shape_n(input, out_type=None, name=None):  # noqa: A002
     """`tf.shape_n`: the shapes of a list of tensors."""
-    tensors = [convert_to_tensor(t) for t in input]
+    values = list(input)
+    if not values:
+        raise ValueError("List argument 'input' to 'ShapeN' Op with length 0 shorter than minimum length 1.")
+    tensors = convert_same(values)  # one attr T: Python values take the first tensor's dtype
     attrs = _SHAPE_INT32 if out_type is None else {"out_type": _out_type(out_type, "ShapeN")._np}
     return list(apply(SHAPE_N, tuple(tensors), attrs, name or "ShapeN"))
 
