@@ -238,8 +238,6 @@ def test_context_manager_methods_not_converted():
     assert BOOL_NOT_ALLOWED in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason=("the nested function returned by a to_graph-converted parent is the "
-                                        "unconverted original"))
 def test_nested_function_returned_converted():
     assert output_of(ex_nested_function_returned_converted) == '3 5\n'
 

@@ -162,6 +162,7 @@ def _transform(fn, features=()):
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise ConversionError(f"{fn.__qualname__} is not defined by a def statement")
     node.decorator_list = []
+    _mark_nested_functions(node.body)
     if "LISTS" in features or "ALL" in features:
         node.body = [ListAppendConverter().visit(s) for s in node.body]
     lower_function(node, FlagNames())
@@ -170,6 +171,21 @@ def _transform(fn, features=()):
     node.body = _flatten_stmts([converter.visit(s) for s in node.body])
     converted_source = ast.unparse(ast.fix_missing_locations(node))
     return _compile_converted(fn, node, converted_source, 1)
+
+
+def _mark_nested_functions(stmts):
+    """Local functions the user defines are converted where they are defined (as TensorFlow marks them
+    converted code), so one returned to the caller or handed to library code is converted too."""
+    stack = list(stmts)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ast.FunctionDef):
+            s.decorator_list.append(ast.Attribute(value=ast.Name(id="ag__", ctx=ast.Load()), attr="convert_nested",
+                                                  ctx=ast.Load()))
+            continue   # its own local functions are marked when it is converted
+        if isinstance(s, (ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        stack.extend(c for c in ast.iter_child_nodes(s) if isinstance(c, (ast.stmt, ast.excepthandler)))
 
 
 def _compile_converted(fn, node, converted_source, first_line):
@@ -263,7 +279,8 @@ def convert(fn, warn=True, features=()):
             return types.MethodType(converted, fn) if converted is not call else fn
         return fn
     code = fn.__code__
-    if getattr(fn, "__ag_do_not_convert__", False) or code in _CONVERTED_LAMBDAS or \
+    if getattr(fn, "__ag_do_not_convert__", False) or getattr(fn, "__ag_converted__", False) or \
+            code in _CONVERTED_LAMBDAS or \
             code.co_filename.startswith(_PACKAGE_DIR):
         return fn  # already converted, or tensorflux's own (e.g. the lambdas its ops hand to cond)
     if _verbosity.has_verbosity(1):
@@ -358,6 +375,7 @@ def _tensor_len(t):
 
 
 ag__.converted_call = converted_call
+ag__.convert_nested = functools.partial(convert, warn=False)
 
 
 def to_graph(entity, recursive=True, experimental_optional_features=None):
