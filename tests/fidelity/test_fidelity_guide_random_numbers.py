@@ -39,9 +39,6 @@ except Exception as error:  # reported by test_virtual_cpu_devices
     _SETUP_ERROR = error
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.config.experimental.set_virtual_device_configuration / VirtualDeviceConfiguration are missing "
-    "(AttributeError)"))
 def test_virtual_cpu_devices(capsys):
     if _SETUP_ERROR is not None:
         raise _SETUP_ERROR

@@ -9,7 +9,8 @@ def test_device_lists():
     cpu = tf.config.list_physical_devices("CPU")
     assert repr(cpu) == "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]"
     assert tf.config.list_physical_devices() == cpu and tf.config.list_physical_devices("GPU") == []
-    assert repr(tf.config.list_logical_devices()) == "[LogicalDevice(name='/device:CPU:0', device_type='CPU')]"
+    # The first logical CPU (a module of this test process may have split the CPU into virtual devices).
+    assert repr(tf.config.list_logical_devices()[0]) == "LogicalDevice(name='/device:CPU:0', device_type='CPU')"
     tf.config.set_visible_devices([], "GPU")
     assert tf.config.get_visible_devices() == cpu
     with pytest.raises(ValueError, match="Cannot set memory growth on non-GPU and non-Pluggable devices"):
@@ -56,3 +57,16 @@ def test_bare_device_type_names_any_device_of_that_type():
         assert tf.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
     with pytest.raises(ValueError, match="Unknown attribute 'foo'"):
         tf.DeviceSpec.from_string("foo")
+
+
+def test_virtual_cpu_devices_are_fixed_once_listed():
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    config = tf.config.LogicalDeviceConfiguration()
+    assert repr(config) == ("LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, "
+                            "experimental_device_ordinal=None)")
+    assert tf.config.experimental.VirtualDeviceConfiguration is tf.config.LogicalDeviceConfiguration
+    tf.config.list_logical_devices()   # TensorFlow's runtime is initialised from here on
+    with pytest.raises(RuntimeError, match="Virtual devices cannot be modified after being initialized"):
+        tf.config.set_logical_device_configuration(cpu, [config, config])
+    names = [d.name for d in tf.config.list_logical_devices("CPU")]
+    assert names == [f"/device:CPU:{i}" for i in range(len(names))]

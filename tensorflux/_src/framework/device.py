@@ -14,7 +14,8 @@ from .context import state
 
 __all__ = ["DeviceSpec", "device", "merge_device", "PhysicalDevice", "LogicalDevice", "list_physical_devices",
            "list_logical_devices", "get_visible_devices", "set_visible_devices", "set_memory_growth",
-           "get_memory_growth"]
+           "get_memory_growth", "LogicalDeviceConfiguration", "set_logical_device_configuration",
+           "get_logical_device_configuration"]
 
 _FIELD = re.compile(r"^(job|replica|task|device|cpu|gpu|tpu):(.*)$", re.IGNORECASE)
 _BARE_TYPE = re.compile(r"^(cpu|gpu|tpu)$", re.IGNORECASE)   # "cpu" alone means any CPU, as in TensorFlow
@@ -118,9 +119,45 @@ def list_physical_devices(device_type=None):
     return [_CPU] if device_type is None or str(device_type).upper() == "CPU" else []
 
 
+class LogicalDeviceConfiguration(collections.namedtuple(
+        "LogicalDeviceConfiguration", ["memory_limit", "experimental_priority", "experimental_device_ordinal"])):
+    """One logical (virtual) device to carve out of a physical one (`set_logical_device_configuration`)."""
+
+    def __new__(cls, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None):
+        return super().__new__(cls, memory_limit, experimental_priority, experimental_device_ordinal)
+
+
+_logical_configuration = {}   # physical device -> [LogicalDeviceConfiguration]
+_devices_initialized = [False]   # TensorFlow fixes the logical devices once they are first listed
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Splits the physical `device` into `len(logical_devices)` logical devices (CPU:0, CPU:1, ...), as
+    TensorFlow does before its runtime starts; ops still all run on the one CPU."""
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    if _devices_initialized[0]:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    configurations = list(logical_devices) if logical_devices is not None else None
+    if configurations is None:
+        _logical_configuration.pop(device, None)
+    else:
+        _logical_configuration[device] = configurations
+
+
+def get_logical_device_configuration(device):
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    found = _logical_configuration.get(device)
+    return list(found) if found is not None else None
+
+
 def list_logical_devices(device_type=None):
-    return [LogicalDevice("/device:CPU:0", "CPU")] if device_type is None or str(device_type).upper() == "CPU" \
-        else []
+    _devices_initialized[0] = True
+    if device_type is not None and str(device_type).upper() != "CPU":
+        return []
+    count = len(_logical_configuration.get(_CPU) or [None])
+    return [LogicalDevice(f"/device:CPU:{i}", "CPU") for i in range(count)]
 
 
 def get_visible_devices(device_type=None):
@@ -146,8 +183,15 @@ def get_memory_growth(device):
     raise ValueError("Cannot get memory growth on non-GPU and non-Pluggable devices")
 
 
+set_virtual_device_configuration = set_logical_device_configuration
+get_virtual_device_configuration = get_logical_device_configuration
+VirtualDeviceConfiguration = LogicalDeviceConfiguration
+
 API = {"": ["device", "DeviceSpec"],
        "config": ["list_physical_devices", "list_logical_devices", "get_visible_devices", "set_visible_devices",
-                  "PhysicalDevice", "LogicalDevice"],
+                  "PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration",
+                  "set_logical_device_configuration", "get_logical_device_configuration"],
        "config.experimental": ["list_physical_devices", "list_logical_devices", "get_visible_devices",
-                               "set_visible_devices", "set_memory_growth", "get_memory_growth"]}
+                               "set_visible_devices", "set_memory_growth", "get_memory_growth",
+                               "VirtualDeviceConfiguration", "set_virtual_device_configuration",
+                               "get_virtual_device_configuration"]}
