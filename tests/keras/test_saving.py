@@ -148,8 +148,18 @@ def test_clone_and_json_rebuild_the_structure_with_new_weights():
 
 def test_save_refuses_what_it_cannot_write(tmp_path):
     model = keras.Sequential([keras.Input((2,)), layers.Dense(1)])
-    with pytest.raises(ValueError, match="zip archives only"):
+    with pytest.raises(ValueError, match="When using `zipped=False`, the `filepath` argument should not end in"):
         model.save(str(tmp_path / "m.keras"), zipped=False)
+    # a directory of the archive's entries, as Keras 3 writes it; saved again in place, then loaded
+    model.save(str(tmp_path / "m_dir"), zipped=False)
+    model.save(str(tmp_path / "m_dir"), zipped=False)
+    assert sorted(p.name for p in (tmp_path / "m_dir").iterdir()) == ["assets", "config.json", "metadata.json",
+                                                                      "model.weights.h5"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m_dir"]       # no staging directory left
+    x = np.ones((2, 2), np.float32)
+    np.testing.assert_array_equal(keras.models.load_model(str(tmp_path / "m_dir"))(x).numpy(), model(x).numpy())
+    with pytest.raises(FileExistsError):
+        model.save(str(tmp_path / "m_dir"), zipped=False, overwrite=False)
     with pytest.warns(UserWarning, match="The `save_format` argument is deprecated in Keras 3"):
         model.save(str(tmp_path / "m.keras"), save_format="keras")
     with pytest.raises(ValueError, match=r"The following argument\(s\) are not supported: \['compress'\]"):

@@ -148,28 +148,26 @@ _SLOTS_MADE_TOGETHER = (("momentum", "velocity"), ("accumulated_grad", "accumula
 
 
 def _optimizer_variables(optimizer):
-    """The optimizer's variables in Keras 3's order (see the module docstring)."""
+    """The optimizer's variables in Keras 3's order (see the module docstring).
+
+    tensorflux's list is: iterations, learning rate, then one block of slots per slot name (each block
+    one slot per trainable variable, in their order), then any extra variable (Nadam's u_product)."""
     variables = optimizer.variables
     head = [variables[0]] + ([] if optimizer._schedule is not None else [variables[1]])
-    rest = variables[2:]
-    count = len(optimizer._trainable_variables)
-    if not count:
-        return head + rest
-    blocks, extra = [], []
-    for start in range(0, len(rest), count):
-        block = rest[start:start + count]
-        slot = _slot_of(block[0], optimizer._trainable_variables[0]) if len(block) == count else None
-        (blocks.append((slot, block)) if slot is not None and not extra else extra.extend(block))
+    rest, count = variables[2:], len(optimizer._trainable_variables)
+    blocks = []         # (slot name, its slots), while the variables come in whole blocks of slots
+    while count and len(rest) >= count and _slot_of(rest[0], optimizer._trainable_variables[0]) is not None:
+        blocks.append((_slot_of(rest[0], optimizer._trainable_variables[0]), rest[:count]))
+        rest = rest[count:]
     ordered, i = [], 0
     while i < len(blocks):
-        pair = (blocks[i][0], blocks[i + 1][0]) if i + 1 < len(blocks) else None
-        if pair in _SLOTS_MADE_TOGETHER:
-            ordered += [v for two in zip(blocks[i][1], blocks[i + 1][1]) for v in two]
+        if i + 1 < len(blocks) and (blocks[i][0], blocks[i + 1][0]) in _SLOTS_MADE_TOGETHER:
+            ordered += [v for pair in zip(blocks[i][1], blocks[i + 1][1]) for v in pair]
             i += 2
         else:
             ordered += blocks[i][1]
             i += 1
-    return head + ordered + extra
+    return head + ordered + rest
 
 
 def _slot_of(slot_variable, reference):

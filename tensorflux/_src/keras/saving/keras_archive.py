@@ -1,5 +1,6 @@
 """Reading a `.keras` archive within limits: its `metadata.json`, `config.json` and `model.weights.h5`
-entries (no zip bomb: archive_limits), and `model.load_weights("m.keras")`, which Keras 3 also allows."""
+entries (no zip bomb: archive_limits), or the same files of a model directory (`save(dir, zipped=False)`),
+and `model.load_weights("m.keras")`, which Keras 3 also allows."""
 import io
 import json
 import os
@@ -23,8 +24,38 @@ def parse_json(text, what):
         raise ValueError(f"The {what} is not valid JSON ({e}).") from None
 
 
+def _read_capped(path, cap):
+    with open(path, "rb") as f:
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(f"{path} holds more than the limit of {cap} bytes for it")
+    return data
+
+
+def _open_directory(dirpath):
+    """(metadata, config, path of the weights) of a model saved with `zipped=False`."""
+    try:
+        metadata = parse_json(_read_capped(os.path.join(dirpath, "metadata.json"), _METADATA_LIMIT), "metadata.json")
+        config = parse_json(_read_capped(os.path.join(dirpath, "config.json"), _CONFIG_LIMIT), "config.json")
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{dirpath} is not a Keras 3 model directory ({e}).") from None
+    return metadata, config, os.path.join(dirpath, "model.weights.h5")
+
+
 def open_archive(filepath):
-    """(metadata, config, weights bytes) of a `.keras` archive, read within limits."""
+    """(metadata, config, weights) of a `.keras` archive (the weights as bytes, every entry read within
+    limits) or of a model directory saved with `zipped=False` (the weights as the path of their file)."""
+    if os.path.isdir(filepath):
+        metadata, config, weights = _open_directory(filepath)
+    else:
+        metadata, config, weights = _read_zip(filepath)
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("keras_version"), str):
+        raise ValueError(f"{filepath} is not a Keras 3 `.keras` model file: its metadata.json names no "
+                         f"keras_version.")
+    return metadata, config, weights
+
+
+def _read_zip(filepath):
     try:
         with zipfile.ZipFile(filepath) as archive:
             metadata = parse_json(archive_limits.read_entry(archive, "metadata.json", _METADATA_LIMIT, filepath),
@@ -41,14 +72,16 @@ def open_archive(filepath):
         # NotImplementedError: a compression method zipfile cannot read; RuntimeError: an encrypted entry;
         # OSError, EOFError, zlib.error: a truncated or corrupted entry
         raise ValueError(f"{filepath} is not a Keras 3 `.keras` model file ({e}).") from None
-    if not isinstance(metadata, dict) or not isinstance(metadata.get("keras_version"), str):
-        raise ValueError(f"{filepath} is not a Keras 3 `.keras` model file: its metadata.json names no "
-                         f"keras_version.")
     return metadata, config, weights
+
+
+def weights_source(weights):
+    """What h5py opens for `open_archive`'s weights: an in-memory file, or the path of a directory's file."""
+    return weights if isinstance(weights, str) else io.BytesIO(weights)
 
 
 def load_weights_from_archive(model, filepath, skip_mismatch):
     """`model.load_weights("m.keras")`: the weights of a `.keras` archive."""
     h5_layout.require_h5py()
     _, _, weights = open_archive(filepath)
-    h5_layout.read_weights(model, io.BytesIO(weights), f"{filepath} (model.weights.h5)", skip_mismatch)
+    h5_layout.read_weights(model, weights_source(weights), f"{filepath} (model.weights.h5)", skip_mismatch)

@@ -16,6 +16,7 @@ import datetime
 import io
 import json
 import os
+import shutil
 import warnings
 import zipfile
 
@@ -23,8 +24,9 @@ import tensorflux as tf
 
 from ..models.model import Model
 from ...io.atomic import atomic_write
+from ...io.saved_model.save import _staging_dir as staging_directory, _swap_into_place as swap_into_place
 from . import h5_layout
-from .keras_archive import open_archive, parse_json
+from .keras_archive import open_archive, parse_json, weights_source
 from .keras_config import keras_model_config
 from .keras_revive import compile_arguments, revive_model
 from .weights_file import _load_weights, _save_weights     # noqa: F401  (installs Model's weight-file methods)
@@ -77,9 +79,6 @@ def _untrusted(what, build):
 
 # -- files ----------------------------------------------------------------------------------------------
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
-    if zipped is False:
-        raise ValueError("tensorflux writes `.keras` files as zip archives only: `zipped=False` (a directory) is "
-                         "not supported.")
     if "save_format" in kwargs:
         warnings.warn(f"The `save_format` argument is deprecated in Keras 3. We recommend removing this argument "
                       f"as it can be inferred from the file path. Received: save_format={kwargs.pop('save_format')}",
@@ -87,6 +86,8 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {sorted(kwargs)}")
     filepath = os.fspath(filepath)
+    if zipped is False:
+        return _save_directory(model, filepath, overwrite)
     if not filepath.endswith(".keras"):
         raise ValueError(f"Invalid filepath extension for saving. Please add either a `.keras` extension for the "
                          f"native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if "
@@ -95,9 +96,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} already exists and overwrite=False.")
     h5_layout.require_h5py()
-    config = json.dumps(keras_model_config(model))
-    metadata = json.dumps({"keras_version": KERAS_VERSION,
-                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
+    metadata, config = _metadata_and_config(model)
     weights = io.BytesIO()
     h5_layout.write_weights(model, weights)
     with atomic_write(filepath) as f, zipfile.ZipFile(f, "w") as archive:
@@ -106,9 +105,39 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
         archive.writestr("model.weights.h5", weights.getbuffer())
 
 
+def _metadata_and_config(model):
+    config = json.dumps(keras_model_config(model))
+    metadata = json.dumps({"keras_version": KERAS_VERSION,
+                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
+    return metadata, config
+
+
+def _save_directory(model, dirpath, overwrite):
+    """`save(dir, zipped=False)`: the archive's entries as files of a directory (and an empty `assets/`),
+    written into a hidden sibling and swapped in as a SavedModel is (io/saved_model)."""
+    if dirpath.endswith(".keras"):
+        raise ValueError(f"When using `zipped=False`, the `filepath` argument should not end in `.keras`. "
+                         f"Received: filepath={dirpath}")
+    if not overwrite and os.path.exists(dirpath):
+        raise FileExistsError(f"{dirpath} already exists and overwrite=False.")
+    h5_layout.require_h5py()
+    metadata, config = _metadata_and_config(model)
+    staging = staging_directory(dirpath)
+    try:
+        for name, text in (("metadata.json", metadata), ("config.json", config)):
+            with open(os.path.join(staging, name), "w") as f:
+                f.write(text)
+        h5_layout.write_weights(model, os.path.join(staging, "model.weights.h5"))
+        os.mkdir(os.path.join(staging, "assets"))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    swap_into_place(staging, dirpath)
+
+
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".keras"):
+    if not filepath.endswith(".keras") and not os.path.isfile(os.path.join(filepath, "config.json")):
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only supports V3 `.keras` "
                          f"files (tensorflux reads neither legacy `.h5` model files nor SavedModels here: use "
                          f"`tf.saved_model.load`).")
@@ -123,7 +152,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         if compile and isinstance(config, dict) and config.get("compile_config"):
             model.compile(**compile_arguments(config["compile_config"], custom_objects, safe_mode))
         try:
-            h5_layout.read_weights(model, io.BytesIO(weights), f"{filepath} (model.weights.h5)")
+            h5_layout.read_weights(model, weights_source(weights), f"{filepath} (model.weights.h5)")
         except OSError as e:
             raise ValueError(str(e)) from None      # a broken entry of an archive
         return model
