@@ -40,9 +40,11 @@ keras.utils.set_random_seed(0)
 def tree(path):
     out = {}
     def visit(name, obj):
-        out[name] = [list(obj.shape), obj.dtype.name] if isinstance(obj, h5py.Dataset) else dict(obj.attrs)
+        out[name] = [list(obj.shape), obj.dtype.name, obj.chunks, obj.compression] \
+            if isinstance(obj, h5py.Dataset) else dict(obj.attrs)
     with h5py.File(path, "r") as f:
         f.visititems(visit)
+        out["/"] = [list(f.id.get_create_plist().get_version()), f.userblock_size]
     return out
 def archive_tree(path):
     with zipfile.ZipFile(path) as z:
@@ -56,10 +58,11 @@ def _h5_tree(path):
     out = {}
 
     def visit(name, obj):
-        out[name] = [list(obj.shape), obj.dtype.name] if isinstance(obj, h5py.Dataset) else \
-            {k: str(v) for k, v in obj.attrs.items()}
+        out[name] = [list(obj.shape), obj.dtype.name, obj.chunks, obj.compression] if isinstance(obj, h5py.Dataset) \
+            else {k: str(v) for k, v in obj.attrs.items()}
     with h5py.File(path, "r") as f:
         f.visititems(visit)
+        out["/"] = [list(f.id.get_create_plist().get_version()), f.userblock_size]   # superblock versions, user block
     return out
 
 
@@ -70,7 +73,9 @@ def _archive_tree(path, tmp_path):
 
 
 def _normalised(tree):
-    """Groups' `name` attributes hold automatic names, which differ between processes; compare the rest."""
+    """Groups' `name` attributes hold automatic names, which differ between processes; compare the rest
+    (every group and dataset path, each dataset's shape, dtype, chunking and compression, the file's
+    superblock versions and user block)."""
     return {k: v for k, v in tree.items() if not isinstance(v, dict)} | \
         {k: "group" for k, v in tree.items() if isinstance(v, dict)}
 
