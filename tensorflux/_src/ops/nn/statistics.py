@@ -10,6 +10,7 @@ from ..shapes import creators as _creators
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..array import gather as _gather
+from .normalization import batch_normalization
 from ..math import arith as _math
 from ..math import reduce as _reduce
 
@@ -83,6 +84,18 @@ def _reduce_keepdims_off(t, axes):
     return _shaping.squeeze(t, axis=axes)
 
 
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None, mean=None,  # noqa: A002
+                                         variance=None):
+    """`tf.nn.batch_norm_with_global_normalization`: batch_normalization with the given moments, scaled by
+    `gamma` only when `scale_after_normalization`."""
+    x = input if input is not None else t
+    mean = mean if mean is not None else m
+    variance = variance if variance is not None else v
+    scale = gamma if scale_after_normalization else None
+    return batch_normalization(x, mean, variance, beta, scale, variance_epsilon, name=name)
+
+
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """`tf.nn.compute_average_loss`: sum(per_example_loss * sample_weight) / global_batch_size (the batch
     size by default, as with one replica)."""
@@ -106,4 +119,4 @@ def scale_regularization_loss(regularization_loss):
 
 
 API = {"nn": ["sufficient_statistics", "normalize_moments", "weighted_moments", "compute_average_loss",
-              "scale_regularization_loss"]}
+              "scale_regularization_loss", "batch_norm_with_global_normalization"]}
