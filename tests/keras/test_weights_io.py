@@ -150,6 +150,11 @@ def test_unbuilt_model_and_bad_files(tmp_path):
     fresh = sequential()
     fresh.load_weights(tmp_path / "m.keras")
     assert_same_weights(model, fresh)
+    # keras.saving's functions do the same
+    keras.saving.save_weights(model, tmp_path / "fn.weights.h5")
+    other = sequential()
+    keras.saving.load_weights(other, tmp_path / "fn.weights.h5")
+    assert_same_weights(model, other)
 
 
 def test_missing_h5py_names_the_extra(tmp_path, monkeypatch):

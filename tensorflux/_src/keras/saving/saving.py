@@ -29,7 +29,7 @@ from . import h5_layout
 from .keras_archive import open_archive, parse_json, weights_source
 from .keras_config import keras_model_config
 from .keras_revive import compile_arguments, revive_model
-from .weights_file import _load_weights, _save_weights     # noqa: F401  (installs Model's weight-file methods)
+from .weights_file import _load_weights, _save_weights     # (importing it installs Model's weight-file methods)
 from .export import export_model     # noqa: F401  (installs Model.export)
 
 __all__ = ["save_model", "load_model", "clone_model", "model_from_json"]
@@ -159,7 +159,21 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     return _untrusted(filepath, build)
 
 
-API = {"keras.saving": ["save_model", "load_model"], "keras.models": __all__}
+def save_weights(model, filepath, overwrite=True, **kwargs):
+    """`keras.saving.save_weights(model, "m.weights.h5")`, as `model.save_weights`."""
+    if kwargs:
+        raise ValueError(f"The following argument(s) are not supported: {sorted(kwargs)}")
+    _save_weights(model, filepath, overwrite)
+
+
+def load_weights(model, filepath, skip_mismatch=False, **kwargs):
+    """`keras.saving.load_weights(model, path)`, as `model.load_weights` (`.weights.h5` or `.keras`)."""
+    if kwargs:
+        raise ValueError(f"Invalid keyword arguments: {kwargs}")
+    _load_weights(model, filepath, skip_mismatch)
+
+
+API = {"keras.saving": ["save_model", "load_model", "save_weights", "load_weights"], "keras.models": __all__}
 
 Model._save_model = staticmethod(save_model)
 Model._model_config = staticmethod(model_config)
