@@ -17,6 +17,7 @@ The rules below cover the differences:
 import numpy as np
 
 from ...types import dtypes as _dt
+from ...types.shape import TensorShape
 from .op_interfaces import interface
 
 __all__ = ["generic", "rule", "rule_for", "ExportError"]
@@ -344,7 +345,7 @@ def rule_for(op_type):
 
 # -- TensorLists ---------------------------------------------------------------------------------------
 def _element_shape(b, op, shape, name):
-    shape = shape if shape is not None else None
+    """TensorFlow's element_shape input: -1 for an unknown rank, else the dims with -1 for unknown sizes."""
     if shape is None or shape.rank is None:
         value = np.asarray(-1, np.int32)
     else:
@@ -380,7 +381,6 @@ def _list_set(b, op, ins):
 
 @rule("TensorListFromTensor")
 def _list_from_tensor(b, op, ins):
-    from ...types.shape import TensorShape
     shape = ins[0].shape[1:] if ins[0].shape.rank is not None else TensorShape(None)
     return b.emit("TensorListFromTensor", ins + [_element_shape(b, op, shape, "element_shape")], {},
                   _out_specs(op), control=controls(b, op))

@@ -92,7 +92,7 @@ def _python(value):
     return value
 
 
-def generic(builder, node, inputs, attrs, op_type=None, extra=None, n_inputs_known=None):
+def generic(builder, node, inputs, attrs, op_type=None, extra=None):
     """One tensorflux op of the node's type (or `op_type`), with the attrs its kernel takes."""
     from .op_interfaces import interface
     op_type = op_type or node.op
