@@ -83,3 +83,16 @@ def test_batch_norm_with_global_normalization_matches_tensorflow():
                                rtol=1e-6)
     np.testing.assert_allclose(tf.nn.batch_norm_with_global_normalization(x, *args, 0.001, False).numpy(),
                                TF["bnggn2"], rtol=1e-6)
+
+
+def test_learned_unigram_sampler_learns_from_true_classes():
+    # TensorFlow 2.21, two calls of one seeded sampler: every class starts at weight 1, then the true
+    # classes of each batch are counted after sampling.
+    true_classes = tf.constant(TRUE_CLASSES, tf.int64)
+    first = tf.random.learned_unigram_candidate_sampler(true_classes, 2, 3, False, 5, seed=123)
+    np.testing.assert_allclose(first.true_expected_count.numpy(), [[0.6, 0.6], [0.6, 0.6]], rtol=1e-6)
+    second = tf.nn.learned_unigram_candidate_sampler(true_classes, 2, 3, False, 5, seed=123)
+    np.testing.assert_allclose(second.true_expected_count.numpy(), np.full((2, 2), 2 / 3), rtol=1e-6)
+    expected = {0: 2 / 3, 1: 2 / 3, 2: 2 / 3, 3: 2 / 3, 4: 1 / 3}
+    np.testing.assert_allclose(second.sampled_expected_count.numpy(),
+                               [expected[c] for c in second.sampled_candidates.numpy().tolist()], rtol=1e-6)

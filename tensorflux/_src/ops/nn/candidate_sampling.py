@@ -1,5 +1,5 @@
-"""Candidate sampling for large output spaces: the samplers of `tf.random` (all, uniform, log-uniform and
-fixed-unigram candidates, as TensorFlow's stateful *CandidateSampler ops with seed/seed2), `tf.nn.
+"""Candidate sampling for large output spaces: the samplers of `tf.random` (all, uniform, log-uniform,
+fixed-unigram and learned-unigram candidates, as TensorFlow's stateful *CandidateSampler ops with seed/seed2), `tf.nn.
 compute_accidental_hits` (ComputeAccidentalHits), and the sampled losses `tf.nn.nce_loss` and
 `tf.nn.sampled_softmax_loss` built on them as TensorFlow builds them.
 
@@ -121,7 +121,26 @@ def _sampler_op(name, distribution):
     return op
 
 
+_learned_counts = {}  # (range_max, seed, seed2) -> the counts of a LearnedUnigram sampler (its op state)
+
+
+def _learned_unigram_kernel(true_classes, num_true, num_sampled, unique, range_max, seed=0, seed2=0):
+    # TensorFlow's sampler starts every class at weight 1, samples, then adds the batch's true classes.
+    with _streams_lock:
+        counts = _learned_counts.setdefault((int(range_max), int(seed), int(seed2)), np.ones(range_max))
+        probabilities = counts / counts.sum()
+    result = _sampler_kernel(lambda n: probabilities)(true_classes, num_true, num_sampled, unique, range_max, seed,
+                                                       seed2)
+    with _streams_lock:
+        valid = true_classes[(true_classes >= 0) & (true_classes < range_max)]
+        np.add.at(counts, valid, 1.0)
+    return result
+
+
 UNIFORM_SAMPLER = _sampler_op("UniformCandidateSampler", _uniform)
+LEARNED_UNIGRAM_SAMPLER = OpDef("LearnedUnigramCandidateSampler", _infer_sampler, _learned_unigram_kernel,
+                                stateful=True, input_names=("true_classes",), multi=True)
+LEARNED_UNIGRAM_SAMPLER.none_grads = True
 LOG_UNIFORM_SAMPLER = _sampler_op("LogUniformCandidateSampler", _log_uniform)
 FIXED_UNIGRAM_SAMPLER = _sampler_op("FixedUnigramCandidateSampler", _fixed_unigram)
 
@@ -144,6 +163,13 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
     """`tf.random.log_uniform_candidate_sampler`: classes drawn with P(k) = log((k+2)/(k+1)) /
     log(range_max+1) (Zipf-like: small ids are frequent)."""
     return _sample(LOG_UNIFORM_SAMPLER, true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None,
+                                      name=None):
+    """`tf.random.learned_unigram_candidate_sampler`: classes drawn in proportion to how often they were
+    seen as true classes by this sampler so far (every class starts at one)."""
+    return _sample(LEARNED_UNIGRAM_SAMPLER, true_classes, num_true, num_sampled, unique, range_max, seed, name)
 
 
 def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, vocab_file="",
@@ -273,7 +299,7 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
 
 API = {
     "random": ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
-               "all_candidate_sampler"],
-    "nn": ["fixed_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits", "nce_loss",
+               "learned_unigram_candidate_sampler", "all_candidate_sampler"],
+    "nn": ["fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits", "nce_loss",
            "sampled_softmax_loss"],
 }
