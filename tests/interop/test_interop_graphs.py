@@ -58,6 +58,12 @@ def _cases():
             i += 1
         steps.assign_add(1.0)
         w.assign(w * 0.5)
+        if tf.reduce_mean(y) > 0.5:          # a stateful branch: TensorFlow's If with resource inputs
+            steps.assign_add(10.0)
+        j = tf.constant(0)
+        while j < n:                         # a stateful loop body: TensorFlow's While
+            w.assign_add(tf.ones([2, 2]) * 0.125)
+            j += 1
         return y, i, steps.read_value() * 1.0
 
     @tf.function
