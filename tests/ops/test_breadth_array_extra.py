@@ -113,3 +113,15 @@ def test_atrous_convolutions_match_tensorflow():
     with pytest.raises(ValueError, match="must be positive"):
         tf.nn.atrous_conv2d(x, tf.ones([2, 2, 1, 1]), 0, "SAME")
     assert tf.nn.sigmoid is tf.math.sigmoid and tf.nn.tanh is tf.math.tanh
+
+
+def test_with_space_to_batch_matches_tensorflow():
+    x = tf.reshape(tf.range(25.), [1, 5, 5, 1])
+    w = tf.ones([2, 2, 1, 1])
+    op = lambda inp, n, pad: tf.nn.conv2d(inp, w, 1, pad)  # noqa: E731
+    same = tf.nn.with_space_to_batch(x, [2, 2], "SAME", op, filter_shape=[2, 2])
+    assert same.numpy().reshape(5, 5).tolist() == [[6., 12., 14., 16., 8.], [12., 24., 28., 32., 16.],
+                                                   [22., 44., 48., 52., 26.], [32., 64., 68., 72., 36.],
+                                                   [16., 32., 34., 36., 18.]]
+    valid = tf.nn.with_space_to_batch(x, [2, 1], "VALID", op)
+    assert valid.numpy().reshape(-1).tolist() == [22., 26., 30., 34., 42., 46., 50., 54., 62., 66., 70., 74.]
