@@ -400,14 +400,6 @@ def ex_subclassed_layer_inside_functional():
 
 
 XFAILS = {
-    "one_graph_two_models":
-        "Reshape((4, 4, 1)) on a symbolic (None, 16) input gives shape (None, None, None, None), so the "
-        "following Conv2DTranspose raises 'channel dimension of the inputs should be defined'",
-    "models_are_callable":
-        "Reshape((4, 4, 1)) on a symbolic (None, 16) input gives shape (None, None, None, None), so the "
-        "following Conv2DTranspose raises 'channel dimension of the inputs should be defined'",
-    "multi_input_output_summary": "keras.layers has no functional `concatenate` (AttributeError)",
-    "toy_resnet_summary": "keras.layers has no functional `add` (AttributeError)",
     "custom_layer_config_roundtrip":
         "Functional.get_config holds layer objects and 'nodes'/'inputs'/'outputs' keys instead of Keras' "
         "serialized layer dicts (class_name/config/inbound_nodes) and 'input_layers'/'output_layers'",

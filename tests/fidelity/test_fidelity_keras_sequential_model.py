@@ -241,12 +241,6 @@ XFAILS = {
         "layer weights are tf.Variables named 'dense/kernel:0' with tf.Variable's repr, not Keras 3 "
         "Variables named 'kernel' shown as '<Variable path=dense/kernel, shape=..., value=...>'",
     "weight_paths": "a layer's weight has no `.path` ('dense/kernel')",
-    "unbuilt_model_has_no_weights":
-        "a Sequential built by calling it on a (1, 4) batch summarises output shapes as (None, 2) "
-        "instead of Keras' (1, 2)",
-    "add_summary_debugging_workflow":
-        "summary widens its first column for a long 'name (Type)' instead of wrapping it onto a second "
-        "line within Keras' fixed column width",
 }
 
 

@@ -236,9 +236,6 @@ XFAILS = {
         "Functional call, overriding the recorded training=False (keras-team/keras#20285), so the moving "
         "statistics update (loss 0.6968)",
     "augmentation_layers_in_pipeline": "keras.layers has no RandomFlip / RandomRotation (AttributeError)",
-    "summary_show_trainable":
-        "summary(show_trainable=True) has no 'Trai…' column (Y / N / -); and the first column is widened "
-        "instead of Keras' fixed widths with wrapped cells",
 }
 
 

@@ -210,24 +210,9 @@ def ex_nested_input_rnn():
     net.fit(data, targets, batch_size=batch_size, shuffle=False)
 
 
-INPUT_SHAPE_WARNING = ("no UserWarning for `input_shape=` given to a layer of a Sequential ('Do not pass an "
-                       "`input_shape`/`input_dim` argument to a layer...')")
 XFAILS = {
-    "embedding_lstm_dense_summary":
-        "a Sequential built by calling it on a (2, 7) batch summarises output shapes as (None, 7, 64) "
-        "instead of Keras' (2, 7, 64)",
-    "encoder_state_to_decoder":
-        "summary of a Functional model with 'Connected to': Keras keeps its fixed total width (columns "
-        "20/19/12/19), wraps long cells over lines and cuts 'Connected to' with '…'; tensorflux widens the "
-        "columns; it also shows the return_state LSTM's output as (None, 64) instead of the list of its "
-        "3 output shapes",
     "stateful_lstm": "recurrent layers raise ValueError for `stateful=True`",
     "reuse_rnn_state": "recurrent layers raise ValueError for `stateful=True`",
-    "bidirectional_summary": INPUT_SHAPE_WARNING,
-    "cudnn_and_generic_lstm_models": INPUT_SHAPE_WARNING,
-    "generic_rnn_summary":
-        "summary widens its first column for a long 'name (Type)' instead of wrapping it within Keras' "
-        "fixed column width; and " + INPUT_SHAPE_WARNING,
     "nested_input_rnn":
         "keras.layers.RNN rejects a cell whose state_size is a list of tf.TensorShape (ValueError: "
         "state_size must be an integer...) at construction; Keras accepts it (and with 3.15 fails later, "

@@ -280,9 +280,6 @@ XFAILS = {
     "tf_function_step_tracing_count":
         "a tf.function whose first call creates variables (the optimizer's) reports "
         "experimental_get_tracing_count() == 1; TensorFlow traces such a function twice",
-    "gan_models":
-        "summary widens its first column for a long 'name (Type)' instead of wrapping it onto a second "
-        "line within Keras' fixed column width",
 }
 
 

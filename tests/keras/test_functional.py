@@ -93,7 +93,9 @@ def test_shared_layers_share_weights_and_count_their_calls():
     lines = []
     model.summary(print_fn=lines.append)
     text = "\n".join(lines)
-    assert "Connected to" in text and "encoder[0][0], encoder[1][0]" in text
+    # Keras' fixed column width wraps the two sources of the Subtract onto two lines
+    assert "Connected to" in text and "│ encoder[0][0],    │" in text and "│ encoder[1][0]     │" in text
+    assert "│ encoder (Dense)     │ (None, 3)         │         15 │ a[0][0], b[0][0]  │" in text
 
 
 def test_models_nest_as_layers():

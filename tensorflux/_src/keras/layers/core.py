@@ -140,7 +140,11 @@ class Reshape(Layer):
     def call(self, inputs):
         batch = inputs.shape[0]
         if batch is None:
-            return tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1], self.target_shape], 0))
+            if -1 not in self.target_shape:     # -1 for the batch keeps the other dimensions static
+                return tf.reshape(inputs, (-1,) + self.target_shape)
+            outputs = tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1], self.target_shape], 0))
+            outputs.set_shape(self.compute_output_shape(tuple(inputs.shape.as_list())))
+            return outputs
         return tf.reshape(inputs, (batch,) + self.target_shape)
 
     def compute_output_shape(self, input_shape):

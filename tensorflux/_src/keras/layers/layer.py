@@ -111,6 +111,10 @@ class Layer:
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         if batch_input_shape is not None and self._input_shape_arg is None:
             self._input_shape_arg = tuple(batch_input_shape)[1:]
+        if self._input_shape_arg is not None:
+            warnings.warn("Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential "
+                          "models, prefer using an `Input(shape)` object as the first layer in the model "
+                          "instead.", stacklevel=2)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
         if dtype is not None and tf.as_dtype(getattr(dtype, "name", dtype)) != tf.float32:

@@ -566,6 +566,9 @@ class RNN(Layer):
             if own_cell:
                 self.cell._end_call()
         output = outputs if self.return_sequences else last
+        if self.return_sequences and output.shape.rank is not None and sequences.shape[1] is not None:
+            # the traced time loop stacks its outputs with an unknown length; the input's is the answer
+            output.set_shape([None, sequences.shape[1]] + [None] * (output.shape.rank - 2))
         if self.return_state:
             return (output, *states)
         return output

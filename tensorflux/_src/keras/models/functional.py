@@ -224,9 +224,12 @@ class Functional(Model):
             sources = node.inputs
             if len(sources) != 1 or node.operation in text:
                 chain = False
-            text[node.operation] = ", ".join(
+            sources_text = ", ".join(
                 f"{t._keras_history[0].operation.name}[{t._keras_history[0].index}][{t._keras_history[1]}]"
                 for t in sources)
+            # a shared layer lists the sources of all its calls, as Keras does
+            text[node.operation] = text[node.operation] + ", " + sources_text if node.operation in text \
+                else sources_text
         if chain:
             return None
         for t in self._flat_inputs:

@@ -384,7 +384,8 @@ class Model(Layer):
     # -- text ----------------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
-        (print_fn or print)(summary_text(self))
+        (print_fn or print)(summary_text(self, show_trainable=show_trainable, line_length=line_length,
+                                         positions=positions))
 
 
 _FUNCTIONAL_SUBCLASSES = {}   # a Model subclass -> that subclass mixed with Functional
@@ -518,6 +519,27 @@ class Sequential(Model):
                 return
             layer._output_shape = tf.TensorShape(shape)
         self.built = True
+
+    def build(self, input_shape=None):
+        """Builds from `input_shape` (batch dimension included) as if an Input of that shape came first."""
+        if input_shape is not None and not self.built and self._input_shape is None and self._stack:
+            self._input_shape = tuple(input_shape)
+            self._build_from_input_shape()
+            if self.built:
+                return
+        super().build(input_shape)
+
+    build._default_build = True  # on a first call, _build_for builds from the call's shape
+
+    def _build_for(self, first):
+        """A Sequential without a declared input, first called eagerly, builds from that call's shape
+        (batch dimension included, as Keras 3 records it: its summary shows `(1, 2)` after `model(ones((1, 4)))`)."""
+        if self._input_shape is None and self._stack and tf.executing_eagerly() and isinstance(first, tf.Tensor):
+            self._input_shape = tuple(first.shape.as_list())
+            self._build_from_input_shape()
+            if self.built:
+                return
+        super()._build_for(first)
 
     def _build_graph(self, shape):
         """Calls the layers on a symbolic input of `shape` (building them, and giving each its `input` and
