@@ -128,3 +128,23 @@ def test_unsorted_segment_sqrt_n_matches_tensorflow():
         tf.math.unsorted_segment_sqrt_n([1, 2, 3], [0, 1, 0], 2)
     from helpers import check_gradients
     check_gradients(lambda d: tf.math.unsorted_segment_sqrt_n(d, [0, 1, 0], 3), [[[1., 2.], [3., 4.], [5., 6.]]])
+
+
+def test_encoded_strings_match_tensorflow(tmp_path):
+    import gzip
+    import zlib
+    assert tf.io.encode_base64(["hi?>", b"\xff\xfe"]).numpy().tolist() == [b"aGk_Pg", b"__4"]
+    assert tf.io.encode_base64("hi?>", pad=True).numpy() == b"aGk_Pg=="
+    assert tf.io.decode_base64(["aGk_Pg", "aGk_Pg=="]).numpy().tolist() == [b"hi?>", b"hi?>"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Base64 string length cannot be 1 modulo 4."):
+        tf.io.decode_base64("a")
+    assert tf.io.decode_compressed([zlib.compress(b"abc")], "ZLIB").numpy().tolist() == [b"abc"]
+    assert tf.io.decode_compressed(gzip.compress(b"xyz"), "GZIP").numpy() == b"xyz"
+    assert tf.io.decode_compressed(b"raw", "").numpy() == b"raw"
+    with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: incorrect header check"):
+        tf.io.decode_compressed(b"raw", "ZLIB")
+    assert tf.io.is_jpeg(b"\xff\xd8\xff\xe0abc").numpy() and not tf.io.is_jpeg(b"abc").numpy()
+    (tmp_path / "a.txt").write_bytes(b"")
+    variable = tf.io.match_filenames_once(os.path.join(os.fspath(tmp_path), "*.txt"))
+    assert not variable.trainable
+    assert variable.numpy().tolist() == [os.fsencode(os.path.join(os.fspath(tmp_path), "a.txt"))]
