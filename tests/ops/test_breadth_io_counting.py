@@ -148,3 +148,18 @@ def test_encoded_strings_match_tensorflow(tmp_path):
     variable = tf.io.match_filenames_once(os.path.join(os.fspath(tmp_path), "*.txt"))
     assert not variable.trainable
     assert variable.numpy().tolist() == [os.fsencode(os.path.join(os.fspath(tmp_path), "a.txt"))]
+
+
+# tf.io.encode_jpeg(tf.zeros([3, 5, 3], tf.uint8)) from TensorFlow 2.21.
+SMALL_JPEG = bytes.fromhex(
+    "ffd8ffe000104a46494600010101012c012c0000ffdb0043000201010101010201010102020202020403020202020504040304060506060605060606070908060709070606080b08090a0a0a0a0a06080b0c0b0a0c090a0a0affdb004301020202020202050303050a0706070a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0affc00011080003000503012200021101031101ffc4001f0000010501010101010100000000000000000102030405060708090a0bffc400b5100002010303020403050504040000017d01020300041105122131410613516107227114328191a1082342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a535455565758595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffc4001f0100030101010101010101010000000000000102030405060708090a0bffc400b51100020102040403040705040400010277000102031104052131061241510761711322328108144291a1b1c109233352f0156272d10a162434e125f11718191a262728292a35363738393a434445464748494a535455565758595a636465666768696a737475767778797a82838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4e5e6e7e8e9eaf2f3f4f5f6f7f8f9faffda000c03010002110311003f00fe7fe8a28a00ffd9")
+
+
+def test_extract_jpeg_shape_matches_tensorflow():
+    shape = tf.io.extract_jpeg_shape(SMALL_JPEG)
+    assert shape.dtype == tf.int32 and shape.numpy().tolist() == [3, 5, 3]
+    assert tf.io.extract_jpeg_shape(SMALL_JPEG, output_type=tf.int64).dtype == tf.int64
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data, size 7"):
+        tf.io.extract_jpeg_shape(b"notjpeg")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data"):
+        tf.io.extract_jpeg_shape(SMALL_JPEG[:20])  # a segment length pointing past the end
