@@ -25,7 +25,7 @@ from tensorflow.python.framework import op_def_registry
 HERE = os.path.dirname(os.path.abspath(globals().get("__file__", os.path.join("tests", "io_formats", "-"))))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-STRUCTURAL = ("Const Placeholder PartitionedCall StatefulPartitionedCall If StatelessIf While StatelessWhile NoOp "
+STRUCTURAL = ("Const Placeholder PartitionedCall StatefulPartitionedCall If StatelessIf While StatelessWhile Case StatelessCase NoOp "
               "FusedBatchNorm FusedBatchNormV3 Identity IdentityN VarHandleOp ReadVariableOp AssignVariableOp "
               "AssignAddVariableOp AssignSubVariableOp Mean Prod Any All Min Max SplitV Squeeze Softmax LogSoftmax "
               "Select StopGradient PreventGradient Snapshot EnsureShape AddN Rsqrt Sigmoid Tanh Erf Erfc "
@@ -137,7 +137,8 @@ def _functions():
             y = inner(y, x) + 1.0
             i += 1
         counter.assign_add(1.0)
-        return y * counter, i
+        picked = tf.switch_case(n % 4, [lambda: y * 2.0, lambda: y - 1.0, lambda: tf.tanh(y)])
+        return y * counter, i, picked
 
     kernel, gamma, beta = tf.Variable(f32(3, 3, 2, 4)), tf.Variable(f32(4)), tf.Variable(f32(4))
     mean, var = tf.constant(f32(4)), tf.constant(np.abs(f32(4)) + 0.5)
@@ -192,7 +193,7 @@ def _functions():
         **keras_functions,
         "tf_mlp": (mlp, [tf.TensorSpec([None, 4], tf.float32)], lambda: [f32(3, 4)]),
         "tf_control_flow": (control_flow, [tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.int32)],
-                            lambda: [f32(2, 2), np.int32(rng.integers(0, 4))]),
+                            lambda: [f32(2, 2), np.int32(rng.integers(0, 5))]),
         "tf_cnn": (cnn, [tf.TensorSpec([None, 4, 4, 2], tf.float32)], lambda: [f32(2, 4, 4, 2)]),
         "tf_shapes": (shapes, [tf.TensorSpec([None, 6], tf.float32)], lambda: [f32(int(rng.integers(1, 4)), 6)]),
     }

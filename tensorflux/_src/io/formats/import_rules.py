@@ -429,3 +429,51 @@ def _select(builder, node, inputs, attrs):
     elif condition.shape.rank is None or x.shape.rank is None:
         raise _unsupported(builder, node, "inputs of unknown rank")
     return generic(builder, node, [condition, x, y], attrs, op_type="SelectV2")
+
+
+@rule("Case", "StatelessCase")
+def _case(builder, node, inputs, attrs):
+    """TensorFlow's n-way Case (tf.switch_case) as a chain of Ifs: branch k runs when the index is k, the
+    last branch otherwise (TensorFlow runs the last branch for an index out of range)."""
+    from ...framework.graph import FuncGraph
+    index, args = inputs[0], list(inputs[1:])
+    names = list(attrs["branches"])
+    if not names:
+        raise _unsupported(builder, node, "no branches")
+    tout = list(attrs["Tout"])
+    branches = []
+    for name in names:
+        graph, outs = _branch(builder, name, node, len(args), "branch")
+        if [t.dtype for t in outs] != tout:
+            raise errors.InvalidArgumentError(None, None, f"The branch {name!r} of {builder.where(node)} returns "
+                                                          f"{[t.dtype.name for t in outs]}, the node declares "
+                                                          f"{[d.name for d in tout]}.")
+        branches.append(graph)
+    output_types = _output_types(tout, attrs.get("output_shapes"))
+    if_op = registry.OPS["If" if node.op == "Case" else "StatelessIf"]
+
+    def chain(graph, index, args, k, name):
+        """Adds to `graph` the Ifs choosing among branches k.. and returns their outputs."""
+        if k == len(branches) - 1:   # one branch left (a single-branch Case): it always runs
+            pred = graph.add_constant(np.asarray(True), f"{name}/always")
+            then_graph = else_graph = branches[k]
+            else_inputs = args
+        else:
+            position = graph.add_constant(np.asarray(k, np.int32), f"{name}/branch_{k}")
+            pred = graph.create_op(registry.OPS["Equal"], [index, position], {}, f"{name}/Equal_{k}")
+            then_graph = branches[k]
+            if k == len(branches) - 2:
+                else_graph, else_inputs = branches[k + 1], args
+            else:
+                else_graph = FuncGraph(f"{name}_rest_{k + 1}", outer_graph=graph)
+                inner_index = else_graph.placeholder(index.dtype, index.shape, "branch_index")
+                inner_args = [else_graph.placeholder(t.dtype, t.shape, f"input_{i}") for i, t in enumerate(args)]
+                else_graph.outputs = list(chain(else_graph, inner_index, inner_args, k + 1, name))
+                else_graph.mark_out_of_scope()
+                else_inputs = [index] + args
+        out = graph.create_op(if_op, [pred] + args + else_inputs,
+                              {"then_graph": then_graph, "else_graph": else_graph, "n_then": len(args),
+                               "output_types": output_types}, name if graph is builder.graph else f"{name}/If_{k}")
+        return list(out) if isinstance(out, tuple) else []
+
+    return chain(builder.graph, index, args, 0, node.name)
