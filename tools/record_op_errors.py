@@ -26,10 +26,11 @@ def main(argv):
     import table_math
     import table_rest
     import table_special
+    import table_extra
 
     tf.get_logger().setLevel("ERROR")
     outcomes = {}
-    for case in table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES:
+    for case in table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES:
         for variant, replaced in sweep.expand(case):
             for mode in case.modes:
                 outcome, _ = sweep.run_case(tf, case, replaced, mode)

@@ -96,6 +96,8 @@ def test_retraces_and_calls_keep_memory_flat(quiet_retracing):
     assert generated_sources() <= sources_at_baseline + limit
 
     growth = max(samples)
+    print(f"soak: {traces[0]} traces, {CALLS} calls; RSS at warm-up {baseline / 2**20:.1f} MB, growth after it "
+          f"(MB): {[round(s / 2**20, 1) for s in samples]}; linecache sources {generated_sources()}")
     assert growth <= RSS_TOLERANCE, (
         f"RSS grew by {growth / 2**20:.1f} MB after warm-up (samples in MB: "
         f"{[round(s / 2**20, 1) for s in samples]}); allowed {RSS_TOLERANCE / 2**20:.0f} MB")

@@ -173,6 +173,12 @@ UNREACHABLE = {
                                                       "tf.raw_ops only)",
     "CollectiveAllReduce": "made by tf.distribute strategies' cross-replica reductions of per-replica values "
                            "(distribute room), not by a call with tensors of the caller's choosing",
+    "Dilation2DBackpropInput": _GRADIENT_ONLY.format("Dilation2D"),
+    "Dilation2DBackpropFilter": _GRADIENT_ONLY.format("Dilation2D"),
+    "LRNGrad": _GRADIENT_ONLY.format("LRN"),
+    "CTCLoss": "made by tf.compat.v1.nn.ctc_loss (sparse labels); TensorFlow 2's tf.nn.ctc_loss with dense labels "
+               "builds other ops, and tensorflux has no tf.compat.v1 namespace",
+    "Conv3DBackpropFilterV2": _GRADIENT_ONLY.format("Conv3D") + "; TensorFlow 2 has no public name for it",
     "StatelessRandomUniform": "TensorFlow 1 op type, kept for loading old SavedModels; tf.random.stateless_* "
                               "build the V2 ops",
     "StatelessRandomNormal": "TensorFlow 1 op type kept for loading old SavedModels (stateless_normal builds V2)",

@@ -1,0 +1,69 @@
+"""Sweep table, part 5: op families added alongside the sweep (space/batch and depth moves, bitcasts,
+CTC helpers, morphology, local response normalization, raw and CSV decoding, tensor serialization).
+
+An entry whose op type the registry does not hold (a family not in this build) is skipped by the test.
+"""
+import numpy as np
+
+from sweep import F, Case, Fix, P, T
+from table_rest import PRESENT_FILE
+
+X = F()
+X_INT = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+IMAGE = F((1, 4, 4, 1))
+VOLUME = F((1, 4, 4, 4, 1))
+TRUE_CLASSES = np.array([[1], [2]], np.int64)
+
+CASES = [
+    Case("SpaceToBatchND", lambda tf, x, block: tf.space_to_batch(x, block, [[0, 0], [0, 0]]),
+         x=T("float", F((1, 2, 2, 1))), block=P("ints", [2, 2])),
+    Case("BatchToSpaceND", lambda tf, x, block: tf.batch_to_space(x, block, [[0, 0], [0, 0]]),
+         x=T("float", F((4, 1, 1, 1))), block=P("ints", [2, 2])),
+    Case("Bitcast", lambda tf, x: tf.bitcast(x, tf.int32), x=T("float", X)),
+    Case("BroadcastArgs", lambda tf, s0, s1: tf.broadcast_dynamic_shape(s0, s1),
+         s0=T("int", np.array([2, 3], np.int32)), s1=T("int", np.array([1, 3], np.int32))),
+    Case("GuaranteeConst", lambda tf, x: tf.guarantee_const(x), x=T("float", X)),
+    Case("CTCUniqueLabels", lambda tf, labels: tf.nn.ctc_unique_labels(labels), labels=T("int", X_INT)),
+    Case("CollapseRepeated", lambda tf, labels, lengths: tf.nn.collapse_repeated(labels, lengths),
+         labels=T("int", X_INT), lengths=T("int", np.array([3, 2], np.int32))),
+    Case("IsotonicRegression", lambda tf, x: tf.nn.isotonic_regression(x), x=T("float", X)),
+    Case("DepthToSpace", lambda tf, x, block: tf.nn.depth_to_space(x, block), x=T("float", F((1, 1, 1, 4))),
+         block=P("size", 2)),
+    Case("SpaceToDepth", lambda tf, x, block: tf.nn.space_to_depth(x, block), x=T("float", F((1, 2, 2, 1))),
+         block=P("size", 2)),
+    Case("Dilation2D", lambda tf, x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1]),
+         x=T("float", IMAGE), f=T("float", F((2, 2, 1)))),
+    Case("LRN", lambda tf, x: tf.nn.local_response_normalization(x), x=T("float", F((1, 2, 2, 3)))),
+    Case("InTopKV2", lambda tf, targets, predictions, k: tf.math.in_top_k(targets, predictions, k),
+         targets=T("int", np.array([0, 2], np.int32)), predictions=T("float", X), k=P("size", 2)),
+    Case("InvertPermutation", lambda tf, x: tf.math.invert_permutation(x), x=T("int", np.array([2, 0, 1], np.int32))),
+    Case("NextAfter", lambda tf, x, y: tf.math.nextafter(x, y), x=T("float", X), y=T("float", F(lo=0.3))),
+    Case("DecodeRaw", lambda tf, b: tf.io.decode_raw(b, tf.uint8), b=T("string", np.array(["abcd", "efgh"]))),
+    Case("DecodePaddedRaw", lambda tf, b: tf.io.decode_raw(b, tf.uint8, fixed_length=4),
+         b=T("string", np.array(["ab", "efgh"]))),
+    Case("DecodeCSV", lambda tf, records: tf.io.decode_csv(records, [[0], [0.0]]),
+         records=T("string", np.array(["1,2.5", "3,4"]))),
+    Case("MatchingFiles", lambda tf, pattern: tf.io.matching_files(pattern),
+         pattern=T("string", PRESENT_FILE[:-2] + "?n")),
+    Case("SerializeTensor", lambda tf, x: tf.io.serialize_tensor(x), x=T("float", X)),
+    Case("ParseTensor", lambda tf, serialized, replacement: tf.io.parse_tensor(
+        serialized if replacement is None else replacement, tf.float32),
+        serialized=Fix(lambda tf: tf.io.serialize_tensor(tf.constant([1.5, 2.5]))), replacement=P("string", None)),
+    Case("Conv3D", lambda tf, x, f: tf.nn.conv3d(x, f, [1, 1, 1, 1, 1], "VALID"), x=T("float", VOLUME),
+         f=T("float", F((2, 2, 2, 1, 1)))),
+    Case("Conv3DBackpropInputV2", lambda tf, x, f, output_shape: tf.nn.conv3d_transpose(
+        x, f, output_shape, [1, 1, 1, 1, 1], "VALID"), x=T("float", F((1, 3, 3, 3, 1))),
+        f=T("float", F((2, 2, 2, 1, 1))), output_shape=P("shape", [1, 4, 4, 4, 1])),
+    Case("MaxPoolWithArgmax", lambda tf, x, ksize: tf.nn.max_pool_with_argmax(x, ksize, 2, "VALID"),
+         x=T("float", IMAGE), ksize=P("size", 2)),
+    Case("UniformCandidateSampler", lambda tf, classes, n: tf.random.uniform_candidate_sampler(
+        classes, 1, n, True, 5, seed=1), classes=T("int", TRUE_CLASSES), n=P("size", 2)),
+    Case("LogUniformCandidateSampler", lambda tf, classes, n: tf.random.log_uniform_candidate_sampler(
+        classes, 1, n, True, 5, seed=1), classes=T("int", TRUE_CLASSES), n=P("size", 2)),
+    Case("LearnedUnigramCandidateSampler", lambda tf, classes, n: tf.random.learned_unigram_candidate_sampler(
+        classes, 1, n, True, 5, seed=1), classes=T("int", TRUE_CLASSES), n=P("size", 2)),
+    Case("FixedUnigramCandidateSampler", lambda tf, classes, n: tf.random.fixed_unigram_candidate_sampler(
+        classes, 1, n, True, 5, unigrams=[1, 1, 1, 1, 1], seed=1), classes=T("int", TRUE_CLASSES), n=P("size", 2)),
+    Case("ComputeAccidentalHits", lambda tf, classes, sampled: tf.nn.compute_accidental_hits(classes, sampled, 1),
+         classes=T("int", TRUE_CLASSES), sampled=T("int", np.array([2, 4], np.int64))),
+]
