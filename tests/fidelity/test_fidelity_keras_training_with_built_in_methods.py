@@ -467,8 +467,6 @@ XFAILS = {
     "one_hot_of_float_numpy_labels":
         "tf.one_hot rejects a float32 NumPy index array (InvalidArgumentError on attr TI); TensorFlow "
         "converts the integral NumPy floats to integer indices",
-    "py_dataset": "keras.utils has no `PyDataset` (AttributeError)",
-    "py_dataset_workers": "keras.utils has no `PyDataset` (AttributeError)",
     "multi_output_compile_variants": "keras.layers has no functional `concatenate` (AttributeError)",
     "multi_output_loss_only_on_some": "keras.layers has no functional `concatenate` (AttributeError)",
     "multi_output_fit_lists_dicts_dataset": "keras.layers has no functional `concatenate` (AttributeError)",

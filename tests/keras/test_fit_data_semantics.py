@@ -53,3 +53,31 @@ def test_class_weight():
     np.testing.assert_allclose(history.history["loss"], [1.37327, 1.37327], atol=1e-5)
     with pytest.raises(ValueError, match="You cannot `class_weight` and `sample_weight` at the same time."):
         model.fit(np.ones((4, 1)), np.array([0, 1, 2, 2]), class_weight={0: 1.0}, sample_weight=np.ones(4), verbose=0)
+
+
+def test_py_dataset_batches_and_epoch_hooks():
+    calls = []
+
+    class Batches(keras.utils.PyDataset):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.x = np.arange(10, dtype="float64").reshape(5, 2)
+
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, index):
+            calls.append(index)
+            part = self.x[index * 2:index * 2 + 2]
+            return part, part.sum(axis=1, keepdims=True)
+
+        def on_epoch_end(self):
+            calls.append("end")
+
+    data = Batches(workers=2)
+    assert (data.workers, data.use_multiprocessing, data.max_queue_size) == (2, False, 10)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, kernel_initializer="ones", use_bias=False)])
+    model.compile("sgd", "mse")
+    model.fit(data, epochs=2, shuffle=False, verbose=0)
+    assert calls == [0, 1, 2, "end", 0, 1, 2, "end"]
+    assert model.evaluate(data, verbose=0) == 0.0      # ones-kernel predicts the row sums exactly

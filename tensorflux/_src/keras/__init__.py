@@ -10,7 +10,7 @@ import sys
 from .. import namespaces as _namespaces  # tensorflux is fully imported before this room loads (LAZY)
 # functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
 from . import activations, backend_config, callbacks, initializers, losses, metrics, regularizers, utils
-from . import ops, random
+from . import ops, py_dataset, random
 from .models import functional, model as models
 from .layers import (input_layer, core as layers, activations as layers_activation,
     attention as layers_attention, convolutional as layers_conv_extra, normalization as layers_extra,
@@ -24,7 +24,7 @@ from . import tensorboard  # keras.callbacks.TensorBoard
 _SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
             layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
             layers_reshaping, layers_rnn, layers_bidirectional, layers_masking, losses, metrics, models, ops,
-            optimizers, random, regularizers, saving, schedules, serialization, tensorboard, utils)
+            optimizers, py_dataset, random, regularizers, saving, schedules, serialization, tensorboard, utils)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

@@ -117,6 +117,8 @@ class Layer:
                           "instead.", stacklevel=2)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        if isinstance(dtype, dict) and dtype.get("class_name") in ("DTypePolicy", "FloatDTypePolicy"):
+            dtype = (dtype.get("config") or {}).get("name")     # a serialized DTypePolicy (get_config's form)
         if dtype is not None and tf.as_dtype(getattr(dtype, "name", dtype)) != tf.float32:
             raise ValueError(f"tensorflux's Keras layers compute in float32 only. Received: dtype={dtype}")
         self._trainable = bool(trainable)

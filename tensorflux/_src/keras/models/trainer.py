@@ -13,6 +13,8 @@ import numpy as np
 
 import tensorflux as tf
 
+from .. import py_dataset as _py_dataset
+
 
 def _as_array(leaf):
     array = np.asarray(leaf)
@@ -101,6 +103,24 @@ class DatasetBatches:
         self.steps = count
 
 
+class PyDatasetBatches:
+    """The batches of a `keras.utils.PyDataset`: batch 0 … len-1 each epoch (a random order with `shuffle`),
+    between its on_epoch_begin/on_epoch_end hooks; NumPy floats become float32 tensors, as for arrays."""
+
+    def __init__(self, dataset, shuffle=False):
+        self._dataset, self._shuffle = dataset, shuffle
+        self.steps = dataset.num_batches
+
+    def __iter__(self):
+        self._dataset.on_epoch_begin()
+        count = len(self._dataset)
+        for index in (np.random.permutation(count) if self._shuffle else range(count)):
+            batch = unpack_x_y_sample_weight(self._dataset[int(index)])
+            yield [None if part is None else tf.nest.map_structure(lambda a: tf.constant(_as_array(a)), part)
+                   for part in batch]
+        self._dataset.on_epoch_end()
+
+
 def unpack_x_y_sample_weight(data):
     if isinstance(data, list):
         data = tuple(data)
@@ -127,6 +147,11 @@ def batches_for(x, y=None, sample_weight=None, batch_size=None, shuffle=False, c
         if class_weight is not None:
             batches.class_weight = class_weight
         return batches
+    if isinstance(x, _py_dataset.PyDataset):
+        if y is not None:
+            raise ValueError("When providing `x` as a PyDataset, `y` should not be passed. Instead, the targets "
+                             "should be included as part of the PyDataset.")
+        return PyDatasetBatches(x, shuffle)
     if x is None:
         raise ValueError("Unrecognized data type: x=None")
     if class_weight is not None:
