@@ -43,6 +43,13 @@ def generated_code(fn, features=()):
         elif isinstance(n, ast.arg):
             reserved.add(n.arg)
     for n in ast.walk(node):
+        if isinstance(n, ast.ExceptHandler) and n.type is not None:   # exception classes are read as they are
+            for name in ast.walk(n.type):
+                name.ag_original = False
+    # The generated def's defaults are placeholders: the converted function gets the original's values.
+    node.args.defaults = [ast.Constant(None) for _ in node.args.defaults]
+    node.args.kw_defaults = [ast.Constant(None) if d is not None else None for d in node.args.kw_defaults]
+    for n in ast.walk(node):
         if isinstance(n, (ast.While, ast.For)) and n.orelse:   # TensorFlow does not convert these
             raise SyntaxError(f"{type(n).__name__.lower()}/else statement not yet supported")
     features = tuple(features)
