@@ -188,8 +188,6 @@ Epoch  9:
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Model.save_weights accepts a name without the .weights.h5 suffix; Keras 3 raises ValueError"))
 def test_keras_save_weights_needs_weights_h5_suffix(tmp_path):
     inputs, targets = _data()
     model = LinearKerasModel()
