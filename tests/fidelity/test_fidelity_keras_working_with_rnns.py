@@ -211,8 +211,6 @@ def ex_nested_input_rnn():
 
 
 XFAILS = {
-    "stateful_lstm": "recurrent layers raise ValueError for `stateful=True`",
-    "reuse_rnn_state": "recurrent layers raise ValueError for `stateful=True`",
     "nested_input_rnn":
         "keras.layers.RNN rejects a cell whose state_size is a list of tf.TensorShape (ValueError: "
         "state_size must be an integer...) at construction; Keras accepts it (and with 3.15 fails later, "

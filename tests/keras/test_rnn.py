@@ -236,8 +236,8 @@ def test_errors():
         layers.GRU(2)(X, initial_state=[np.zeros((2, 3), np.float32)])
     with pytest.raises(ValueError, match="state_size"):
         layers.RNN(layers.Dense(2))
-    with pytest.raises(ValueError, match="stateful"):
-        layers.LSTM(2, stateful=True)
+    with pytest.raises(ValueError, match="stateful, so it needs a fixed batch size"):
+        layers.LSTM(2, stateful=True)(keras.Input((3, 2)))
     with pytest.raises(ValueError, match="dropout"):
         layers.GRU(2, dropout=1.5)
 
@@ -358,3 +358,19 @@ def test_fit_with_a_smaller_last_batch_and_dropout():
     assert np.isfinite(history.history["loss"]).all()
     assert all(not np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
     assert model.predict(x, verbose=0).shape == (5, 1)
+
+
+def test_stateful_layers_carry_their_states_between_calls():
+    rng = np.random.default_rng(7)
+    sequence = rng.standard_normal((2, 6, 3)).astype("float32")
+    stateful = keras.layers.LSTM(4, stateful=True)
+    whole = keras.layers.LSTM(4)
+    stateful(sequence[:, :3])
+    whole(sequence)
+    whole.set_weights(stateful.get_weights())
+    stateful.reset_states()
+    stateful(sequence[:, :3])
+    np.testing.assert_allclose(stateful(sequence[:, 3:]).numpy(), whole(sequence).numpy(), atol=1e-5)
+    assert [tuple(s.shape) for s in stateful.states] == [(2, 4), (2, 4)]
+    stateful.reset_states()
+    np.testing.assert_allclose(stateful(sequence).numpy(), whole(sequence).numpy(), atol=1e-5)

@@ -14,6 +14,8 @@ length. Both are made of differentiable ops, so gradients reach the weights, the
 states. A `mask` (batch, time) — passed, or carried by the input (an Embedding with `mask_zero`, a
 Masking layer) — keeps the previous output and states at masked steps, or gives zero outputs with
 `zero_output_for_mask=True`; a layer returning sequences passes the mask on to its outputs.
+With `stateful=True` the final states of a call are the initial states of the next (kept in variables,
+`layer.states`, sized by the first call's batch) until `reset_states()` zeroes them.
 
 Dropout (`dropout`, `recurrent_dropout`) draws one mask per layer call for the step inputs and one for the
 recurrent state, shared by all time steps and all gates (variational dropout) — Keras draws separate masks
@@ -484,15 +486,14 @@ class RNN(Layer):
             raise ValueError("tensorflux's RNN takes one cell; stacked cells (a list) are not supported.")
         if not callable(getattr(cell, "call", None)):
             raise ValueError(f"Argument `cell` should have a `call` method. Received: cell={cell}")
-        if stateful:
-            raise ValueError("tensorflux's recurrent layers do not support `stateful=True`.")
         super().__init__(**kwargs)
         self.cell = cell
         self.state_size = _state_sizes(cell)
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self.stateful = bool(stateful)
+        self.states = None      # stateful: the states carried from call to call (variables, batch-sized)
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
@@ -519,6 +520,24 @@ class RNN(Layer):
             return list(states) if isinstance(states, (list, tuple)) else [states]
         return [_zeros(batch_size, size) for size in self.state_size]
 
+    def _carried_states(self, sequences):
+        """The states a stateful layer carries over: zeros of the first call's batch size, then whatever the
+        previous call ended with."""
+        if self.states is None:
+            if sequences.shape[0] is None:
+                raise ValueError(f"Layer {self.name} is stateful, so it needs a fixed batch size: pass `batch_size` "
+                                 f"to its Input (or call it on arrays of one batch size).")
+            self.states = [tf.Variable(s, trainable=False, name=f"{self.name}/state_{i}")
+                           for i, s in enumerate(self.get_initial_state(sequences.shape[0]))]
+        return [v.read_value() for v in self.states]
+
+    def reset_states(self):
+        """Sets the carried states of a stateful layer back to zeros."""
+        for variable in self.states or ():
+            variable.assign(tf.zeros_like(variable))
+
+    reset_state = reset_states
+
     def _initial_states(self, sequences, initial_state):
         batch = sequences.shape[0] if sequences.shape[0] is not None else tf.shape(sequences)[0]
         if initial_state is None:
@@ -543,6 +562,8 @@ class RNN(Layer):
                              f"{tuple(sequences.shape.as_list())}")
         if self.unroll and sequences.shape[1] is None:
             raise ValueError("Cannot unroll a RNN if the time dimension is undefined.")
+        if self.stateful and initial_state is None:
+            initial_state = self._carried_states(sequences)
         states = self._initial_states(sequences, initial_state)
         own_cell = isinstance(self.cell, _RecurrentCell)
         if own_cell:
@@ -565,6 +586,9 @@ class RNN(Layer):
         finally:
             if own_cell:
                 self.cell._end_call()
+        if self.stateful:
+            for variable, state in zip(self.states, states):
+                variable.assign(state)
         output = outputs if self.return_sequences else last
         if self.return_sequences and output.shape.rank is not None and sequences.shape[1] is not None:
             # the traced time loop stacks its outputs with an unknown length; the input's is the answer
