@@ -210,6 +210,11 @@ class GraphDef:
         return "".join(f"node {{\n  {repr(n).strip().replace(chr(10), chr(10) + '  ')}\n}}\n" for n in self.node)
 
 
+# Set by io/formats/graph_export.py (a higher floor): graph -> GraphDef proto, or None when the graph holds
+# an op TensorFlow's format cannot express (then `as_graph_def` returns the light view).
+GRAPH_DEF_EXPORTER = [None]
+
+
 class Graph:
     """A dataflow graph being built or run."""
 
@@ -411,6 +416,13 @@ class Graph:
                            f"{op_name!r} exists but only has {len(op.outputs)} outputs.") from None
 
     def as_graph_def(self, add_shapes=False):
+        """TensorFlow's GraphDef protocol buffer of this graph (written by the io room's graph exporter,
+        registered in `GRAPH_DEF_EXPORTER`); without it, a light view with the same `.node` fields."""
+        exporter = GRAPH_DEF_EXPORTER[0]
+        if exporter is not None:
+            exported = exporter(self)
+            if exported is not None:
+                return exported
         return GraphDef([op.node_def for op in self._ops])
 
     @property

@@ -18,6 +18,7 @@ even when no output depends on them. How each tensorflux op maps onto TensorFlow
 """
 import re
 
+from ...framework import graph as _graph
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import attr_values as _av
@@ -315,3 +316,15 @@ class _Builder:
 
     def function(self, graph, outputs, layout=None, passthrough=(), name=None, wrap=None):
         return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough, wrap=wrap)
+
+
+def _graph_def_or_none(graph):
+    """`Graph.as_graph_def()`: the GraphDef, or None when an op has no TensorFlow form (or protobuf is
+    missing), so that the caller falls back to its light view."""
+    try:
+        return export_graph_def(graph)
+    except (ExportError, ImportError):
+        return None
+
+
+_graph.GRAPH_DEF_EXPORTER[0] = _graph_def_or_none
