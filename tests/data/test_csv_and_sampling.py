@@ -65,3 +65,13 @@ def test_map_returning_a_list_gives_tuple_elements():
     ds = tf.data.Dataset.range(3).map(lambda x: [x, x * 2])
     assert ds.element_spec == (tf.TensorSpec([], tf.int64), tf.TensorSpec([], tf.int64))
     assert list(ds.map(lambda a, b: a + b).as_numpy_iterator()) == [0, 3, 6]
+
+
+def test_checkpoint_restores_an_iterators_position(tmp_path):
+    iterator = iter(tf.data.Dataset.range(20))
+    ckpt = tf.train.Checkpoint(step=tf.Variable(0), iterator=iterator)
+    assert [int(next(iterator)) for _ in range(5)] == [0, 1, 2, 3, 4]
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    assert [int(next(iterator)) for _ in range(5)] == [5, 6, 7, 8, 9]
+    ckpt.restore(path)
+    assert [int(next(iterator)) for _ in range(5)] == [5, 6, 7, 8, 9]

@@ -681,9 +681,6 @@ XFAILS = {
     "sparse_element_spec": "tf.SparseTensor does not exist (AttributeError)",
     "sets_of_files": "tf.strings has no split (AttributeError)",
     "decode_and_resize_images": "tf.strings has no split (AttributeError); tf.io has no decode_jpeg either",
-    "iterator_checkpointing":
-        "tf.train.Checkpoint refuses a tf.data iterator (ValueError: not a trackable object); "
-        "TensorFlow checkpoints and restores the iterator's position",
 }
 
 

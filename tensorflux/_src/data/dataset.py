@@ -24,6 +24,7 @@ from ..framework.context import state as _state
 from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import convert as _convert
 from ..ops.registry import OpDef, apply
+from ..state.variables import Variable
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
@@ -477,6 +478,9 @@ class Iterator:
         # One iterator may be drained by several threads (as TensorFlow allows): each pull of the
         # underlying generator is serialised, so every element goes to exactly one caller.
         self._lock = threading.Lock()
+        self._consumed = 0              # elements given out so far: the position a checkpoint records
+        self._position = None           # the variable tf.train.Checkpoint saves and restores
+        self._position_synced = True    # False once a checkpoint may have restored `_position`
 
     @property
     def element_spec(self):
@@ -484,7 +488,30 @@ class Iterator:
 
     def _next_arrays(self):
         with self._lock:
-            return next(self._it)
+            if not self._position_synced:
+                self._seek(int(self._position.numpy()))
+            arrays = next(self._it)
+            self._consumed += 1
+            return arrays
+
+    def _seek(self, position):
+        """Moves to element `position` by replaying the dataset from its start (a shuffled dataset replays
+        its own random order, not the one the checkpointed iterator saw)."""
+        self._position_synced = True
+        if position != self._consumed:
+            self._it = itertools.islice(self._dataset._arrays(), position, None)
+            self._consumed = position
+
+    def _trackable_children(self):
+        """What `tf.train.Checkpoint(iterator=it)` saves of an iterator: its position (how many elements
+        it has given out); restoring the checkpoint moves the iterator back there."""
+        with self._lock:
+            if self._position is None:
+                self._position = Variable(np.int64(self._consumed), trainable=False, name="iterator_position")
+            else:
+                self._position.assign(np.int64(self._consumed))
+            self._position_synced = False
+        return [("position", self._position)]
 
     def __iter__(self):
         return self
