@@ -64,9 +64,10 @@ def resolve_prefix(path):
 def _not_found(prefix):
     message = (f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}")
     if os.path.isfile(prefix + ".npz") or os.path.isfile(prefix + ".json"):
-        message += (f"\n{prefix}.npz/.json is a checkpoint in the format of tensorflux before 0.2 (NumPy + JSON); "
-                    f"it is not a TensorFlow checkpoint and can no longer be read. Save it again with the "
-                    f"version that wrote it converted to tf.train.Checkpoint's format.")
+        message += (f"\n{prefix}.npz/.json is a checkpoint in tensorflux's former format (NumPy + JSON); it is "
+                    f"not a TensorFlow checkpoint and can no longer be read. Restore it with the tensorflux release "
+                    f"that wrote it and save the restored objects with this one (np.save of their values bridges "
+                    f"the two).")
     return errors.NotFoundError(None, None, message)
 
 
