@@ -140,6 +140,23 @@ def scenario_keras_optimizer():
            w=layer.kernel.numpy().ravel().tolist(), b=layer.bias.numpy().tolist(), losses=losses)
 
 
+def scenario_keras_fit(shuffle):
+    """Keras fit under the strategy: each worker trains on its slice of every global batch."""
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id or 0
+    x, y = data(64)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(
+            8, activation="tanh", kernel_initializer=tf.keras.initializers.GlorotUniform(seed=3 + rank)),
+            tf.keras.layers.Dense(1, kernel_initializer=tf.keras.initializers.GlorotUniform(seed=11))])
+        model.compile(tf.keras.optimizers.SGD(0.05), "mse", metrics=["mae"])
+    history = model.fit(x, y, batch_size=16, epochs=3, shuffle=shuffle, verbose=0)
+    report(rank=rank, size=strategy.num_replicas_in_sync,
+           w=np.concatenate([w.numpy().ravel() for w in model.weights]).tolist(),
+           losses=history.history["loss"], mae=history.history["mae"],
+           evaluated=model.evaluate(x, y, batch_size=16, verbose=0))
+
+
 def scenario_mismatch():
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     rank = strategy.cluster_resolver.task_id
@@ -171,6 +188,8 @@ if __name__ == "__main__":
     name = sys.argv[1]
     if name.startswith("fail-"):
         scenario_fail(name[5:])
+    elif name.startswith("keras-fit"):
+        scenario_keras_fit(name == "keras-fit-shuffled")
     elif name == "keras-optimizer":
         scenario_keras_optimizer()
     elif name.startswith("train-"):

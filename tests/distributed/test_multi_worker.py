@@ -73,7 +73,7 @@ def test_datasets_are_split_per_policy():
     assert first["from_function"] == [[0, 2], [4, 6]] and second["from_function"] == [[1, 3], [5, 7]]
 
 
-@pytest.mark.parametrize("scenario", ["train-eager", "train-function", "keras-optimizer"])
+@pytest.mark.parametrize("scenario", ["train-eager", "train-function", "keras-optimizer", "keras-fit"])
 def test_two_workers_train_as_one_process_on_the_global_batch(scenario):
     done, results, _ = launch(scenario)
     assert done.returncode == 0, done.stderr
@@ -82,9 +82,18 @@ def test_two_workers_train_as_one_process_on_the_global_batch(scenario):
     assert [r["size"] for r in results] == [2, 2] and one["size"] == 1
     for r in results:
         np.testing.assert_allclose(r["w"], one["w"], rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(r["b"], one["b"], rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(r["losses"], one["losses"], rtol=1e-5)
+        for key in ("b", "losses", "mae", "evaluated"):
+            if key in one:
+                np.testing.assert_allclose(r[key], one[key], rtol=1e-5, atol=1e-6)
     assert results[0]["w"] == results[1]["w"]
+
+
+def test_shuffled_keras_fit_keeps_the_workers_in_step():
+    done, results, _ = launch("keras-fit-shuffled")
+    assert done.returncode == 0, done.stderr
+    first, second = results
+    assert first["w"] == second["w"] and first["losses"] == second["losses"]
+    assert first["losses"][-1] < first["losses"][0]
 
 
 def test_workers_that_disagree_get_an_error_not_a_deadlock():

@@ -17,6 +17,7 @@ from .. import callbacks as _callbacks
 from . import compile_utils as _compile_utils
 from .. import metrics as _metrics
 from ..optimizers import optimizer as _optimizers
+from . import replicas as _replicas
 from . import trainer as _trainer
 from .summary import summary_text
 from ..layers.input_layer import InputLayer
@@ -85,6 +86,7 @@ class Model(Layer):
                 raise ValueError(f"Expected `{arg}` argument to be a list or tuple. Received instead: "
                                  f"{arg}={value} of type {type(value)}")
         self.optimizer = _optimizers.get(optimizer)
+        self._distribute_strategy = tf.distribute.get_strategy() if tf.distribute.has_strategy() else None
         self._compile_arguments = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
                                    "metrics": metrics, "weighted_metrics": weighted_metrics,
                                    "run_eagerly": run_eagerly}
@@ -168,10 +170,14 @@ class Model(Layer):
         with tf.GradientTape() as tape:
             y_pred = self._forward(x, True)
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            replicas = _replicas.replicas_in_step()
+            # Under a strategy, each replica's share: summed across replicas by the optimizer, the gradients
+            # are those of the global batch's mean loss (Keras scales the same way).
+            scaled = loss / replicas if replicas > 1 else loss
         self._track_loss(x, loss)
         variables = self.trainable_weights
         if variables:
-            self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            self.optimizer.apply_gradients(zip(tape.gradient(scaled, variables), variables))
         else:
             warnings.warn("The model does not have any trainable weights.")
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -189,6 +195,9 @@ class Model(Layer):
     def _step_function(self, step):
         def one_step(x, y=None, sample_weight=None):
             return step(_pack(x, y, sample_weight))
+        strategy = _replicas.strategy_of(self)
+        if strategy is not None and step != self.predict_step:
+            one_step = _replicas.distributed_step(strategy, step, _pack)
         if self.run_eagerly:
             return one_step
         return tf.function(one_step, reduce_retracing=True)
@@ -228,6 +237,9 @@ class Model(Layer):
                 raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found a "
                                  "tf.data.Dataset.")
             data, held_out = data.split(validation_split)
+        strategy = _replicas.strategy_of(self)
+        if strategy is not None and isinstance(data, _trainer.ArrayBatches):
+            data.permutation = _replicas.agreed_permutation(strategy)
         verbose = _trainer.resolve_verbose(verbose)
         history = _callbacks.History()     # notified last, so it records what other callbacks add to the logs
         callbacks = _callbacks.CallbackList(list(callbacks or ()) + [history], self,

@@ -45,6 +45,7 @@ class ArrayBatches:
         self.size = sizes.pop() if sizes else 0
         self.batch_size = batch_size or 32
         self.shuffle = shuffle
+        self.permutation = np.random.permutation   # replaced by one order shared by all workers under a strategy
         self.steps = math.ceil(self.size / self.batch_size)
 
     def _leaves_of(self, index):
@@ -75,7 +76,7 @@ class ArrayBatches:
     def __iter__(self):
         arrays = self._arrays
         if self.shuffle:
-            order = np.random.permutation(self.size)
+            order = self.permutation(self.size)
             arrays = [a[order] for a in arrays]
         for start in range(0, self.size, self.batch_size):
             stop = start + self.batch_size
