@@ -2,7 +2,11 @@
 data-parallel training throughput with 1, 2 and 4 workers.
 
     python bench/distributed.py            # launches the workers itself with mpiexec
-    python bench/distributed.py --workers 1 2
+    python bench/distributed.py --workers 1 2 --tf-python ~/venv-tf/bin/python
+
+With `--tf-python`, the same training loop also runs on TensorFlow's MultiWorkerMirroredStrategy (gRPC
+workers on localhost configured through TF_CONFIG, a custom loop as in TensorFlow's multi-worker guide),
+in the same run, for the same worker counts.
 
 Needs the extra `[distributed]`. Prints markdown tables; timings are medians of repeated runs.
 """
@@ -86,12 +90,75 @@ def worker_train(steps, global_batch):
         print(json.dumps({"workers": strategy.num_replicas_in_sync, "examples_per_second": len(x) / elapsed}))
 
 
+TF_WORKER = r"""
+import json, os, sys, time
+import numpy as np
+import tensorflow as tf
+steps, global_batch = int(sys.argv[1]), int(sys.argv[2])
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+rng = np.random.default_rng(0)
+x = rng.normal(size=(global_batch * steps, 256)).astype(np.float32)
+y = rng.normal(size=(global_batch * steps, 1)).astype(np.float32)
+with strategy.scope():
+    w1 = tf.Variable(tf.random.normal([256, 512], stddev=0.05, seed=1))
+    w2 = tf.Variable(tf.random.normal([512, 1], stddev=0.05, seed=2))
+variables = [w1, w2]
+def step_fn(xb, yb):
+    with tf.GradientTape() as tape:
+        h = tf.nn.relu(tf.matmul(xb, w1))
+        per_example = tf.reduce_sum(tf.square(tf.matmul(h, w2) - yb), axis=1)
+        loss = tf.nn.compute_average_loss(per_example, global_batch_size=global_batch)
+    grads = tf.distribute.get_replica_context().all_reduce("SUM", tape.gradient(loss, variables))
+    for v, g in zip(variables, grads):
+        v.assign_sub(0.01 * g)
+    return loss
+@tf.function
+def train_step(it):
+    xb, yb = next(it)
+    return strategy.reduce("SUM", strategy.run(step_fn, args=(xb, yb)), axis=None)
+options = tf.data.Options()
+options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch).with_options(options)
+it = iter(strategy.experimental_distribute_dataset(dataset))
+train_step(it)
+start = time.perf_counter()
+for _ in range(steps - 1):
+    train_step(it)
+elapsed = time.perf_counter() - start
+if json.loads(os.environ["TF_CONFIG"])["task"]["index"] == 0:
+    print(json.dumps({"examples_per_second": global_batch * (steps - 1) / elapsed}))
+"""
+
+
+def _tensorflow_rate(python, n, steps, batch):
+    import socket
+    ports = []
+    for _ in range(n):
+        with socket.socket() as s:
+            s.bind(("localhost", 0))
+            ports.append(s.getsockname()[1])
+    cluster = {"worker": [f"localhost:{p}" for p in ports]}
+    processes = []
+    for i in range(n):
+        env = dict(os.environ, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}}),
+                   TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+        processes.append(subprocess.Popen([python, "-c", TF_WORKER, str(steps), str(batch)], env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+    outputs = [p.communicate(timeout=900)[0] for p in processes]
+    for text in outputs:
+        for line in text.splitlines():
+            if line.startswith("{"):
+                return json.loads(line)["examples_per_second"]
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", nargs="*")
     parser.add_argument("--workers", nargs="*", type=int, default=[1, 2, 4])
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--tf-python", help="an interpreter with tensorflow, to run the same loop on TensorFlow")
     args = parser.parse_args()
     if args.worker is not None:
         kind = args.worker[0]
@@ -102,12 +169,16 @@ def main():
         kib = row["bytes"] / 1024
         print(f"| {kib:,.0f} KiB | {row['seconds'] * 1e6:,.0f} µs | {row['bytes'] / row['seconds'] / 1e9:.2f} GB/s |")
     print(f"\n## data-parallel training (MLP 256-512-1, global batch {args.batch}, {args.steps} steps)\n")
-    print("| workers | examples/s | scaling efficiency |\n|--:|--:|--:|")
-    base = None
+    print("| workers | tensorflux examples/s | scaling | TensorFlow examples/s | scaling | ratio |")
+    print("|--:|--:|--:|--:|--:|--:|")
+    base = tf_base = None
     for n in args.workers:
         rate = _launch(n, "train", str(args.steps), str(args.batch))[0]["examples_per_second"]
         base = base or rate
-        print(f"| {n} | {rate:,.0f} | {rate / base / 1:.2f}× of 1 worker |")
+        tf_rate = _tensorflow_rate(args.tf_python, n, args.steps, args.batch) if args.tf_python else None
+        tf_base = tf_base or tf_rate
+        tf_cells = (f"{tf_rate:,.0f} | {tf_rate / tf_base:.2f}× | {rate / tf_rate:.2f}×" if tf_rate else "– | – | –")
+        print(f"| {n} | {rate:,.0f} | {rate / base:.2f}× | {tf_cells} |")
 
 
 if __name__ == "__main__":
