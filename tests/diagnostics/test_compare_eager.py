@@ -131,3 +131,12 @@ def test_the_test_switch_checks_every_call():
         globals()["SCALE"] = 2.0
         tf.config.experimental.compare_with_eager(doubled, enabled=False)
     assert float(doubled(tf.constant(2.0))) == 4.0
+
+
+def test_show_renders_svg_when_graphviz_is_installed():
+    pytest.importorskip("graphviz")
+    import shutil
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot program is not installed")
+    svg = tf.debugging.show(tf.function(scaled), tf.constant([1.0, 2.0]))
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "Tanh" in svg
