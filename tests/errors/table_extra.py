@@ -13,6 +13,15 @@ X_INT = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
 IMAGE = F((1, 4, 4, 1))
 VOLUME = F((1, 4, 4, 4, 1))
 TRUE_CLASSES = np.array([[1], [2]], np.int64)
+# A 2x3 grey JPEG (TensorFlow's tf.io.encode_jpeg of zeros), for the JPEG header ops.
+JPEG_2X3 = bytes.fromhex(
+    "ffd8ffe000104a46494600010101012c012c0000ffdb004300020101010101020101010202020202040302020202050404"
+    "0304060506060605060606070908060709070606080b08090a0a0a0a0a06080b0c0b0a0c090a0a0affc0000b0800020003"
+    "01011100ffc4001f0000010501010101010100000000000000000102030405060708090a0bffc400b51000020103030204"
+    "03050504040000017d01020300041105122131410613516107227114328191a1082342b1c11552d1f02433627282090a16"
+    "1718191a25262728292a3435363738393a434445464748494a535455565758595a636465666768696a737475767778797a"
+    "838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6"
+    "d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffda0008010100003f00fe7febffd9")
 
 CASES = [
     Case("SpaceToBatchND", lambda tf, x, block: tf.space_to_batch(x, block, [[0, 0], [0, 0]]),
@@ -66,4 +75,9 @@ CASES = [
         classes, 1, n, True, 5, unigrams=[1, 1, 1, 1, 1], seed=1), classes=T("int", TRUE_CLASSES), n=P("size", 2)),
     Case("ComputeAccidentalHits", lambda tf, classes, sampled: tf.nn.compute_accidental_hits(classes, sampled, 1),
          classes=T("int", TRUE_CLASSES), sampled=T("int", np.array([2, 4], np.int64))),
+    Case("EncodeBase64", lambda tf, s: tf.io.encode_base64(s), s=T("string", np.array(["abc", "de"]))),
+    Case("DecodeBase64", lambda tf, s: tf.io.decode_base64(s), s=T("string", np.array(["YWJj", "ZGU"]))),
+    Case("DecodeCompressed", lambda tf, s: tf.io.decode_compressed(s), s=T("string", np.array(["abc", "de"]))),
+    Case("IsJpeg", lambda tf, s: tf.io.is_jpeg(s), s=T("string", np.asarray(JPEG_2X3))),
+    Case("ExtractJpegShape", lambda tf, s: tf.io.extract_jpeg_shape(s), s=T("string", np.asarray(JPEG_2X3))),
 ]
