@@ -76,6 +76,8 @@ def complex(real, imag, name=None):
 def real(input, name=None):
     input = input if isinstance(input, Tensor) else convert_to_tensor(input)
     if not input.dtype.is_complex:
+        if input.dtype.is_bool or input.dtype is _dt.string:  # a real number is returned as it is
+            raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {input.dtype!r}")
         return input
     return apply(REAL, (input,), None, name or "Real")
 
