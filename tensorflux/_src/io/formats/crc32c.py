@@ -5,8 +5,16 @@ NumPy computes side by side (one lookup in a 16-bit table per two bytes, for eve
 joined with the CRC's linearity: appending k bytes to a message acts on the CRC register as a fixed
 32x32 matrix over GF(2), so the lanes are folded pairwise in a tree, each fold one matrix applied to
 all pairs. A 100 MB checksum takes about a second on a loaded 2-core machine, with no compiled code.
+
+With numba installed (extra `[jit]`), inputs of 4 MB and more (1 MB once numba is loaded) go through a compiled slicing-by-8 loop
+instead (eight table lookups per eight bytes; about 0.2 s per 100 MB), compiled once and kept in numba's
+on-disk cache, so a large checkpoint or SavedModel is checksummed at file speed.
 """
+import sys
+
 import numpy as np
+
+from ...ops import jit as _jit
 
 __all__ = ["crc32c", "masked_crc32c", "mask", "unmask"]
 
@@ -143,16 +151,62 @@ def _raw_update_lanes(register, view, num_lanes):
     return int(registers[0])
 
 
+# numba's import and cache load (~0.5 s, once per process) pays off over a few checksums of 4 MB and more
+# (checkpoints are written again and again); once numba is loaded anyway, from 1 MB.
+_COMPILED_THRESHOLD = 4 << 20
+_COMPILED_THRESHOLD_LOADED = 1 << 20
+
+
+def _slicing_tables():
+    tables = np.zeros((8, 256), dtype=np.uint32)
+    tables[0] = _TABLE
+    for k in range(1, 8):
+        previous = tables[k - 1]
+        tables[k] = (previous >> np.uint32(8)) ^ tables[0][previous & np.uint32(0xFF)]
+    return tables
+
+
+def _build_compiled(numba):
+    tables = _slicing_tables()
+
+    @numba.njit(cache=True, nogil=True)
+    def update(register, data, tables):
+        n = data.size
+        i = 0
+        while i + 8 <= n:
+            low = register ^ (np.uint32(data[i]) | (np.uint32(data[i + 1]) << np.uint32(8))
+                              | (np.uint32(data[i + 2]) << np.uint32(16)) | (np.uint32(data[i + 3]) << np.uint32(24)))
+            high = (np.uint32(data[i + 4]) | (np.uint32(data[i + 5]) << np.uint32(8))
+                    | (np.uint32(data[i + 6]) << np.uint32(16)) | (np.uint32(data[i + 7]) << np.uint32(24)))
+            register = (tables[7, low & np.uint32(0xFF)] ^ tables[6, (low >> np.uint32(8)) & np.uint32(0xFF)]
+                        ^ tables[5, (low >> np.uint32(16)) & np.uint32(0xFF)] ^ tables[4, low >> np.uint32(24)]
+                        ^ tables[3, high & np.uint32(0xFF)] ^ tables[2, (high >> np.uint32(8)) & np.uint32(0xFF)]
+                        ^ tables[1, (high >> np.uint32(16)) & np.uint32(0xFF)] ^ tables[0, high >> np.uint32(24)])
+            i += 8
+        while i < n:
+            register = tables[0, (register ^ np.uint32(data[i])) & np.uint32(0xFF)] ^ (register >> np.uint32(8))
+            i += 1
+        return register
+
+    return lambda register, data: int(update(np.uint32(register), data, tables))
+
+
 def crc32c(data, crc=0):
     """CRC-32C of `data` (bytes-like), continuing from a previous `crc` of the bytes before it."""
     view = memoryview(data).cast("B")
     register = crc ^ 0xFFFFFFFF
     size = len(view)
-    if size >= _VECTOR_THRESHOLD:
+    if (size >= _COMPILED_THRESHOLD or (size >= _COMPILED_THRESHOLD_LOADED and "numba" in sys.modules)) \
+            and _jit.numba_or_none() is not None:
+        compiled = _jit.build_now("crc32c.slicing_by_8", _build_compiled)
+        if compiled is not None:
+            return compiled(register, np.frombuffer(view, dtype=np.uint8)) ^ 0xFFFFFFFF
+    while size >= _VECTOR_THRESHOLD:    # what one lane layout leaves over goes through a smaller one
         num_lanes = _lane_count(size)
         body = size - size % (2 * num_lanes)
         register = _raw_update_lanes(register, np.frombuffer(view[:body], dtype=np.uint8), num_lanes)
         view = view[body:]
+        size = len(view)
     return _raw_update(register, view) ^ 0xFFFFFFFF
 
 
