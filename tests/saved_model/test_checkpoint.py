@@ -406,3 +406,17 @@ def test_checkpoint_manager_interval_hours_and_iterator(tmp_path):
     assert state.last_preserved_timestamp > 0
     found = list(tf.train.checkpoints_iterator(str(tmp_path / "b"), timeout=0.1))
     assert found == paths[-1:]
+
+
+def test_saved_files_get_the_mode_open_would_give_them(tmp_path):
+    """Atomic saves write through mkstemp (private files); the result is readable as a plain write makes it."""
+    import os
+    import stat
+    umask = os.umask(0o022)
+    os.umask(umask)
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    prefix = checkpoint.write(str(tmp_path / "ckpt"))
+    tf.saved_model.save(tf.Module(), str(tmp_path / "saved"))
+    for name in (prefix + ".index", prefix + ".data-00000-of-00001"):
+        assert stat.S_IMODE(os.stat(name).st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE(os.stat(tmp_path / "saved").st_mode) == 0o777 & ~umask

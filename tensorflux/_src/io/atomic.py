@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 
 __all__ = ["atomic_write", "temporary_sibling", "temporary_directory", "remove_stale_temporaries",
            "temporary_prefix"]
@@ -67,6 +68,9 @@ def temporary_sibling(path):
     remove_stale_temporaries(path)
     directory = os.path.dirname(os.path.abspath(os.fspath(path)))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=temporary_prefix(path))
+    # mkstemp makes the file private (0600); a saved model gets the mode `open()` would give it (0666 less
+    # the umask), as TensorFlow's and Keras' files do, so other users and servers can read it.
+    os.fchmod(fd, 0o666 & ~_umask())
     return os.fdopen(fd, "wb"), tmp
 
 
@@ -74,7 +78,28 @@ def temporary_directory(path):
     """A new empty directory next to `path` (for a save that is swapped in whole), stale ones removed."""
     remove_stale_temporaries(path)
     directory = os.path.dirname(os.path.abspath(os.fspath(path)))
-    return tempfile.mkdtemp(dir=directory, prefix=temporary_prefix(path))
+    made = tempfile.mkdtemp(dir=directory, prefix=temporary_prefix(path))
+    os.chmod(made, 0o777 & ~_umask())     # as os.mkdir would make it (mkdtemp's is private, 0700)
+    return made
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask():
+    """The process umask: from /proc where it can be read; otherwise set and restored under a lock (os.umask
+    has no getter, and another thread could create a file with the wrong mode in between)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _UMASK_LOCK:
+        current = os.umask(0o022)
+        os.umask(current)
+    return current
 
 
 @contextlib.contextmanager
