@@ -512,11 +512,17 @@ def trace_export(name, step=None, profiler_outdir=None):
         _logger.warning("Ignoring `profiler_outdir` passed to trace_export(). Please pass it to trace_on() "
                         "instead.")
     if _default_file_writer() is not None:
-        from .formats.graph_export import export_graph_def
+        from .formats.graph_export import ExportError, export_graph_def
         if step is None and _state.step is None:
             raise ValueError(NO_STEP_MESSAGE)
         trace.stop()  # exporting must not record itself
-        metadata = encode_run_metadata([export_graph_def(cf).SerializeToString() for cf in trace.functions])
+        graphs = []
+        for cf in trace.functions:
+            try:
+                graphs.append(export_graph_def(cf).SerializeToString())
+            except ExportError as e:   # e.g. a gradient helper op with no TensorFlow form: keep the others
+                _logger.warning("trace_export: the graph of %s is left out: %s", getattr(cf, "name", cf), e)
+        metadata = encode_run_metadata(graphs)
         plugin = "graph_run_metadata_graph" if trace.graphs and not trace.profiler else "graph_run_metadata"
         with summary_scope(name, "graph_run_metadata_graph_summary") as (tag, _):
             _write(tag, np.array(metadata, dtype=object), step, encode_summary_metadata(plugin, b"1"))
