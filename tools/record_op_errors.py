@@ -18,7 +18,7 @@ SWEEP = os.path.join(HERE, "..", "tests", "errors")
 
 
 def main(argv):
-    out_path = argv[1] if len(argv) > 1 else os.path.join(SWEEP, "tensorflow_outcomes.json")
+    out_path = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(SWEEP, "tensorflow_outcomes.json"))
     sys.path.insert(0, SWEEP)
     import tensorflow as tf  # noqa: PLC0415 - the recorder is the one place that runs real TensorFlow
     import sweep
@@ -29,6 +29,7 @@ def main(argv):
     import table_extra
 
     tf.get_logger().setLevel("ERROR")
+    os.chdir(table_rest.PROBE_DIR)   # relative junk file names resolve there, as in the test
     outcomes = {}
     for case in table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES:
         for variant, replaced in sweep.expand(case):

@@ -15,6 +15,11 @@ PRESENT_FILE = os.path.join(_PROBE_DIR, "present.bin")
 with open(PRESENT_FILE, "wb") as _f:
     _f.write(b"present")
 WRITTEN_FILE = os.path.join(_PROBE_DIR, "written.bin")
+# The sweep runs with the probe directory as working directory (the junk string "junk" is a relative file
+# name there: write_file creates it, read_file finds it, whatever order the cases run in).
+PROBE_DIR = _PROBE_DIR
+with open(os.path.join(_PROBE_DIR, "junk"), "wb") as _f:
+    _f.write(b"data")
 
 
 def _variable(tf):

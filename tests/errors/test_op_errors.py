@@ -40,6 +40,18 @@ import table_extra  # noqa: E402
 import tensorflux as tf  # noqa: E402
 from tensorflux._src.ops.registry import OPS  # noqa: E402
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _in_probe_directory():
+    """File ops get relative junk names ("junk"): they resolve in the sweep's temporary directory, never in
+    the checkout the tests run from."""
+    previous = os.getcwd()
+    os.chdir(table_rest.PROBE_DIR)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
 CASES = table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES
 KNOWN_PATH = os.path.join(HERE, "known_differences.json")
 
