@@ -111,8 +111,13 @@ class ConcreteFunction:
     def _run(self, arrays):
         """Runs the graph on flat argument arrays; returns the structured outputs as eager tensors."""
         guards = self._guards
-        if guards is not None and not guards.unchanged():
-            self._guards = stale_capture.check(guards, self._name)
+        if guards is not None:
+            try:
+                stale = guards.current() != guards.values
+            except Exception:        # a deleted name, an ambiguous `==`: stale_capture.check looks closer
+                stale = True
+            if stale:
+                self._guards = stale_capture.check(guards, self._name)
         fn = self._compiled.fn if self._compiled is not None else self._executable()
         captures = self._captures if self._captures is not None else self._capture_values()
         try:
@@ -270,8 +275,13 @@ class ConcreteFunction:
     def _call_recorded(self, flat):
         """An eager call while a GradientTape records: one op, differentiable as a whole."""
         guards = self._guards
-        if guards is not None and not guards.unchanged():
-            self._guards = stale_capture.check(guards, self._name)
+        if guards is not None:
+            try:
+                stale = guards.current() != guards.values
+            except Exception:        # a deleted name, an ambiguous `==`: stale_capture.check looks closer
+                stale = True
+            if stale:
+                self._guards = stale_capture.check(guards, self._name)
         inputs = list(flat) + list(self.graph.external_captures)
         return self._pack_call(registry.apply(CALL, inputs, self._call_attrs(), "StatefulPartitionedCall"))
 

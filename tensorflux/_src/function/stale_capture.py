@@ -13,6 +13,7 @@ and the remedies. Each name warns once per concrete function and is then no long
 Switch it off with `tf.debugging.disable_stale_capture_warnings()`.
 """
 import dis
+import functools
 import operator
 import os
 import sys
@@ -119,55 +120,43 @@ def snapshot(python_function):
 
 
 class _Guards:
-    """The guarded values of one trace, grouped for a fast check: per namespace dict, one C-level
-    `itemgetter` call and one tuple comparison (identity first, then `==`); cells one by one."""
+    """The guarded values of one trace, checked on every call as `guards.current() != guards.values`.
 
-    __slots__ = ("entries", "fn", "groups", "cells", "unchanged")
+    With one namespace and no cells (the common case) `current` is a `functools.partial` of an
+    `operator.itemgetter`: a C-level call, no Python frame; the comparison is a tuple comparison (identity
+    first, then `==`). An exception (a deleted name, an ambiguous `==` on arrays) means "look closer"."""
+
+    __slots__ = ("entries", "fn", "current", "values")
 
     def __init__(self, entries, fn):
         self.entries, self.fn = entries, fn
-        by_dict = {}
-        self.cells = []
+        by_dict, cells = {}, []
         for kind, where, name, value, _ in entries:
             if kind == "closure":
-                self.cells.append((where, value))
+                cells.append((where, value))
             else:
                 by_dict.setdefault(id(where), (where, [], []))
                 by_dict[id(where)][1].append(name)
                 by_dict[id(where)][2].append(value)
-        self.groups = [(operator.itemgetter(*names) if len(names) > 1 else _single(names[0]), where, tuple(values))
-                       for where, names, values in by_dict.values()]
+        # itemgetter of one name returns the bare value: ask for it twice to get a tuple, still in C.
+        groups = [(operator.itemgetter(*names) if len(names) > 1 else operator.itemgetter(names[0], names[0]),
+                   where, tuple(values) if len(values) > 1 else (values[0], values[0]))
+                  for where, names, values in by_dict.values()]
+        if len(groups) == 1 and not cells:
+            getter, where, values = groups[0]
+            self.current, self.values = functools.partial(getter, where), values
+        else:
+            def current():
+                return (tuple(getter(where) for getter, where, _ in groups)
+                        + tuple(cell.cell_contents for cell, _ in cells))
+            self.current = current
+            self.values = tuple(values for _, _, values in groups) + tuple(value for _, value in cells)
 
-        self.unchanged = self._fast_check() if len(self.groups) == 1 and not self.cells else self._check_all
-
-    def _fast_check(self):
-        """The common case, one namespace and no cells: one C-level lookup and one tuple comparison."""
-        getter, where, values = self.groups[0]
-
-        def unchanged():
-            try:
-                return getter(where) == values
-            except Exception:   # a key deleted, an ambiguous `==` (arrays): look closer
-                return False
-        return unchanged
-
-    def _check_all(self):
+    def unchanged(self):
         try:
-            for getter, where, values in self.groups:
-                if getter(where) != values:
-                    return False
-            for cell, value in self.cells:
-                if cell.cell_contents is not value:
-                    return False
-        except Exception:       # a key deleted, an empty cell, an ambiguous `==` (arrays): look closer
+            return self.current() == self.values
+        except Exception:
             return False
-        return True
-
-
-def _single(name):
-    def get(where):
-        return (where[name],)
-    return get
 
 
 def _current(kind, where, name):
