@@ -197,6 +197,7 @@ def _reason_key(cid, outcome):
 
 
 if __name__ == "__main__":
+    os.chdir(table_rest.PROBE_DIR)     # as the test runs (relative junk file names resolve there)
     if "--update-known" in sys.argv:
         _update_known()
     _summary()

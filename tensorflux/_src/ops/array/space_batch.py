@@ -85,6 +85,10 @@ def _infer(to_batch):
         if x.shape.rank is None or block is None or amounts is None:
             return [(x.dtype, TensorShape(None) if x.shape.rank is None else TensorShape([None] * x.shape.rank))]
         block = [int(b) for b in np.asarray(block).reshape(-1)]
+        if x.shape.rank < 1 + len(block):
+            raise ValueError(f"Shape must be at least rank {1 + len(block)} but is rank {x.shape.rank} for "
+                             f"'{{{{node {'SpaceToBatchND' if to_batch else 'BatchToSpaceND'}}}}}' with input "
+                             f"shapes: {x.shape.as_list()}.")
         amounts = np.asarray(amounts).reshape(len(block), 2)
         dims = x.shape.as_list()
         total = int(np.prod(block, dtype=np.int64))

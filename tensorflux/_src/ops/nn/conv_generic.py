@@ -136,6 +136,9 @@ def _argmax_pool_kernel(x, ksize, strides, padding, Targmax=_dt.int64, include_b
 
 def _infer_argmax_pool(inputs, attrs):
     x = inputs[0]
+    if x.shape.rank is not None and x.shape.rank != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {x.shape.rank} for '{{{{node MaxPoolWithArgmax}}}}' "
+                         f"with input shapes: {x.shape.as_list()}.")
     dims = x.shape.as_list() if x.shape.rank is not None else [None] * 4
     out = list(dims)
     for i in (1, 2):

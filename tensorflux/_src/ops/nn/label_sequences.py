@@ -27,8 +27,16 @@ IsotonicRegression = collections.namedtuple("IsotonicRegression", ["output", "se
 def _collapse_kernel(labels, seq_length):
     if labels.ndim != 2:
         raise errors.InvalidArgumentError(None, None, "labels must be [batch, max_len]")
+    if seq_length.ndim > 1:
+        raise errors.InvalidArgumentError(None, None, f"seq_length must be a scalar or a vector, but has shape "
+                                                      f"{list(seq_length.shape)}")
+    try:   # one length per row; a scalar or a single length applies to every row, as in TensorFlow
+        per_row = np.broadcast_to(seq_length.reshape(-1), (labels.shape[0],))
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, f"seq_length holds {seq_length.size} lengths for "
+                                                      f"{labels.shape[0]} label rows") from None
     rows, lengths = [], []
-    for row, length in zip(labels, seq_length.reshape(-1)):
+    for row, length in zip(labels, per_row):
         kept = [v for i, v in enumerate(row[:int(length)].tolist()) if i == 0 or v != row[i - 1]]
         rows.append(kept)
         lengths.append(len(kept))
@@ -42,7 +50,7 @@ def _collapse_kernel(labels, seq_length):
 COLLAPSE_REPEATED = OpDef(
     "CollapseRepeated",
     lambda i, a: [(i[0].dtype, TensorShape([i[0].shape._dims[0] if i[0].shape.rank else None, None])),
-                  (i[1].dtype, i[1].shape)],
+                  (i[1].dtype, TensorShape([i[0].shape._dims[0] if i[0].shape.rank else None]))],
     _collapse_kernel, input_names=("labels", "seq_length"), multi=True)
 
 

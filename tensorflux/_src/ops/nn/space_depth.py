@@ -50,6 +50,8 @@ def _infer(to_depth):
         if shape.rank != 4:
             raise ValueError(f"Shape must be rank 4 but is rank {shape.rank} for '{name}'")
         k = attrs["block_size"]
+        if k < 2:
+            raise ValueError(f"Attr 'block_size' of '{name}' Op passed {k} less than minimum 2.")
         b, h, w, c = shape.as_list()
         if to_depth:
             out = [b, None if h is None else h // k, None if w is None else w // k, None if c is None else c * k * k]
