@@ -27,9 +27,18 @@ def _mpiexec():
     return beside if os.path.exists(beside) else "mpiexec"
 
 
+def _threads_per_worker(n):
+    """Cores per worker: n ranks on one host must not each start a BLAS pool as wide as the machine (on
+    this 2-core machine two such pools make a step ~15x slower)."""
+    per = str(max(1, (os.cpu_count() or 1) // n))
+    return {"OPENBLAS_NUM_THREADS": per, "OMP_NUM_THREADS": per, "MKL_NUM_THREADS": per,
+            "TF_NUM_INTRAOP_THREADS": per, "TF_NUM_INTEROP_THREADS": "1"}
+
+
 def _launch(n, *args):
     command = ([_mpiexec(), "-n", str(n)] if n > 1 else []) + [sys.executable, HERE, "--worker", *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, **_threads_per_worker(n)))
     if done.returncode:
         raise SystemExit(done.stderr)
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -141,7 +150,7 @@ def _tensorflow_rate(python, n, steps, batch):
     processes = []
     for i in range(n):
         env = dict(os.environ, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}}),
-                   TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+                   TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **_threads_per_worker(n))
         processes.append(subprocess.Popen([python, "-c", TF_WORKER, str(steps), str(batch)], env=env,
                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
     outputs = [p.communicate(timeout=900)[0] for p in processes]
