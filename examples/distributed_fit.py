@@ -18,4 +18,5 @@ with strategy.scope():
 
 history = model.fit(x, y, batch_size=64, epochs=5, verbose=0)   # 64 = the global batch
 print(f"worker {rank} of {strategy.num_replicas_in_sync}: loss {history.history['loss'][0]:.4f} -> "
-      f"{history.history['loss'][-1]:.4f}, weights checksum {sum(float(w.numpy().sum()) for w in model.weights):.6f}")
+      f"{history.history['loss'][-1]:.4f}, weights checksum {sum(float(w.numpy().sum()) for w in model.weights):.6f}",
+      flush=True)
