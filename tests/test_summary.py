@@ -646,3 +646,43 @@ def test_tensorboard_reads_graph_and_trace_events(tmp_path):
     assert seen["graph"]["nodes"][:2] == [["x", "Placeholder"], ["Relu", "Relu"]]
     assert seen["trace"]["step_trace"] == {"step": 7, "plugin": "graph_run_metadata_graph",
                                            "graphs": [["Placeholder", "Relu", "Const", "AddV2", "Identity"]]}
+
+
+def test_graph_def_views_and_trace_export_of_an_unexportable_graph(tmp_path):
+    """`as_graph_def()` is TensorFlow's GraphDef protocol buffer, or the light node view for a graph holding
+    an op TensorFlow's format lacks; trace_export writes the graphs it can and names the one left out."""
+    import logging
+
+    @tf.function
+    def dropped(x):
+        return tf.nn.dropout(x, 0.5, seed=1)      # training-mode Dropout: no TensorFlow GraphDef form
+
+    @tf.function
+    def doubled(x):
+        return x * 2.0
+
+    proto = doubled.get_concrete_function(tf.ones([4])).graph.as_graph_def()
+    assert hasattr(proto, "SerializeToString") and [n.op for n in proto.node][:3] == ["Placeholder", "Const", "Mul"]
+    view = dropped.get_concrete_function(tf.ones([4])).graph.as_graph_def()
+    assert not hasattr(view, "SerializeToString") and "Dropout" in [n.op for n in view.node]
+
+    messages = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    handler = Keep()
+    logging.getLogger("tensorflow").addHandler(handler)
+    try:
+        writer = tf.summary.create_file_writer(str(tmp_path))
+        tf.summary.trace_on(graph=True)
+        dropped(tf.ones([4]))
+        doubled(tf.ones([4]))
+        with writer.as_default():
+            tf.summary.trace_export("both", step=0)
+        writer.flush()
+    finally:
+        logging.getLogger("tensorflow").removeHandler(handler)
+    assert any("left out" in m and "Dropout" in m for m in messages)
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path))

@@ -30,11 +30,14 @@ import sys
 import numpy as np
 
 from ..autodiff import tape as _tape
+from ..autodiff.tape import GradientTape
+from ..framework import nest
 from ..framework.context import functions_run_eagerly, run_functions_eagerly, state as _state
 from ..framework.graph import user_source
 from ..framework.tensor import Tensor
-from ..function.concrete import ConcreteFunction
 from ..function.polymorphic import Function
+from ..ops.convert import convert_to_tensor
+from ..ops.math import reduce as math_reduce
 from ..state.variables import Variable
 from ..types import dtypes as _dt
 
@@ -282,7 +285,6 @@ def _max_difference(a, b):
 
 
 def _values(out):
-    from ..framework import nest
     return [np.asarray(t) if isinstance(t, Tensor) else t for t in nest.flatten(out)]
 
 
@@ -311,9 +313,6 @@ def _restore(variables, values):
 
 
 def _compare_gradients(function, concrete, args, kwargs, variables, before, rtol, atol):
-    from ..autodiff.tape import GradientTape
-    from ..ops.math import reduce as math_reduce
-    from ..ops.convert import convert_to_tensor
     sources = [a for a in args if isinstance(a, Tensor) and a.dtype.is_floating]
     trainable = [v for v in variables if v.trainable and v.dtype.is_floating]
 
@@ -345,7 +344,6 @@ def _compare_gradients(function, concrete, args, kwargs, variables, before, rtol
 
 
 def _flat_tensors(out):
-    from ..framework import nest
     return [t for t in nest.flatten(out) if isinstance(t, Tensor) and t.dtype is not _dt.resource]
 
 

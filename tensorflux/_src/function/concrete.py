@@ -110,7 +110,7 @@ class ConcreteFunction:
 
     def _run(self, arrays):
         """Runs the graph on flat argument arrays; returns the structured outputs as eager tensors."""
-        guards = self._guards
+        guards = self._guards      # inlined `_check_guards`: this is the eager call's hot path
         if guards is not None:
             try:
                 stale = guards.current() != guards.values
@@ -272,16 +272,16 @@ class ConcreteFunction:
                                for c in self.graph.external_captures]
         return self._pack_call(registry.apply(CALL, inputs, self._call_attrs(), "StatefulPartitionedCall"))
 
+    def _check_guards(self):
+        """Warns (once per name) about Python values read while tracing that have changed since."""
+        guards = self._guards
+        if not guards.unchanged():
+            self._guards = stale_capture.check(guards, self._name)
+
     def _call_recorded(self, flat):
         """An eager call while a GradientTape records: one op, differentiable as a whole."""
-        guards = self._guards
-        if guards is not None:
-            try:
-                stale = guards.current() != guards.values
-            except Exception:        # a deleted name, an ambiguous `==`: stale_capture.check looks closer
-                stale = True
-            if stale:
-                self._guards = stale_capture.check(guards, self._name)
+        if self._guards is not None:
+            self._check_guards()
         inputs = list(flat) + list(self.graph.external_captures)
         return self._pack_call(registry.apply(CALL, inputs, self._call_attrs(), "StatefulPartitionedCall"))
 

@@ -44,7 +44,7 @@ def _by_value(value):
 
 
 def _tracked(value):
-    return not isinstance(value, _CODE_LIKE) and not callable(getattr(value, "__tf_function_marker__", None))
+    return not isinstance(value, _CODE_LIKE)
 
 
 def _code_objects(code):
