@@ -73,13 +73,18 @@ def scenario_basics():
             context.num_replicas_in_sync
 
     reduced, replicas = strategy.run(replica_fn)
+    try:
+        tf.function(lambda: strategy.gather(tf.constant([1]), axis=0))()
+        gather_in_graph = "accepted"
+    except NotImplementedError:
+        gather_in_graph = "NotImplementedError"
     in_graph = tf.function(lambda: strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(
         "MEAN", tf.constant(float(resolver.task_id)))))()
     report(rank=resolver.task_id, task_type=resolver.task_type, size=strategy.num_replicas_in_sync,
            variable=v.numpy().tolist(), cross_replica=inside, sum=float(summed), mean=float(mean),
            gathered=gathered.numpy().tolist(), one=float(reduced["one"]), ids=int(reduced["id"]), replicas=replicas,
            in_graph=float(in_graph), chief=strategy.extended.should_checkpoint,
-           spec=resolver.cluster_spec().as_dict())
+           spec=resolver.cluster_spec().as_dict(), gather_in_graph=gather_in_graph)
 
 
 def scenario_sharding():

@@ -57,6 +57,7 @@ def test_world_contexts_and_collectives():
         assert r["one"] == 2.0 and r["ids"] == 1
         assert r["in_graph"] == 0.5
         assert r["spec"] == {"worker": ["mpi-rank-0", "mpi-rank-1"]}
+        assert r["gather_in_graph"] == "NotImplementedError"     # eager only, said in the error
     assert first["variable"] == second["variable"]     # rank 0's random initial value, broadcast
     assert (first["chief"], second["chief"]) == (True, False)
 

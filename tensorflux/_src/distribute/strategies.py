@@ -21,6 +21,7 @@ import numpy as np
 from ..framework import nest
 from ..framework.context import init_scope, state as _state
 from ..framework.device import DeviceSpec
+from ..framework.graph import SymbolicTensor
 from ..ops.math import reduce as math_reduce
 from ..ops.array import join
 from ..ops.math import arith as _arith
@@ -167,11 +168,15 @@ class Strategy:
         return nest.pack_sequence_as(value, means)
 
     def gather(self, value, axis):
-        """Every replica's `value` concatenated along `axis`, replica 0 first."""
+        """Every replica's `value` concatenated along `axis`, replica 0 first (eagerly: values of equal
+        shapes on every worker; inside a tf.function across workers it is not supported yet)."""
         if self._world.size == 1:
             return value
 
         def one(v):
+            if isinstance(v, SymbolicTensor):      # a tensor of a graph being traced
+                raise NotImplementedError("strategy.gather across workers runs eagerly only in tensorflux; "
+                                          "call it outside tf.function (all_reduce works inside).")
             stacked = self._world.all_gather(np.asarray(v))
             return join.concat([stacked[i] for i in range(self._world.size)], axis=axis)
         return nest.map_structure(one, value)
