@@ -41,6 +41,8 @@ FLOORS = [
     "ops.control_flow",
     "ops.image",
     "ops.nn",
+    "ops.sparse",   # SparseTensor ops (tf.sparse): built on the array, math and nn families
+    "ops.ragged",   # RaggedTensor ops (tf.ragged, the ragged results of tf.strings): above sparse
     "ops.operators",
     "autodiff",
     "runtime",
