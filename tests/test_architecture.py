@@ -44,6 +44,7 @@ FLOORS = [
     "ops.sparse",   # SparseTensor ops (tf.sparse): built on the array, math and nn families
     "ops.ragged",   # RaggedTensor ops (tf.ragged, the ragged results of tf.strings): above sparse
     "ops.operators",
+    "numpy_api",    # tf.experimental.numpy: NumPy-named functions over the op families
     "autodiff",
     "runtime",
     "autograph",
