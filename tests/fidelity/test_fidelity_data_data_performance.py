@@ -279,12 +279,7 @@ def ex_optimized_timeline():
     summarise(timeline, with_values=False)
 
 
-PY_FUNCTION_NO_OUTPUT = ("tf.py_function(fn, [], ()) with no outputs, inside a Dataset.map function, raises "
-                         "TypeError: 'Operation' object is not iterable")
 XFAILS = {
-    "sequential_mapping": PY_FUNCTION_NO_OUTPUT,
-    "parallel_mapping": PY_FUNCTION_NO_OUTPUT,
-    "caching": PY_FUNCTION_NO_OUTPUT,
     "naive_timeline":
         "Dataset.flat_map runs its Python function eagerly, at construction and again for each input "
         "element (EagerTensor argument), so the stand-in dataset's instance counter reads 2; TensorFlow "

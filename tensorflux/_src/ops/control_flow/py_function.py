@@ -25,6 +25,8 @@ def _infer(inputs, attrs):
 
 
 def _results(values, tout, as_tensors):
+    if values is None and not tout:
+        return ()    # a callback run for its effect (Tout empty) returns None
     values = values if isinstance(values, (list, tuple)) else [values]
     if len(values) != len(tout):
         raise ValueError(f"The callback returned {len(values)} values, but Tout lists {len(tout)} dtypes.")
@@ -58,6 +60,8 @@ def _wrap(opdef, default_name, func, inp, Tout, name):
     tout = (_dt.as_dtype(Tout),) if single else tuple(_dt.as_dtype(t) for t in Tout)
     inputs = tuple(convert_to_tensor(x) for x in nest.flatten(inp))
     outs = apply(opdef, inputs, {"func": func, "Tout": tout}, name or default_name)
+    if not tout and not isinstance(outs, (list, tuple)):
+        return outs     # no outputs, in a graph: the Operation itself, as TensorFlow returns it
     return outs[0] if single else list(outs)
 
 
