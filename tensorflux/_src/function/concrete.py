@@ -32,6 +32,7 @@ from .tracing import trace_function
 __all__ = ["ConcreteFunction"]
 
 _NUMBERS = itertools.count(1)
+_ACCEPTED_LIMIT = 1024   # argument keys a ConcreteFunction remembers as checked
 
 
 def _call_kernel(*arrays, concrete, outputs, **_):
@@ -88,6 +89,10 @@ class ConcreteFunction:
         self._inference_name = "__inference_" + re.sub(r"\W", "_", name) + f"_{next(_NUMBERS)}"
         n_args = len(self.graph.inputs) - len(self.graph.internal_captures)
         self._arg_specs = [(t.dtype, t.shape) for t in self.graph.inputs[:n_args]]
+        # `(dtype, shape)` per argument of eager positional calls already bound and checked once: such a
+        # call binds and checks the same way again, so it goes straight to `_run` (the direct call is the
+        # fast path, no dearer than the polymorphic call's dict lookup).
+        self._accepted = set()
 
     # -- execution -----------------------------------------------------------------------------
     def _executable(self):
@@ -160,11 +165,29 @@ class ConcreteFunction:
 
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        key = None
+        if not kwargs and _state.graph is None and not _state.tape_active:
+            arrays, key = [], []
+            for a in args:
+                if type(a) is not EagerTensor:
+                    key = None
+                    break
+                v = a._value
+                arrays.append(v)
+                key.append((v.dtype, v.shape))
+            else:
+                key = tuple(key)
+                if key in self._accepted:
+                    return self._run(arrays)
         flat = self._flat_args(args, kwargs)
         if _state.graph is not None:
             return self._call_in_graph(flat)
         if _state.tape_active:      # a GradientTape records: the call is one differentiable op
             return self._call_recorded(flat)
+        if key is not None and len(flat) == len(args) and all(f is a for f, a in zip(flat, args)):
+            if len(self._accepted) >= _ACCEPTED_LIMIT:
+                self._accepted.clear()   # e.g. a function traced for unknown shapes, called with many
+            self._accepted.add(key)
         return self._run([t._value for t in flat])
 
     def _flat_args(self, args, kwargs):
