@@ -133,17 +133,288 @@ def _einsum_shape(equation, shapes, static):
     return result
 
 
+# -- Einsum's kernel: contractions as BLAS matrix products ----------------------------------------
+# np.einsum without optimisation loops in C over every label, and even with it only hands contractions
+# without shared batch labels to BLAS. Attention's products ("aecd,abcd->acbe") share batch labels, so
+# the kernel lowers each pair of operands to one np.matmul on a stack of matrices instead: the
+# operands are transposed (usually a view) to (batch..., free, contracted) and (batch..., contracted,
+# free), flattened to 2-D per batch entry, multiplied, and the product is viewed back in the output's
+# order. Three or more operands are contracted pairwise in the order np.einsum_path chooses. The plan
+# depends on the equation and the shapes only, so it is made once and cached (the graph's shape
+# inference makes it while tracing when the shapes are static).
+
+# -- BLAS threads per call size -------------------------------------------------------------------
+# OpenBLAS wakes its worker threads for every GEMM above a tiny size. Measured on the 2-core machine
+# with other processes running, a (6400x32)·(32x64) product took 0.8 ms on one thread and 24 ms on two,
+# and 512^3 took 12 ms against 60 ms: a second thread that is not scheduled at once stalls the call.
+# Only products of about a GFLOP (tens of milliseconds of work) amortise that; smaller ones run on
+# one thread. The count is switched only when it changes (one C call, ~2.5 us); the library is found
+# among the loaded ones as threadpoolctl finds it (no dependency), and left alone if it is not
+# OpenBLAS or the user pinned it to one thread.
+
+_THREADED_FLOPS = 1 << 30
+
+
+class _BlasThreads:
+    def __init__(self):
+        self._set = None
+        self._most = 1
+        self._current = None
+        self._loaded = False
+
+    def _load(self):
+        self._loaded = True
+        import ctypes
+        for path in _loaded_libraries("openblas"):
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for prefix in ("scipy_openblas", "openblas"):
+                for suffix in ("64_", "_64_", ""):
+                    setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                    getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                    if setter is not None and getter is not None:
+                        setter.argtypes, setter.restype = [ctypes.c_int], None
+                        self._most = self._current = int(getter())
+                        self._set = setter
+                        return
+
+    def for_flops(self, flops):
+        """The thread count a GEMM of `flops` floating-point operations should run with."""
+        if not self._loaded:
+            self._load()
+        return self._most if flops >= _THREADED_FLOPS else 1
+
+    def use(self, count):
+        if count != self._current and self._set is not None:
+            self._set(count)
+            self._current = count
+
+
+def _loaded_libraries(fragment):
+    """Paths of the shared libraries this process has mapped whose file name contains `fragment`."""
+    try:
+        with open("/proc/self/maps") as maps:
+            found = {line.split()[-1] for line in maps if fragment in line.rsplit("/", 1)[-1]}
+    except OSError:  # not Linux: look beside NumPy's own libraries
+        import glob
+        import os
+        found = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy*libs", f"*{fragment}*"))
+    return sorted(found)
+
+
+BLAS_THREADS = _BlasThreads()
+
+
+_PLANS = {}
+_PLAN_LIMIT = 1024          # distinct (equation, shapes) kept; a model uses a few dozen
+
+
+def _blas_ready(m):
+    """Whether np.matmul can hand the innermost 2-D matrices of `m` to BLAS as they are laid out."""
+    item = m.itemsize
+    s_row, s_col = m.strides[-2], m.strides[-1]
+    rows, cols = m.shape[-2], m.shape[-1]
+    if s_col == item and s_row % item == 0 and s_row >= max(cols, 1) * item:
+        return True
+    return s_row == item and s_col % item == 0 and s_col >= max(rows, 1) * item
+
+
+def _matrix_stack(x, perm, batch_shape, rows, cols):
+    """x transposed by `perm` and viewed as `batch_shape + (rows, cols)`, copied only if BLAS needs it."""
+    m = x.transpose(perm).reshape(batch_shape + (rows, cols))
+    return m if _blas_ready(m) else np.ascontiguousarray(m)
+
+
+def _pair_step(x_labels, y_labels, keep, sizes, order=None):
+    """Contracts two operands; returns (step, result labels). `keep` holds the labels still needed
+    (the output's and the remaining operands'); `order`, on the last step, is the output's labels, so the
+    result's batch and free labels come out in that order and the final transpose is a view or nothing."""
+    rank_of = order.index if order is not None else None
+    batch = [c for c in x_labels if c in y_labels and c in keep]
+    contracted = [c for c in x_labels if c in y_labels and c not in keep]
+    free_x = [c for c in x_labels if c not in y_labels]
+    free_y = [c for c in y_labels if c not in x_labels]
+    if order is not None:
+        batch.sort(key=rank_of)
+        free_x.sort(key=rank_of)
+        free_y.sort(key=rank_of)
+        # The output reads (batch, y's free, x's free): swap the operands so no transpose is left over.
+        swap = bool(free_x and free_y) and rank_of(free_y[0]) < rank_of(free_x[0])
+    else:
+        swap = False
+    batch_shape = tuple(sizes[c] for c in batch)
+    rows = int(np.prod([sizes[c] for c in free_x], dtype=np.int64))
+    cols = int(np.prod([sizes[c] for c in free_y], dtype=np.int64))
+    depth = int(np.prod([sizes[c] for c in contracted], dtype=np.int64))
+    threads = BLAS_THREADS.for_flops(2 * rows * cols * depth)  # per matrix of the stack
+    perm_x = [x_labels.index(c) for c in batch + free_x + contracted]
+    perm_y = [y_labels.index(c) for c in batch + contracted + free_y]
+    result_labels = batch + free_x + free_y
+    result_shape = batch_shape + tuple(sizes[c] for c in free_x + free_y)
+    if not contracted:
+        # No sum: a broadcast multiplication (outer or Hadamard product) needs no GEMM.
+        x_view = (batch_shape + tuple(sizes[c] for c in free_x) + (1,) * len(free_y))
+        y_view = (batch_shape + (1,) * len(free_x) + tuple(sizes[c] for c in free_y))
+
+        def step(x, y):
+            return np.multiply(x.transpose(perm_x).reshape(x_view), y.transpose(perm_y).reshape(y_view))
+    elif rows == 1 and cols == 1:
+        # Batched dot products: one C loop beats a GEMM call per batch entry.
+        equation = _pair_equation(x_labels, y_labels, result_labels)
+
+        def step(x, y):
+            return np.einsum(equation, x, y)
+    elif swap:
+        result_labels = batch + free_y + free_x
+        result_shape = batch_shape + tuple(sizes[c] for c in free_y + free_x)
+        perm_xt = [x_labels.index(c) for c in batch + contracted + free_x]
+        perm_yt = [y_labels.index(c) for c in batch + free_y + contracted]
+
+        def step(x, y):
+            BLAS_THREADS.use(threads)
+            product = np.matmul(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
+                                _matrix_stack(x, perm_xt, batch_shape, depth, rows))
+            return product.reshape(result_shape)
+    else:
+        def step(x, y):
+            BLAS_THREADS.use(threads)
+            product = np.matmul(_matrix_stack(x, perm_x, batch_shape, rows, depth),
+                                _matrix_stack(y, perm_y, batch_shape, depth, cols))
+            return product.reshape(result_shape)
+    return step, result_labels
+
+
+def _pair_equation(x_labels, y_labels, out_labels):
+    return f"{''.join(x_labels)},{''.join(y_labels)}->{''.join(out_labels)}"
+
+
+def _explicit_terms(equation, shapes):
+    """The equation with each ellipsis written as letters (right-aligned, as broadcasting aligns), plus
+    each label's size; a size-1 ellipsis dim broadcast against a larger one is dropped from its operand
+    (listed in `squeeze`). None when the labels run out."""
+    terms, out = _parse_equation(equation)
+    used = set("".join(terms) + out)
+    spare = [c for c in _string.ascii_letters if c not in used]
+    widest = max((len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes) if "..." in t), default=0)
+    if widest > len(spare):
+        return None
+    dots = spare[:widest]
+    sizes, labelled = {}, []
+    for term, shape in zip(terms, shapes):
+        before, has_dots, after = term.partition("...")
+        own = dots[widest - (len(shape) - len(before) - len(after)):] if has_dots else []
+        labels = list(before) + own + list(after)
+        labelled.append(labels)
+        for c, d in zip(labels, shape):
+            if sizes.get(c, 1) == 1:
+                sizes[c] = d
+    before, _, after = out.partition("...")
+    out_labels = list(before) + (dots if "..." in out else []) + list(after)
+    squeeze = [tuple(k for k, (c, d) in enumerate(zip(labels, shape)) if d == 1 and sizes[c] != 1)
+               for labels, shape in zip(labelled, shapes)]
+    labelled = [[c for k, c in enumerate(labels) if k not in drop] for labels, drop in zip(labelled, squeeze)]
+    return labelled, out_labels, sizes, squeeze
+
+
+def _make_plan(equation, shapes):
+    """A function of the operand arrays computing the einsum, or None to leave it to np.einsum (one
+    operand: a transpose or a sum, which np.einsum does without copying)."""
+    if len(shapes) < 2:
+        return None
+    explicit = _explicit_terms(equation, shapes)
+    if explicit is None:
+        return None
+    terms, out_labels, sizes, squeeze = explicit
+    # Labels one operand holds alone (summed away) or twice (diagonals) are settled on that operand first.
+    prepare = []
+    for i, labels in enumerate(terms):
+        others = set(out_labels).union(*(set(t) for j, t in enumerate(terms) if j != i))
+        reduced = [c for k, c in enumerate(labels) if c in others and c not in labels[:k]]
+        if reduced != labels:
+            prepare.append((i, _pair_equation(labels, [], reduced).replace(",->", "->")))
+            terms[i] = reduced
+    path = _contraction_order(terms, sizes)
+    steps = []
+    live = list(terms)
+    for n, (i, j) in enumerate(path):
+        x_labels, y_labels = live[i], live[j]
+        rest = [t for k, t in enumerate(live) if k not in (i, j)]
+        keep = set(out_labels).union(*(set(t) for t in rest))
+        last = n == len(path) - 1
+        step, labels = _pair_step(x_labels, y_labels, keep, sizes, out_labels if last else None)
+        steps.append((i, j, step))
+        live = rest + [labels]
+    final_perm = [live[0].index(c) for c in out_labels]
+    if final_perm == list(range(len(final_perm))):
+        final_perm = None
+
+    def run(arrays):
+        arrays = list(arrays)
+        for i, drop in enumerate(squeeze):
+            if drop:
+                arrays[i] = arrays[i].squeeze(drop)
+        for i, subscripts in prepare:
+            arrays[i] = np.einsum(subscripts, arrays[i])
+        for i, j, step in steps:
+            x, y = arrays[i], arrays[j]
+            arrays = [a for k, a in enumerate(arrays) if k not in (i, j)]
+            arrays.append(step(x, y))
+        result = arrays[0]
+        return result if final_perm is None else result.transpose(final_perm)
+
+    return run
+
+
+def _contraction_order(terms, sizes):
+    """Pairs of positions (in the shrinking operand list, the product appended last), as np.einsum_path
+    orders them: the exhaustive search for up to four operands, the greedy one beyond."""
+    if len(terms) == 2:
+        return [(0, 1)]
+    equation = ",".join("".join(t) for t in terms)
+    stand_ins = [np.broadcast_to(np.zeros((), np.float32), tuple(sizes[c] for c in t)) for t in terms]
+    path, _ = np.einsum_path(equation, *stand_ins, optimize="optimal" if len(terms) <= 4 else "greedy")
+    pairs = [tuple(sorted(p)) for p in path[1:]]
+    if any(len(p) != 2 for p in pairs):  # NumPy found no order better than all at once: go left to right
+        return [(0, 1)] * (len(terms) - 1)
+    return pairs
+
+
+def _einsum_plan(equation, shapes):
+    key = (equation, shapes)
+    plan = _PLANS.get(key, False)
+    if plan is False:
+        if len(_PLANS) >= _PLAN_LIMIT:
+            _PLANS.clear()
+        plan = _PLANS[key] = _make_plan(equation, shapes)
+    return plan
+
+
+_WIDENED = {_BF16: np.float32, np.dtype(np.float16): np.float32}   # no BLAS for these: computed in float32
+
+
 def _einsum_kernel(*arrays, equation):
-    _einsum_shape(equation, [a.shape for a in arrays], static=False)
+    shapes = tuple(a.shape for a in arrays)
+    plan = _PLANS.get((equation, shapes), False)
+    if plan is False:  # first time for these shapes: check them (raising TensorFlow's errors), then plan
+        _einsum_shape(equation, shapes, static=False)
+        plan = _einsum_plan(equation, shapes)
     dtype = arrays[0].dtype
-    if dtype == _BF16:
-        return np.einsum(equation, *[a.astype(np.float32) for a in arrays]).astype(_BF16)
-    return np.asarray(np.einsum(equation, *arrays)).astype(dtype, copy=False)
+    wide = _WIDENED.get(dtype)
+    if wide is not None:
+        arrays = [a.astype(wide) for a in arrays]
+    result = np.asarray(np.einsum(equation, *arrays) if plan is None else plan(arrays))
+    if not result.flags.c_contiguous:  # the product viewed in the output's order: give later ops rows
+        result = result.copy()
+    return result.astype(dtype, copy=False)
 
 
 def _infer_einsum(inputs, attrs):
     shapes = [None if t.shape.rank is None else t.shape.as_list() for t in inputs]
     dims = _einsum_shape(attrs["equation"], shapes, static=True)
+    if all(s is not None and None not in s for s in shapes):  # plan the contraction while tracing
+        _einsum_plan(attrs["equation"], tuple(tuple(s) for s in shapes))
     return [(inputs[0].dtype, TensorShape(dims))]
 
 
