@@ -124,7 +124,8 @@ NAMESPACES["version"] = namespace(
 
 # Rooms loaded on first use (`tf.keras`): they are built on the public `tensorflux` API, so they import
 # the finished package instead of being part of its import.
-LAZY = {"keras": "tensorflux.keras"}  # the public face, tensorflux/keras/__init__.py
+LAZY = {"keras": "tensorflux.keras",  # the public face, tensorflux/keras/__init__.py
+        "experimental": "tensorflux.experimental"}  # tf.experimental.numpy (the numpy_api room)
 
 
 def load_lazy(name):
