@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from ..framework import nest
+from ..framework.composite import expand_outputs, pack_traced_outputs
 from ..framework.context import state as _state
 from ..framework.graph import FuncGraph, SymbolicTensor
 from ..framework.tensor import EagerTensor, Tensor
@@ -122,6 +123,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
                 if framed is not None:
                     raise framed from None
             raise
+        result = expand_outputs(result)  # a SparseTensor/RaggedTensor returns as its component tensors
         flat = nest.flatten(result)
         flat_outputs = []
         out_leaves = []
@@ -134,7 +136,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
             out.op.source = None  # created by tracing, not by a user line
             flat_outputs.append(out)
             out_leaves.append(out)
-        structured = nest.pack_sequence_as(result, out_leaves) if nest.is_nested(result) else out_leaves[0]
+        structured = pack_traced_outputs(result, out_leaves) if nest.is_nested(result) else out_leaves[0]
         graph.outputs = flat_outputs
         graph.structured_outputs = structured
     finally:
