@@ -704,7 +704,6 @@ tf.Tensor(
 """
 
 
-@pytest.mark.xfail(strict=True, reason='tf.sparse / tf.sparse.SparseTensor do not exist (AttributeError)')
 def test_sparse_tensor():
     with fid.capture() as out:
         sparse = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]],

@@ -210,7 +210,6 @@ tf.Tensor(
 """
 
 
-@pytest.mark.xfail(strict=True, reason='tf.SparseTensor and tf.sparse do not exist (AttributeError)')
 def test_sparse_equivalent():
     with fid.capture() as out:
         sparse = tf.SparseTensor(indices=[[0, 2], [2, 1], [3, 3]],
