@@ -1,0 +1,508 @@
+"""JPEG decoding (baseline and progressive, 8-bit, Huffman-coded) to the exact pixels TensorFlow's
+`decode_jpeg` gives with its defaults: libjpeg's accurate integer inverse DCT, its "fancy" triangular
+chroma upsampling, and its fixed-point YCbCr -> RGB tables.
+
+The bytes are untrusted: every marker length, table index, component reference and coefficient position
+is checked before use, and anything malformed raises `InvalidArgumentError` (never an IndexError).
+
+Speed: entropy decoding is a Python loop over Huffman symbols fed by a precomputed table of 16-bit
+windows over the scan's bits (one list lookup per symbol); everything after it -- dequantisation, the
+inverse DCT, upsampling and colour conversion -- is vectorised over all blocks at once.
+"""
+import numpy as np
+
+from ...framework import errors
+from . import jpeg_pixels
+
+# Position in the 8x8 block (row-major) of the k-th coefficient in zig-zag order.
+ZIGZAG = np.array([
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,
+    7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
+    39, 46, 53, 60, 61, 54, 47, 55, 62, 63], dtype=np.int64)
+_ZZ = ZIGZAG.tolist()
+
+
+class JpegError(Exception):
+    """Malformed or unsupported JPEG data (turned into TensorFlow's InvalidArgumentError by the op)."""
+
+
+def invalid(message="Invalid JPEG data or crop window."):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+class _Component:
+    __slots__ = ("ident", "h", "v", "tq", "blocks_w", "blocks_h", "coefs", "quant", "width", "height")
+
+
+class _Frame:
+    def __init__(self):
+        self.progressive = False
+        self.width = self.height = 0
+        self.components = []
+        self.hmax = self.vmax = 1
+        self.mcus_x = self.mcus_y = 0
+
+
+def _huffman_table(counts, symbols):
+    """A 65536-entry lookup from the next 16 bits to (symbol << 8 | code length); 0 marks a bad code."""
+    table = np.zeros(1 << 16, dtype=np.int32)
+    code, k = 0, 0
+    for length in range(1, 17):
+        for _ in range(counts[length - 1]):
+            if code >= (1 << length):
+                raise JpegError("bad Huffman table")
+            start = code << (16 - length)
+            table[start:start + (1 << (16 - length))] = (symbols[k] << 8) | length
+            code += 1
+            k += 1
+        code <<= 1
+    return table.tolist()
+
+
+def _segments(data, start):
+    """The entropy-coded bytes of a scan from `start`, split at restart markers and unstuffed, and the
+    offset of the marker that ends the scan."""
+    segments, begin, i, n = [], start, start, len(data)
+    while True:
+        j = data.find(b"\xff", i)
+        if j < 0:
+            segments.append(data[begin:n])
+            end = n
+            break
+        k = j + 1
+        while k < n and data[k] == 0xFF:     # fill bytes before a marker
+            k += 1
+        if k >= n:
+            segments.append(data[begin:j])
+            end = n
+            break
+        if data[k] == 0x00 and k == j + 1:   # a stuffed 0xFF data byte
+            i = k + 1
+            continue
+        segments.append(data[begin:j])
+        if 0xD0 <= data[k] <= 0xD7:          # restart marker: a new segment
+            begin = i = k + 1
+            continue
+        end = j
+        break
+    return [seg.replace(b"\xff\x00", b"\xff") for seg in segments], end
+
+
+class _Bits:
+    """Reads bits from one entropy-coded segment; past its end it reads zeros, as libjpeg does."""
+    __slots__ = ("windows", "pos", "limit")
+
+    def __init__(self, segment):
+        bits = np.unpackbits(np.frombuffer(segment, dtype=np.uint8)) if segment else np.zeros(0, np.uint8)
+        padded = np.concatenate([bits, np.zeros(48, np.uint8)]).astype(np.int64)
+        weights = 1 << np.arange(15, -1, -1, dtype=np.int64)
+        view = np.lib.stride_tricks.sliding_window_view(padded, 16)[:len(bits) + 32]
+        self.windows = (view @ weights).tolist()
+        self.pos = 0
+        self.limit = len(self.windows) - 1
+
+    def decode(self, table):
+        pos = self.pos
+        if pos > self.limit:
+            raise JpegError("premature end of data")
+        entry = table[self.windows[pos]]
+        if not entry:
+            raise JpegError("bad Huffman code")
+        self.pos = pos + (entry & 0xFF)
+        return entry >> 8
+
+    def receive(self, s):
+        """`s` (<= 16) raw bits as an unsigned value."""
+        pos = self.pos
+        if pos > self.limit:
+            raise JpegError("premature end of data")
+        self.pos = pos + s
+        return self.windows[pos] >> (16 - s)
+
+    def extend(self, s):
+        """`s` bits as the signed value of JPEG's magnitude category coding."""
+        if not s:
+            return 0
+        v = self.receive(s)
+        return v if v >= (1 << (s - 1)) else v - (1 << s) + 1
+
+    def bit(self):
+        pos = self.pos
+        if pos > self.limit:
+            raise JpegError("premature end of data")
+        self.pos = pos + 1
+        return self.windows[pos] >> 15
+
+
+def _u16(data, i):
+    return (data[i] << 8) | data[i + 1]
+
+
+class _Decoder:
+    def __init__(self, data):
+        self.data = data
+        self.quant = [None] * 4
+        self.dc_tables = [None] * 4
+        self.ac_tables = [None] * 4
+        self.restart_interval = 0
+        self.frame = None
+        self.adobe_transform = None
+        self.jfif = False
+        self.eobrun = 0
+
+    # -- markers -------------------------------------------------------------------------------------
+    def run(self, accurate):
+        data, n = self.data, len(self.data)
+        if n < 4 or data[0] != 0xFF or data[1] != 0xD8:
+            raise JpegError("not a JPEG file: starts with 0x%02x 0x%02x" % (data[0] if n else 0,
+                                                                         data[1] if n > 1 else 0))
+        i = 2
+        while True:
+            while i < n and data[i] != 0xFF:   # tolerate garbage between segments, as libjpeg warns and skips
+                i += 1
+            while i < n and data[i] == 0xFF:
+                i += 1
+            if i >= n:
+                raise JpegError("premature end of data")
+            marker = data[i]
+            i += 1
+            if marker == 0xD9:  # EOI
+                break
+            if 0xD0 <= marker <= 0xD7 or marker == 0x01:
+                continue
+            if i + 2 > n:
+                raise JpegError("premature end of data")
+            length = _u16(data, i)
+            if length < 2 or i + length > n:
+                raise JpegError("bad marker length")
+            body = data[i + 2:i + length]
+            if marker == 0xDB:
+                self._quant(body)
+            elif marker == 0xC4:
+                self._huffman(body)
+            elif marker in (0xC0, 0xC1, 0xC2):
+                self._frame(body, marker == 0xC2)
+            elif marker in (0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+                raise JpegError("unsupported JPEG process: SOF type 0x%02x" % marker)
+            elif marker == 0xDD:
+                if len(body) < 2:
+                    raise JpegError("bad DRI")
+                self.restart_interval = _u16(body, 0)
+            elif marker == 0xE0:
+                self.jfif = self.jfif or body[:5] == b"JFIF\x00"
+            elif marker == 0xEE:
+                if body[:5] == b"Adobe" and len(body) >= 12:
+                    self.adobe_transform = body[11]
+            elif marker == 0xDA:
+                i = self._scan(body, i + length)
+                continue
+            i += length
+        if self.frame is None:
+            raise JpegError("no image")
+        return self._pixels(accurate)
+
+    def _quant(self, body):
+        k = 0
+        while k < len(body):
+            precision, tq = body[k] >> 4, body[k] & 15
+            size = 128 if precision else 64
+            if tq > 3 or k + 1 + size > len(body):
+                raise JpegError("bad DQT")
+            raw = body[k + 1:k + 1 + size]
+            values = (np.frombuffer(raw, ">u2") if precision else np.frombuffer(raw, np.uint8)).astype(np.int64)
+            table = np.zeros(64, np.int64)
+            table[ZIGZAG] = values
+            self.quant[tq] = table
+            k += 1 + size
+
+    def _huffman(self, body):
+        k = 0
+        while k < len(body):
+            if k + 17 > len(body):
+                raise JpegError("bad DHT")
+            tc, th = body[k] >> 4, body[k] & 15
+            counts = list(body[k + 1:k + 17])
+            total = sum(counts)
+            if tc > 1 or th > 3 or total > 256 or k + 17 + total > len(body):
+                raise JpegError("bad DHT")
+            table = _huffman_table(counts, list(body[k + 17:k + 17 + total]))
+            (self.ac_tables if tc else self.dc_tables)[th] = table
+            k += 17 + total
+
+    def _frame(self, body, progressive):
+        if self.frame is not None:
+            raise JpegError("two frames")
+        if len(body) < 6:
+            raise JpegError("bad SOF")
+        precision, height, width, count = body[0], _u16(body, 1), _u16(body, 3), body[5]
+        if precision != 8:
+            raise JpegError(f"unsupported JPEG data precision {precision}")
+        if height == 0 or width == 0 or count not in (1, 3, 4) or len(body) < 6 + 3 * count:
+            raise JpegError("bad SOF")
+        frame = _Frame()
+        frame.progressive, frame.width, frame.height = progressive, width, height
+        for c in range(count):
+            comp = _Component()
+            comp.ident, sampling, comp.tq = body[6 + 3 * c], body[7 + 3 * c], body[8 + 3 * c]
+            comp.h, comp.v = sampling >> 4, sampling & 15
+            if not (1 <= comp.h <= 4 and 1 <= comp.v <= 4) or comp.tq > 3:
+                raise JpegError("bad sampling factors")
+            comp.quant = None
+            frame.components.append(comp)
+        frame.hmax = max(c.h for c in frame.components)
+        frame.vmax = max(c.v for c in frame.components)
+        frame.mcus_x = -(-width // (8 * frame.hmax))
+        frame.mcus_y = -(-height // (8 * frame.vmax))
+        for comp in frame.components:
+            comp.width = -(-width * comp.h // frame.hmax)
+            comp.height = -(-height * comp.v // frame.vmax)
+            comp.blocks_w = frame.mcus_x * comp.h
+            comp.blocks_h = frame.mcus_y * comp.v
+            comp.coefs = np.zeros((comp.blocks_h, comp.blocks_w, 64), dtype=np.int64)
+        self.frame = frame
+
+    # -- scans ---------------------------------------------------------------------------------------
+    def _scan(self, body, end_of_header):
+        frame = self.frame
+        if frame is None or not body:
+            raise JpegError("scan before frame")
+        count = body[0]
+        if count < 1 or count > 4 or len(body) < 1 + 2 * count + 3:
+            raise JpegError("bad SOS")
+        comps = []
+        for c in range(count):
+            ident, tables = body[1 + 2 * c], body[2 + 2 * c]
+            match = [comp for comp in frame.components if comp.ident == ident]
+            if not match:
+                raise JpegError("bad component id in scan")
+            comps.append((match[0], tables >> 4, tables & 15))
+        ss, se, a = body[1 + 2 * count], body[2 + 2 * count], body[3 + 2 * count]
+        ah, al = a >> 4, a & 15
+        if ss > 63 or se > 63 or ss > se or al > 13:
+            raise JpegError("bad progression parameters")
+        for comp, _, _ in comps:
+            if comp.quant is None:      # libjpeg latches a component's table when its first scan starts
+                if self.quant[comp.tq] is None:
+                    raise JpegError("quantization table missing")
+                comp.quant = self.quant[comp.tq].copy()
+        segments, end = _segments(self.data, end_of_header)
+        self._decode_scan(comps, ss, se, ah, al, segments)
+        return end
+
+    def _tables(self, comps, need_dc, need_ac):
+        for _, td, ta in comps:
+            if need_dc and (td > 3 or self.dc_tables[td] is None):
+                raise JpegError("Huffman table missing")
+            if need_ac and (ta > 3 or self.ac_tables[ta] is None):
+                raise JpegError("Huffman table missing")
+
+    def _decode_scan(self, comps, ss, se, ah, al, segments):
+        frame = self.frame
+        progressive = frame.progressive
+        if not progressive:
+            ss, se, ah, al = 0, 63, 0, 0
+        dc_scan = ss == 0
+        self._tables(comps, dc_scan and ah == 0, se > 0)
+        if progressive and ss == 0 and se != 0:
+            raise JpegError("bad progression parameters")
+        if progressive and ss > 0 and len(comps) != 1:
+            raise JpegError("AC scans must have one component")
+        # The units (MCUs) of the scan: an interleaved scan walks MCUs of h x v blocks per component;
+        # a one-component scan walks that component's blocks that hold image data, one at a time.
+        if len(comps) == 1:
+            comp = comps[0][0]
+            bw = -(-comp.width // 8)
+            bh = -(-comp.height // 8)
+            units = [[(0, r, c)] for r in range(bh) for c in range(bw)]
+        else:
+            units = []
+            for my in range(frame.mcus_y):
+                for mx in range(frame.mcus_x):
+                    unit = []
+                    for index, (comp, _, _) in enumerate(comps):
+                        for by in range(comp.v):
+                            for bx in range(comp.h):
+                                unit.append((index, my * comp.v + by, mx * comp.h + bx))
+                    units.append(unit)
+        interval = self.restart_interval or len(units) or 1
+        if not progressive:
+            self._baseline_scan(comps, units, interval, segments)
+            return
+        seg_index = 0
+        for first in range(0, len(units), interval):
+            if seg_index >= len(segments):
+                raise JpegError("premature end of data")
+            bits = _Bits(segments[seg_index])
+            seg_index += 1
+            predictions = [0] * len(comps)
+            self.eobrun = 0
+            for unit in units[first:first + interval]:
+                for index, row, col in unit:
+                    comp, td, ta = comps[index]
+                    block = comp.coefs[row, col]
+                    if ss == 0:
+                        if ah == 0:
+                            t = bits.decode(self.dc_tables[td])
+                            if t > 16:
+                                raise JpegError("bad DC difference")
+                            predictions[index] += bits.extend(t)
+                            block[0] = predictions[index] << al
+                        elif bits.bit():
+                            block[0] |= 1 << al
+                    elif ah == 0:
+                        self._ac_first(bits, block, ss, se, al, self.ac_tables[ta])
+                    else:
+                        self._ac_refine(bits, block, ss, se, al, self.ac_tables[ta])
+
+    def _baseline_scan(self, comps, units, interval, segments):
+        """A sequential scan: all of it in one loop with local names (the hot loop of decoding), the
+        coefficients of each component collected in a flat list and stored once at the end."""
+        zz = _ZZ
+        flats = [[0] * (c.blocks_h * c.blocks_w * 64) for c, _, _ in comps]
+        widths = [c.blocks_w for c, _, _ in comps]
+        dcs = [self.dc_tables[td] for _, td, _ in comps]
+        acs = [self.ac_tables[ta] for _, _, ta in comps]
+        for seg_index, first in enumerate(range(0, len(units), interval)):
+            if seg_index >= len(segments):
+                raise JpegError("premature end of data")
+            w = _Bits(segments[seg_index]).windows
+            pos = 0
+            predictions = [0] * len(comps)
+            try:
+                for unit in units[first:first + interval]:
+                    for index, row, col in unit:
+                        flat, ac = flats[index], acs[index]
+                        base = (row * widths[index] + col) * 64
+                        e = dcs[index][w[pos]]
+                        if not e:
+                            raise JpegError("bad Huffman code")
+                        pos += e & 255
+                        t = e >> 8
+                        if t:
+                            if t > 16:
+                                raise JpegError("bad DC difference")
+                            v = w[pos] >> (16 - t)
+                            pos += t
+                            if v < (1 << (t - 1)):
+                                v -= (1 << t) - 1
+                            predictions[index] += v
+                        flat[base] = predictions[index]
+                        k = 1
+                        while k < 64:
+                            e = ac[w[pos]]
+                            if not e:
+                                raise JpegError("bad Huffman code")
+                            pos += e & 255
+                            s = (e >> 8) & 15
+                            if s:
+                                k += e >> 12
+                                if k > 63:
+                                    raise JpegError("bad AC run")
+                                v = w[pos] >> (16 - s)
+                                pos += s
+                                if v < (1 << (s - 1)):
+                                    v -= (1 << s) - 1
+                                flat[base + zz[k]] = v
+                                k += 1
+                            elif e >> 12 == 15:
+                                k += 16
+                            else:
+                                break
+            except IndexError:
+                raise JpegError("premature end of data") from None
+        for (comp, _, _), flat in zip(comps, flats):
+            comp.coefs = np.array(flat, dtype=np.int64).reshape(comp.coefs.shape)
+
+    def _ac_first(self, bits, block, ss, se, al, table):
+        if self.eobrun > 0:
+            self.eobrun -= 1
+            return
+        k = ss
+        while k <= se:
+            rs = bits.decode(table)
+            r, s = rs >> 4, rs & 15
+            if s:
+                k += r
+                if k > 63:
+                    raise JpegError("bad AC run")
+                block[_ZZ[k]] = bits.extend(s) << al
+            elif r == 15:
+                k += 15
+            else:
+                self.eobrun = (1 << r) - 1 + (bits.receive(r) if r else 0)
+                break
+            k += 1
+
+    def _ac_refine(self, bits, block, ss, se, al, table):
+        p1, m1 = 1 << al, -1 << al
+        k = ss
+        if self.eobrun == 0:
+            while k <= se:
+                rs = bits.decode(table)
+                r, s = rs >> 4, rs & 15
+                if s:
+                    s = p1 if bits.bit() else m1
+                elif r != 15:
+                    self.eobrun = (1 << r) + (bits.receive(r) if r else 0)
+                    break
+                while k <= se:
+                    z = _ZZ[k]
+                    coef = int(block[z])
+                    if coef:
+                        if bits.bit() and not coef & p1:
+                            block[z] = coef + (p1 if coef >= 0 else m1)
+                    else:
+                        r -= 1
+                        if r < 0:
+                            break
+                    k += 1
+                if s and k <= 63:
+                    block[_ZZ[k]] = s
+                k += 1
+        if self.eobrun > 0:
+            while k <= se:
+                z = _ZZ[k]
+                coef = int(block[z])
+                if coef and bits.bit() and not coef & p1:
+                    block[z] = coef + (p1 if coef >= 0 else m1)
+                k += 1
+            self.eobrun -= 1
+
+    # -- pixels --------------------------------------------------------------------------------------
+    def _pixels(self, accurate):
+        frame = self.frame
+        if len(frame.components) == 4:
+            raise JpegError("4-component (CMYK) JPEG images are not supported by tensorflux")
+        planes = []
+        for comp in frame.components:
+            if comp.quant is None:
+                raise JpegError("component has no scan")
+            if accurate:
+                samples = jpeg_pixels.idct_islow(comp.coefs * comp.quant)
+            else:
+                samples = jpeg_pixels.idct_ifast(comp.coefs * jpeg_pixels.ifast_multipliers(comp.quant))
+            planes.append(samples[:comp.height, :comp.width])
+        return frame, planes, self.colour_transform()
+
+    def colour_transform(self):
+        """Whether three components are YCbCr (libjpeg's rules: Adobe's flag, else JFIF, else the ids)."""
+        frame = self.frame
+        if len(frame.components) != 3:
+            return False
+        if self.adobe_transform is not None:
+            return self.adobe_transform != 0
+        if self.jfif:
+            return True
+        ids = [c.ident for c in frame.components]
+        return ids != [82, 71, 66]
+
+
+def decode(data, channels=0, accurate=False, fancy_upscaling=True):
+    """`[height, width, channels]` uint8 pixels of JPEG bytes; channels 0 keeps the file's (1 or 3).
+    `accurate` picks the accurate integer IDCT (TensorFlow's "INTEGER_ACCURATE"); the default is the fast
+    one, which TensorFlow's `dct_method=''` maps to."""
+    try:
+        frame, planes, ycc = _Decoder(bytes(data)).run(accurate)
+    except JpegError as e:
+        raise invalid(f"Invalid JPEG data or crop window, data size {len(data)}: {e}") from None
+    return jpeg_pixels.to_pixels(frame, planes, ycc, channels, fancy_upscaling)

@@ -1,0 +1,150 @@
+"""tf.io.decode_jpeg / decode_png / decode_image / decode_and_crop_jpeg / encode_png against the pixels
+TensorFlow 2.21 decoded from the same files (tests/io_formats/fixtures/image_codecs.npz, recorded by
+tools/record_image_codecs.py): bit-exact for every JPEG mode (fast and accurate IDCT, fancy and plain
+upsampling, baseline and progressive, gray and colour) and every PNG layout."""
+import os
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+FIXTURES = np.load(os.path.join(os.path.dirname(__file__), "fixtures", "image_codecs.npz"))
+JPEGS = sorted({k.split("/")[1] for k in FIXTURES.files if k.startswith("jpeg/")})
+PNGS = sorted({k.split("/")[1] for k in FIXTURES.files if k.startswith("png/")})
+
+
+def _bytes(kind, name):
+    return FIXTURES[f"{kind}/{name}"].tobytes()
+
+
+@pytest.mark.parametrize("name", JPEGS)
+def test_jpeg_pixels_match_tensorflow(name):
+    data = _bytes("jpeg", name)
+    for channels in (0, 1, 3):
+        got = tf.io.decode_jpeg(data, channels=channels)
+        assert got.dtype == tf.uint8
+        np.testing.assert_array_equal(got.numpy(), FIXTURES[f"jpeg/{name}/c{channels}"])
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data, dct_method="INTEGER_ACCURATE").numpy(),
+                                  FIXTURES[f"jpeg/{name}/accurate"])
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data, channels=1, dct_method="INTEGER_ACCURATE").numpy(),
+                                  FIXTURES[f"jpeg/{name}/accurate_c1"])
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data, fancy_upscaling=False).numpy(),
+                                  FIXTURES[f"jpeg/{name}/not_fancy"])
+    np.testing.assert_array_equal(tf.io.decode_image(data, dtype=tf.float32).numpy(),
+                                  FIXTURES[f"jpeg/{name}/image_float32"])
+    np.testing.assert_array_equal(tf.io.decode_image(data, dtype=tf.uint16).numpy(),
+                                  FIXTURES[f"jpeg/{name}/image_uint16"])
+
+
+@pytest.mark.parametrize("name", PNGS)
+def test_png_pixels_match_tensorflow(name):
+    data = _bytes("png", name)
+    for channels in (0, 1, 3, 4):
+        for dtype in (tf.uint8, tf.uint16):
+            got = tf.io.decode_png(data, channels=channels, dtype=dtype)
+            want = FIXTURES[f"png/{name}/c{channels}/{dtype.name}"]
+            assert got.dtype == dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(tf.io.decode_image(data, dtype=tf.float32).numpy(),
+                                  FIXTURES[f"png/{name}/image_float32"])
+
+
+def test_every_decoder_reads_every_format():
+    jpeg, png = _bytes("jpeg", "q75_420"), _bytes("png", "rgb8")
+    np.testing.assert_array_equal(tf.io.decode_png(jpeg).numpy(), FIXTURES["jpeg/q75_420/c0"])
+    np.testing.assert_array_equal(tf.io.decode_jpeg(png).numpy(), FIXTURES["png/rgb8/c0/uint8"])
+    np.testing.assert_array_equal(tf.image.decode_image(png).numpy(), FIXTURES["png/rgb8/c0/uint8"])
+
+
+def test_decode_and_crop_jpeg_is_the_window_of_the_decoded_image():
+    data = _bytes("jpeg", "noise_420")
+    full = FIXTURES["jpeg/noise_420/c0"]
+    np.testing.assert_array_equal(tf.io.decode_and_crop_jpeg(data, [2, 3, 5, 6]).numpy(), full[2:7, 3:9])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data or crop window"):
+        tf.io.decode_and_crop_jpeg(data, [2, 3, 500, 6])
+
+
+def test_decoding_inside_tf_function_and_dataset():
+    data = _bytes("jpeg", "q75_420")
+
+    @tf.function
+    def decode(x):
+        image = tf.io.decode_jpeg(x, channels=3)
+        assert image.shape.as_list() == [None, None, 3]
+        assert tf.io.decode_jpeg(x).shape.as_list() == [None, None, None]
+        assert tf.io.decode_image(x).shape.rank is None
+        assert tf.io.decode_image(x, expand_animations=False).shape.rank == 3
+        assert tf.io.decode_and_crop_jpeg(x, [0, 0, 2, 2], channels=1).shape.as_list() == [2, 2, 1]
+        return image
+
+    np.testing.assert_array_equal(decode(tf.constant(data)).numpy(), FIXTURES["jpeg/q75_420/c3"])
+    ds = tf.data.Dataset.from_tensor_slices([data, _bytes("png", "rgb8")]).map(lambda b: tf.io.decode_image(
+        b, channels=3, expand_animations=False))
+    shapes = [tuple(x.shape) for x in ds]
+    assert shapes == [(13, 19, 3), (5, 7, 3)]
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda d: tf.io.decode_jpeg(d, channels=2), tf.errors.InvalidArgumentError, "`channels` must be 0, 1, 3 or 4 but got 2"),
+    (lambda d: tf.io.decode_jpeg(d, channels=4), tf.errors.InvalidArgumentError, "JPEG does not support 4 channels"),
+    (lambda d: tf.io.decode_jpeg(d, ratio=3), tf.errors.InvalidArgumentError, "ratio must be 1, 2, 4, or 8, got 3"),
+    (lambda d: tf.io.decode_jpeg(d, dct_method="FOO"), tf.errors.InvalidArgumentError, "dct_method must be one of"),
+    (lambda d: tf.io.decode_jpeg(b"abc"), tf.errors.InvalidArgumentError, "Unknown image file format. One of JPEG"),
+    (lambda d: tf.io.decode_jpeg(d[:300]), tf.errors.InvalidArgumentError, "Invalid JPEG data"),
+    (lambda d: tf.io.decode_jpeg([d]), tf.errors.InvalidArgumentError, r"`contents` must be scalar but got shape\[1\]"),
+    (lambda d: tf.io.decode_png(d, channels=5), tf.errors.InvalidArgumentError, "`channels` must be 0, 1, 3 or 4 but got 5"),
+    (lambda d: tf.io.decode_png(d, dtype=tf.float32), tf.errors.InvalidArgumentError, "dtype"),
+    (lambda d: tf.io.decode_image(d, channels=2), tf.errors.InvalidArgumentError, "`channels` must be 0, 1, 3 or 4"),
+    (lambda d: tf.io.decode_jpeg(tf.constant(1.0)), (TypeError, ValueError), "string"),
+])
+def test_errors_as_tensorflow(call, error, message):
+    with pytest.raises(error, match=message):
+        call(_bytes("jpeg", "q75_420"))
+
+
+def test_truncated_png_is_invalid():
+    data = _bytes("png", "rgb8")
+    for cut in (60, len(data) - 20):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="PNG"):
+            tf.io.decode_png(data[:cut])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_encode_png_round_trips(dtype, channels):
+    rng = np.random.default_rng(channels)
+    image = rng.integers(0, np.iinfo(dtype).max + 1, (6, 5, channels)).astype(dtype)
+    data = tf.io.encode_png(image)
+    assert data.dtype == tf.string and data.shape == ()
+    decoded = tf.io.decode_png(data, dtype=tf.uint16 if dtype == np.uint16 else tf.uint8)
+    np.testing.assert_array_equal(decoded.numpy(), image)
+
+
+def test_encode_png_batches_and_errors():
+    batch = np.zeros((2, 3, 4, 5, 3), np.uint8)
+    assert tf.io.encode_png(batch).shape == (2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="image must have 1, 2, 3, or 4 channels, got 5"):
+        tf.io.encode_png(np.zeros((2, 2, 5), np.uint8))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"images must be at least rank 3\[2,2\]"):
+        tf.io.encode_png(np.zeros((2, 2), np.uint8))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"compression should be in \[-1,9\], got 10"):
+        tf.io.encode_png(np.zeros((2, 2, 3), np.uint8), compression=10)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="'T' of float32"):
+        tf.io.encode_png(np.zeros((2, 2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"Shape must be at least rank 3 but is rank 2 .*\[2,2\]"):
+        tf.function(tf.io.encode_png).get_concrete_function(tf.TensorSpec([2, 2], tf.uint8))
+
+
+def test_corrupt_inputs_raise_invalid_argument_never_internal_errors():
+    rng = np.random.default_rng(0)
+    for kind, name in (("jpeg", "q75_420"), ("jpeg", "q50_progressive"), ("png", "rgb8"), ("png", "palette4")):
+        data = bytearray(_bytes(kind, name))
+        for trial in range(60):
+            broken = bytearray(data)
+            for _ in range(1 + trial % 4):
+                broken[rng.integers(2, len(broken))] = rng.integers(0, 256)
+            try:
+                tf.io.decode_image(bytes(broken))
+            except tf.errors.InvalidArgumentError:
+                pass
