@@ -205,3 +205,13 @@ def test_crosses_tf_function_as_its_components():
         return tf.sparse.to_dense(s)
 
     assert dense_of(_st()).numpy().tolist() == [[1, 0, 0, 0], [0, 0, -2, 0], [0, 0, 0, 0]]
+
+
+def test_datasets_of_sparse_tensors():
+    sp = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4])
+    whole = tf.data.Dataset.from_tensors(sp)
+    assert repr(whole.element_spec) == "SparseTensorSpec(TensorShape([3, 4]), tf.int32)"
+    assert [_parts(x) for x in whole] == [([[0, 0], [1, 2]], [1, 2], [3, 4])]
+    rows = tf.data.Dataset.from_tensor_slices(sp)
+    assert repr(rows.element_spec) == "SparseTensorSpec(TensorShape([4]), tf.int32)"
+    assert [_parts(x) for x in rows] == [([[0]], [1], [4]), ([[2]], [2], [4]), ([], [], [4])]

@@ -28,18 +28,27 @@ from ..state.variables import Variable
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
+from ..framework.composite import CompositeTensor
 
 __all__ = ["Dataset", "Iterator"]
 
 
 def _spec_of(value):
+    if isinstance(value, CompositeTensor):
+        return value._type_spec
     return TensorSpec(value.shape, value.dtype)
+
+
+def _stored(value):
+    """What an element keeps of a component: a NumPy array, or a composite (SparseTensor, RaggedTensor) as is."""
+    return value if isinstance(value, CompositeTensor) else np.asarray(value)
 
 
 def pack_element(spec, flat):
     """The element of structure `spec` from its flat values: arrays become eager tensors, while dataset
     components (the windows of `Dataset.window`) stay datasets."""
-    return nest.pack_sequence_as(spec, [v if isinstance(v, Dataset) else EagerTensor(_as_stored(v)) for v in flat])
+    return nest.pack_sequence_as(spec, [v if isinstance(v, (Dataset, CompositeTensor)) else EagerTensor(_as_stored(v))
+                                        for v in flat])
 
 
 def flatten_up_to(structure, value, what):
@@ -77,7 +86,7 @@ def _as_tensors(structure):
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
     if isinstance(structure, dict):
         return {k: _as_tensors(v) for k, v in structure.items()}
-    return structure if isinstance(structure, Tensor) else _convert.convert_to_tensor(structure)
+    return structure if isinstance(structure, (Tensor, CompositeTensor)) else _convert.convert_to_tensor(structure)
 
 
 def _int64_argument(value):
@@ -161,14 +170,15 @@ class Dataset:
         n = flat[0].shape[0]
         if any(t.shape.rank == 0 for t in flat) or any(t.shape[0] != n for t in flat):
             raise ValueError("All components of `tensors` must have the same size in their first dimension.")
-        arrays = [np.asarray(t) for t in flat]
-        spec = nest.pack_sequence_as(structure, [TensorSpec(t.shape[1:], t.dtype) for t in flat])
+        arrays = [t._unbatch() if isinstance(t, CompositeTensor) else np.asarray(t) for t in flat]
+        spec = nest.pack_sequence_as(structure, [t._type_spec._unbatched() if isinstance(t, CompositeTensor) else
+                                                 TensorSpec(t.shape[1:], t.dtype) for t in flat])
         return Dataset(spec, lambda: ([a[i] for a in arrays] for i in range(n)), "_TensorSliceDataset", n)
 
     @staticmethod
     def from_tensors(tensors, name=None):
         structure = _as_tensors(tensors)
-        flat = [np.asarray(t) for t in nest.flatten(structure)]
+        flat = [_stored(t) for t in nest.flatten(structure)]
         return Dataset(nest.map_structure(_spec_of, structure), lambda: iter([flat]), "_TensorDataset", 1)
 
     @staticmethod

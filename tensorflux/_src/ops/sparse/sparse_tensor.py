@@ -109,6 +109,15 @@ class SparseTensor(CompositeTensor):
     def _to_components(self):
         return (self._indices, self._values, self._dense_shape)
 
+    def _unbatch(self):
+        """The rows of an eager SparseTensor (each one rank lower), for `Dataset.from_tensor_slices`."""
+        indices, values, shape = self._indices.numpy(), self._values.numpy(), self._dense_shape.numpy()
+        rows = []
+        for r in range(int(shape[0])):
+            mine = indices[:, 0] == r
+            rows.append(SparseTensor(indices[mine][:, 1:], values[mine], shape[1:]))
+        return rows
+
     def __repr__(self):
         return f"SparseTensor(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 
@@ -145,6 +154,9 @@ class SparseTensorSpec(TypeSpec):
 
     def _with_shape(self, shape):
         return SparseTensorSpec(shape, self._dtype)
+
+    def _unbatched(self):
+        return SparseTensorSpec(self._shape[1:], self._dtype)
 
     def _component_specs(self):
         rank = self._shape.rank
