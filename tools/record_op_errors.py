@@ -3,6 +3,10 @@
 Run it under an interpreter with TensorFlow 2.21 installed, from the repository root:
 
     TF_CPP_MIN_LOG_LEVEL=3 ~/venv-tf/bin/python tools/record_op_errors.py [tests/errors/tensorflow_outcomes.json]
+    TF_CPP_MIN_LOG_LEVEL=3 ~/venv-tf/bin/python tools/record_op_errors.py --only DecodePng,EncodePng
+
+`--only OP[,OP...]` records just those op types' cases and merges them into the existing recording (for
+table entries added later; the rest of the recording is kept as it is).
 
 It imports the sweep's tables (plain Python that never imports tensorflux), runs each case with `tf` =
 tensorflow, eagerly and inside tf.function, and writes {case id: outcome} as JSON ("raise:<Class>" or
@@ -18,6 +22,11 @@ SWEEP = os.path.join(HERE, "..", "tests", "errors")
 
 
 def main(argv):
+    only = None
+    if "--only" in argv:
+        at = argv.index("--only")
+        only = set(argv[at + 1].split(","))
+        argv = argv[:at] + argv[at + 2:]
     out_path = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(SWEEP, "tensorflow_outcomes.json"))
     sys.path.insert(0, SWEEP)
     import tensorflow as tf  # noqa: PLC0415 - the recorder is the one place that runs real TensorFlow
@@ -31,7 +40,12 @@ def main(argv):
     tf.get_logger().setLevel("ERROR")
     os.chdir(table_rest.PROBE_DIR)   # relative junk file names resolve there, as in the test
     outcomes = {}
+    if only is not None:
+        with open(out_path) as f:
+            outcomes = json.load(f)["outcomes"]
     for case in table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES:
+        if only is not None and case.op not in only:
+            continue
         for variant, replaced in sweep.expand(case):
             for mode in case.modes:
                 outcome, _ = sweep.run_case(tf, case, replaced, mode)

@@ -23,6 +23,11 @@ JPEG_2X3 = bytes.fromhex(
     "838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6"
     "d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffda0008010100003f00fe7febffd9")
 
+# A 2x3 RGB PNG (unfiltered rows of zeros).
+PNG_2X3 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000000b49444154789c6360c004"
+    "00001400017dfe1eee0000000049454e44ae426082")
+
 CASES = [
     Case("SpaceToBatchND", lambda tf, x, block: tf.space_to_batch(x, block, [[0, 0], [0, 0]]),
          x=T("float", F((1, 2, 2, 1))), block=P("ints", [2, 2])),
@@ -80,4 +85,13 @@ CASES = [
     Case("DecodeCompressed", lambda tf, s: tf.io.decode_compressed(s), s=T("string", np.array(["abc", "de"]))),
     Case("IsJpeg", lambda tf, s: tf.io.is_jpeg(s), s=T("string", np.asarray(JPEG_2X3))),
     Case("ExtractJpegShape", lambda tf, s: tf.io.extract_jpeg_shape(s), s=T("string", np.asarray(JPEG_2X3))),
+    Case("DecodeJpeg", lambda tf, s, channels: tf.io.decode_jpeg(s, channels=channels),
+         s=T("string", np.asarray(JPEG_2X3)), channels=P("size", 3)),
+    Case("DecodeAndCropJpeg", lambda tf, s, window: tf.io.decode_and_crop_jpeg(s, window),
+         s=T("string", np.asarray(JPEG_2X3)), window=T("int", np.array([0, 0, 1, 2], np.int32))),
+    Case("DecodePng", lambda tf, s, channels: tf.io.decode_png(s, channels=channels),
+         s=T("string", np.asarray(PNG_2X3)), channels=P("size", 3)),
+    Case("DecodeImage", lambda tf, s: tf.io.decode_image(s, expand_animations=False),
+         s=T("string", np.asarray(PNG_2X3))),
+    Case("EncodePng", lambda tf, image: tf.io.encode_png(image), image=T("int", np.zeros((2, 3, 1), np.uint8))),
 ]

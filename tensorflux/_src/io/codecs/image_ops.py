@@ -10,6 +10,7 @@ eagerly, inside `tf.function` and in `tf.data` pipelines alike.
 import numpy as np
 
 from ...framework import errors
+from ...framework.context import executing_eagerly
 from ...ops.convert import convert_to_tensor
 from ...ops.image.color import convert_image_dtype
 from ...ops.registry import OpDef, apply, constant_value
@@ -45,9 +46,24 @@ def _format(data):
     return None
 
 
+def _int_attr(value, name):
+    """An int attr as TensorFlow takes it (None means the default 0; anything else but an int is a TypeError)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"Expected int for argument '{name}' not {value!r}.")
+    return int(value)   # a float is truncated, as TensorFlow's attr conversion does
+
+
 def _check_channels(channels):
+    """`channels` as an int attr: a negative value fails graph construction (ValueError) as TensorFlow's
+    attr minimum does; an unsupported one fails the kernel (InvalidArgumentError)."""
+    channels = _int_attr(channels, "channels")
+    if channels < 0 and not executing_eagerly():
+        raise ValueError(f"Value for attr 'channels' of {channels} must be at least minimum 0")
     if channels not in (0, 1, 3, 4):
         raise _invalid(f"`channels` must be 0, 1, 3 or 4 but got {channels}")
+    return channels
 
 
 def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=True, crop=None):
@@ -79,9 +95,9 @@ def _jpeg_kernel(contents, channels, ratio, fancy_upscaling, try_recover_truncat
 
 def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_recover_truncated,
                  acceptable_fraction, dct_method):
-    window = np.asarray(crop_window).reshape(-1)
-    if window.size != 4:
-        raise _invalid(f"crop_window must be shape [4], got shape{list(np.shape(crop_window))}")
+    window = np.asarray(crop_window)
+    if window.shape != (4,):
+        raise _invalid(f"crop_window must be shape [4] but got shape{list(window.shape)}")
     return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
                    crop=window)
 
@@ -104,27 +120,47 @@ def _image_kernel(contents, channels, dtype, expand_animations):
     return pixels.astype(np.float32) * scale
 
 
+def _scalar_contents(inputs):
+    shape = inputs[0].shape
+    if shape.rank is not None and shape.rank != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {shape.rank} for the contents input")
+
+
+def _decode_infer(dtype_of, rank3_of=lambda a: True):
+    def infer(inputs, attrs):
+        _scalar_contents(inputs)
+        return [(dtype_of(attrs), _image_shape(attrs["channels"], rank3_of(attrs)))]
+    return infer
+
+
 def _image_shape(channels, rank3=True):
     return TensorShape([None, None, channels or None]) if rank3 else TensorShape(None)
 
 
-DECODE_JPEG = OpDef("DecodeJpeg", lambda i, a: [(_dt.uint8, _image_shape(a["channels"]))], _jpeg_kernel,
+DECODE_JPEG = OpDef("DecodeJpeg", _decode_infer(lambda a: _dt.uint8), _jpeg_kernel,
                     allowed=(_dt.string,), input_names=("contents",))
-DECODE_PNG = OpDef("DecodePng", lambda i, a: [(a["dtype"], _image_shape(a["channels"]))], _png_kernel,
+DECODE_PNG = OpDef("DecodePng", _decode_infer(lambda a: a["dtype"]), _png_kernel,
                    allowed=(_dt.string,), input_names=("contents",))
-DECODE_IMAGE = OpDef("DecodeImage", lambda i, a: [(a["dtype"], _image_shape(a["channels"], not a["expand_animations"]))],
+DECODE_IMAGE = OpDef("DecodeImage", _decode_infer(lambda a: a["dtype"], lambda a: not a["expand_animations"]),
                      _image_kernel, allowed=(_dt.string,), input_names=("contents",))
 
 
 def _crop_infer(inputs, attrs):
+    _scalar_contents(inputs)
+    window = inputs[1].shape
+    if window.rank is not None and (window.rank != 1 or window.dims[0] not in (None, 4)):
+        raise ValueError(f"Shape must be [4] for crop_window but is {window}")
     static = constant_value(inputs[1])
     if static is not None and np.size(static) == 4:
         h, w = int(np.asarray(static).reshape(-1)[2]), int(np.asarray(static).reshape(-1)[3])
+        if h < 0 or w < 0:
+            raise ValueError(f"Dimension size must be non-negative, got crop window height {h} and width {w}")
         return [(_dt.uint8, TensorShape([h, w, attrs["channels"] or None]))]
     return [(_dt.uint8, _image_shape(attrs["channels"]))]
 
 
-DECODE_AND_CROP_JPEG = OpDef("DecodeAndCropJpeg", _crop_infer, _crop_kernel, input_names=("contents", "crop_window"))
+DECODE_AND_CROP_JPEG = OpDef("DecodeAndCropJpeg", _crop_infer, _crop_kernel, allowed=(_dt.string,),
+                             input_names=("contents", "crop_window"))
 
 
 def _encode_kernel(image, compression):
@@ -144,7 +180,8 @@ def _encode_infer(inputs, attrs):
     return [(_dt.string, TensorShape(shape.dims[:-3]))]
 
 
-ENCODE_PNG = OpDef("EncodePng", _encode_infer, _encode_kernel, input_names=("image",))
+ENCODE_PNG = OpDef("EncodePng", _encode_infer, _encode_kernel, allowed=(_dt.uint8, _dt.uint16),
+                   input_names=("image",))
 
 
 def _contents(contents):
@@ -152,8 +189,7 @@ def _contents(contents):
 
 
 def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method):
-    channels, ratio = int(channels), int(ratio)
-    _check_channels(channels)
+    channels, ratio = _check_channels(channels), _int_attr(ratio, "ratio")
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
     if ratio != 1:
@@ -191,19 +227,17 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     dtype = _dt.as_dtype(dtype)
     if dtype not in (_dt.uint8, _dt.uint16):
         raise _invalid(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed values: uint8, uint16")
-    channels = int(channels)
-    _check_channels(channels)
-    return apply(DECODE_PNG, (_contents(contents),), {"channels": channels, "dtype": dtype}, name or "DecodePng")
+    channels = _check_channels(channels)
+    return apply(DECODE_PNG, (convert_to_tensor(contents),), {"channels": channels, "dtype": dtype}, name or "DecodePng")
 
 
 def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_animations=True):
     """`tf.io.decode_image`: any supported format, converted to `dtype` as `convert_image_dtype` does
     (a 16-bit PNG keeps its 16 bits for uint16 and float outputs)."""
     dtype = _dt.as_dtype(dtype)
-    channels = 0 if channels is None else int(channels)
-    _check_channels(channels)
+    channels = _check_channels(channels)
     native = dtype if dtype in (_dt.uint8, _dt.uint16, _dt.float32) else _dt.uint8
-    raw = apply(DECODE_IMAGE, (_contents(contents),),
+    raw = apply(DECODE_IMAGE, (convert_to_tensor(contents),),
                 {"channels": channels, "dtype": native, "expand_animations": bool(expand_animations)},
                 name or "decode_image")
     return raw if native is dtype else convert_image_dtype(raw, dtype)
@@ -211,11 +245,8 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
 
 def encode_png(image, compression=-1, name=None):
     """`tf.io.encode_png`: a PNG file of a uint8 or uint16 `[height, width, channels]` image (1-4 channels)."""
-    image = convert_to_tensor(image)
-    if image.dtype not in (_dt.uint8, _dt.uint16):
-        raise _invalid(f"Value for attr 'T' of {image.dtype.name} is not in the list of allowed values: uint8, "
-                       "uint16")
-    return apply(ENCODE_PNG, (image,), {"compression": int(compression)}, name or "EncodePng")
+    return apply(ENCODE_PNG, (convert_to_tensor(image),), {"compression": _int_attr(compression, "compression")},
+                 name or "EncodePng")
 
 
 _NAMES = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_image", "encode_png"]

@@ -28,12 +28,13 @@ def encode_batch(images, compression=-1):
                                           f"{images.shape[-1]}")
     if not -1 <= compression <= 9:
         raise errors.InvalidArgumentError(None, None, f"compression should be in [-1,9], got {compression}")
-    flat = images.reshape((-1,) + images.shape[-3:])
+    batch = int(np.prod(images.shape[:-3]))
     if images.shape[-3] == 0 or images.shape[-2] == 0:
-        failed = ", ".join(str(i) for i in range(len(flat)))
+        failed = ", ".join(str(i) for i in range(batch))
         raise errors.InternalError(None, None, f"PNG encoding failed at the following flattened batch indices: "
                                    f"{failed}")
-    out = np.empty(len(flat), dtype=object)
+    flat = images.reshape((batch,) + images.shape[-3:])
+    out = np.empty(batch, dtype=object)
     for i, image in enumerate(flat):
         out[i] = encode(image, compression)
     return out.reshape(images.shape[:-3])
