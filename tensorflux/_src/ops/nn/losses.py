@@ -21,24 +21,37 @@ from .activations import _HALF_TO_DOUBLE, _NARROW, _sum_kept, _widen
 
 
 # -- softmax -----------------------------------------------------------------------------------------
+# Forward and backward are one kernel each, working in place on one fresh array: the shift by the max
+# (so exp never overflows), exp, and the normalisation reuse the buffer, and each reduction runs once.
+# The backward passes are ops of their own (SoftmaxGrad, LogSoftmaxGrad) instead of chains of small
+# ops; their own gradients (second order) are written with ops below.
+
+def _shifted(logits, axis):
+    """A new float array holding `logits - max(logits, axis)` (float16/bfloat16 widened to float32)."""
+    w = _widen(logits)
+    return np.subtract(w, np.max(w, axis=axis, keepdims=True), dtype=w.dtype)
+
+
 def _softmax_kernel(logits, axis):
     if logits.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
-    w = _widen(logits)
-    shifted = w - np.max(w, axis=axis, keepdims=True) if w.size else w
-    e = np.exp(shifted)
-    return (e / np.sum(e, axis=axis, keepdims=True)).astype(logits.dtype, copy=False)
+    if not logits.size:
+        return logits.copy()
+    out = _shifted(logits, axis)
+    np.exp(out, out=out)
+    out /= np.sum(out, axis=axis, keepdims=True)
+    return out.astype(logits.dtype, copy=False)
 
 
 def _log_softmax_kernel(logits, axis):
     if logits.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
-    w = _widen(logits)
-    if not w.size:
+    if not logits.size:
         return logits.copy()
-    shifted = w - np.max(w, axis=axis, keepdims=True)
+    out = _shifted(logits, axis)
     with np.errstate(divide="ignore"):
-        out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        log_sum = np.log(np.sum(np.exp(out), axis=axis, keepdims=True))
+    out -= log_sum
     return out.astype(logits.dtype, copy=False)
 
 
@@ -49,14 +62,63 @@ def _infer_softmax(inputs, attrs):
     return [(x.dtype, x.shape)]
 
 
+def _softmax_grad_kernel(y, grad, axis):
+    """d logits = y * (grad - sum(grad * y, axis))."""
+    wy, wg = _widen(y), _widen(grad)
+    out = np.multiply(wg, wy)
+    total = np.sum(out, axis=axis, keepdims=True)
+    np.subtract(wg, total, out=out)
+    out *= wy
+    return out.astype(y.dtype, copy=False)
+
+
+def _log_softmax_grad_kernel(y, grad, axis):
+    """d logits = grad - exp(y) * sum(grad, axis)."""
+    wy, wg = _widen(y), _widen(grad)
+    out = np.exp(wy)
+    out *= np.sum(wg, axis=axis, keepdims=True)
+    np.subtract(wg, out, out=out)
+    return out.astype(y.dtype, copy=False)
+
+
+def _infer_softmax_grad(inputs, attrs):
+    y, grad = inputs
+    return [(y.dtype, y.shape.merge_with(grad.shape) if y.shape.is_compatible_with(grad.shape) else y.shape)]
+
+
+def _softmax_grad_grad(op, h):
+    """Of out = y * (g - S), S = sum(g * y): d g = y * (h - sum(h * y)), d y = h * (g - S) - g * sum(h * y)."""
+    y, g = op.inputs
+    axis = op.attrs["axis"]
+    total_g = _sum_kept(_math.multiply(g, y), [axis])
+    total_h = _sum_kept(_math.multiply(h, y), [axis])
+    d_y = _math.subtract(_math.multiply(h, _math.subtract(g, total_g)), _math.multiply(g, total_h))
+    return [d_y, apply(SOFTMAX_GRAD, (y, h), {"axis": axis}, "SoftmaxGrad")]
+
+
+def _log_softmax_grad_grad(op, h):
+    """Of out = g - exp(y) * sum(g): d g = h - sum(h * exp(y)), d y = -h * exp(y) * sum(g)."""
+    y, g = op.inputs
+    axis = op.attrs["axis"]
+    p = _math.exp(y)
+    d_g = _math.subtract(h, _sum_kept(_math.multiply(h, p), [axis]))
+    d_y = _math.negative(_math.multiply(_math.multiply(h, p), _sum_kept(g, [axis])))
+    return [d_y, d_g]
+
+
+SOFTMAX_GRAD = OpDef("SoftmaxGrad", _infer_softmax_grad, _softmax_grad_kernel, grad=_softmax_grad_grad,
+                     allowed=_HALF_TO_DOUBLE, same_dtype=True, input_names=("softmax", "grad"))
+LOG_SOFTMAX_GRAD = OpDef("LogSoftmaxGrad", _infer_softmax_grad, _log_softmax_grad_kernel,
+                         grad=_log_softmax_grad_grad, allowed=_HALF_TO_DOUBLE, same_dtype=True,
+                         input_names=("log_softmax", "grad"))
+
+
 def _softmax_grad(op, grad):
-    y, axis = op.outputs[0], op.attrs["axis"]
-    return [_math.multiply(_math.subtract(grad, _sum_kept(_math.multiply(grad, y), [axis])), y)]
+    return [apply(SOFTMAX_GRAD, (op.outputs[0], grad), {"axis": op.attrs["axis"]}, "SoftmaxGrad")]
 
 
 def _log_softmax_grad(op, grad):
-    y, axis = op.outputs[0], op.attrs["axis"]
-    return [_math.subtract(grad, _math.multiply(_math.exp(y), _sum_kept(grad, [axis])))]
+    return [apply(LOG_SOFTMAX_GRAD, (op.outputs[0], grad), {"axis": op.attrs["axis"]}, "LogSoftmaxGrad")]
 
 
 SOFTMAX = OpDef("Softmax", _infer_softmax, _softmax_kernel, grad=_softmax_grad, allowed=_HALF_TO_DOUBLE,
