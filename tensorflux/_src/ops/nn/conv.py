@@ -20,6 +20,7 @@ from ..shapes.shape_ops import shape
 from ..shapes.shaping import expand_dims, squeeze
 from ..convert import convert_to_tensor
 from . import winograd
+from ..linalg.blas_threads import gemm, gemm_tn
 from ..registry import OpDef, apply
 from .windows import (_NARROW, _check_padding_attr, _dims_text, _explicit_pairs, _from_channels_last,
     _node_text, _normalize_list, _normalize_padding, _shape_input, _spatial_axes, _to_channels_last,
@@ -119,7 +120,7 @@ def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilat
     windows = _strided_windows(x, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
     rows = n * oh * ow
     if groups == 1:
-        out = windows.reshape(rows, kh * kw * c) @ w.reshape(kh * kw * c, cout)
+        out = gemm(windows.reshape(rows, kh * kw * c), w.reshape(kh * kw * c, cout))
     else:
         cols = windows.reshape(rows, kh * kw, groups, cin)
         per_group = w.reshape(kh * kw, cin, groups, cout // groups)
@@ -216,7 +217,7 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
         return _from_channels_last(dx, data_format).reshape(x_dims).astype(w.dtype, copy=False)
     rows = n * oh * ow
     if groups == 1:
-        cols = g.reshape(rows, cout) @ work.reshape(kh * kw * c, cout).T
+        cols = gemm(g.reshape(rows, cout), work.reshape(kh * kw * c, cout).T)
     else:
         cols = np.einsum("mgo,kcgo->mkgc", g.reshape(rows, groups, cout // groups),
                          work.reshape(kh * kw, cin, groups, cout // groups), optimize=True)
@@ -264,7 +265,7 @@ def _conv2d_backprop_filter_kernel(x, filter_sizes, dy, strides, padding, explic
     windows = _strided_windows(work, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
     rows = n * oh * ow
     if groups == 1:
-        dw = windows.reshape(rows, kh * kw * c).T @ g.reshape(rows, cout)
+        dw = gemm_tn(windows.reshape(rows, kh * kw * c), g.reshape(rows, cout))
     else:
         dw = np.einsum("mkgc,mgo->kcgo", windows.reshape(rows, kh * kw, groups, cin),
                        g.reshape(rows, groups, cout // groups), optimize=True)

@@ -11,6 +11,7 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
+from . import compiled_pooling
 from .conv import _kernel_error
 from .windows import (_NARROW, _check_padding_attr, _dims_text, _explicit_pairs, _from_channels_last,
     _infer_sized, _node_text, _normalize_list, _normalize_padding, _shape_input, _spatial_axes, _to_channels_last,
@@ -164,6 +165,14 @@ def _max_pool_choice(x, y, ksize, strides, padding, explicit_paddings, data_form
 
 
 def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, explicit_paddings, data_format):
+    if x.ndim == 4 and x.shape[-1] > 0:
+        # the compiled single pass (numba, once hot); NumPy below otherwise
+        xl, yl, gl = (_to_channels_last(a, data_format) for a in (x, y, dy))
+        ks, st, geometry = _pool_plan(xl.shape[1:-1], ksize, strides, padding, explicit_paddings, data_format)
+        if all(out == size for (out, _, _), size in zip(geometry, yl.shape[1:-1])):
+            dx = compiled_pooling.max_pool_grad_2d(xl, yl, gl, ks, st, [before for _, before, _ in geometry])
+            if dx is not None:
+                return _from_channels_last(dx, data_format)
     padded_shape, spatial, geometry, choices = _max_pool_choice(x, y, ksize, strides, padding, explicit_paddings,
                                                                 data_format)
     g = _to_channels_last(dy, data_format)

@@ -1,0 +1,179 @@
+"""Matrix products with the thread count chosen per call size: `gemm(a, b)`.
+
+OpenBLAS (NumPy's BLAS) splits every product over all cores in equal static shares, and its idle
+workers spin for a while before they sleep. That costs twice on a machine shared with other processes:
+a product waits for its slowest share, so one descheduled worker stalls the whole call for a scheduler
+time slice (tens of milliseconds, measured: a convnet epoch went from 5 s to 35-107 s under a load of
+four on two cores), and the spinning workers take a core away from the Python thread between products.
+Small products also pay the workers' wake-up for no gain.
+
+So once tensorflux runs its first product here, NumPy's OpenBLAS is set to one thread (a ctypes call into
+the library NumPy loaded; nothing happens when it cannot be found), and products big enough to be worth
+it are cut into more blocks than there are cores and handed out to worker threads one block at a time:
+a worker that is descheduled delays one block, not the call, and idle workers sleep on a queue instead
+of spinning. NumPy releases the GIL inside a product, so the blocks really run in parallel.
+"""
+import glob
+import itertools
+import os
+import queue
+import threading
+
+import numpy as np
+
+__all__ = ["gemm", "gemm_tn", "worker_count", "PARALLEL_MIN_FLOPS"]
+
+# Products below this many multiply-adds run on the calling thread: handing blocks to a worker costs
+# about 20-40 µs, about 1 MFLOP of work at single-core speed. Measured on 2 cores (one thread -> two):
+# [15488, 288] @ [288, 64] 4.2 -> 2.4 ms; [4096, 512] @ [512, 512] 18 -> 10 ms; [32, 128] @ [128, 512]
+# 13 µs on one thread.
+PARALLEL_MIN_FLOPS = 1 << 22
+_BLOCKS_PER_WORKER = 3        # blocks per thread: a descheduled thread holds back a third of its share
+MIN_BLOCK_ROWS = 64           # thinner blocks make BLAS run below speed
+
+_state = {"blas": None, "workers": None, "queue": None}
+_lock = threading.Lock()
+
+
+def _openblas_set_threads():
+    """OpenBLAS's set-num-threads function from the library NumPy loaded, or None."""
+    roots = [os.path.dirname(np.__file__) + ".libs", os.path.join(os.path.dirname(np.__file__), ".dylibs"),
+             os.path.join(os.path.dirname(np.__file__), "_core")]
+    candidates = [p for root in roots for p in sorted(glob.glob(os.path.join(root, "*openblas*")))]
+    try:
+        import ctypes
+    except ImportError:     # pragma: no cover - ctypes is part of CPython
+        return None
+    for path in candidates:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for symbol in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                       "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            fn = getattr(lib, symbol, None)
+            if fn is not None:
+                fn.argtypes, fn.restype = [ctypes.c_int], None
+                return fn
+    return None
+
+
+def worker_count():
+    """How many threads big products use: the cores this process may run on, capped by
+    OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when the user set them."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            cores = min(cores, int(value))
+    return max(1, cores)
+
+
+def _start():
+    """Once: OpenBLAS to one thread, and the helper threads (all but the caller's share)."""
+    with _lock:
+        if _state["workers"] is not None:
+            return
+        set_threads = _openblas_set_threads()
+        workers = worker_count()
+        if set_threads is None:
+            workers = 1      # OpenBLAS keeps its own threads: splitting on top of them would oversubscribe
+        else:
+            set_threads(1)
+        _state["blas"] = set_threads
+        if workers > 1:
+            jobs = queue.SimpleQueue()
+            for i in range(workers - 1):
+                threading.Thread(target=_serve, args=(jobs,), name=f"tensorflux-gemm-{i}", daemon=True).start()
+            _state["queue"] = jobs
+        _state["workers"] = workers
+
+
+def _serve(jobs):
+    while True:
+        jobs.get()()
+
+
+def _run_blocks(run_block, blocks):
+    """Calls run_block(i) for i in range(blocks) on the caller and the helper threads, each thread taking
+    the next block when it is done with its last; re-raises the first error."""
+    counter = itertools.count()
+    errors = []
+    helpers = min(_state["workers"] - 1, blocks - 1)
+    done = threading.Semaphore(0)
+
+    def take_blocks():
+        try:
+            while True:
+                i = next(counter)     # atomic under the GIL
+                if i >= blocks:
+                    return
+                run_block(i)
+        except BaseException as e:   # noqa: BLE001 - carried to the caller
+            errors.append(e)
+
+    def helper():
+        take_blocks()
+        done.release()
+
+    for _ in range(helpers):
+        _state["queue"].put(helper)
+    take_blocks()
+    for _ in range(helpers):
+        done.acquire()
+    if errors:
+        raise errors[0]
+
+
+def _bounds(size, blocks, align=8):
+    step = max(-(-size // blocks), MIN_BLOCK_ROWS)
+    step = -(-step // align) * align
+    return [(i, min(i + step, size)) for i in range(0, size, step)]
+
+
+def gemm(a, b, out=None):
+    """`a @ b` for 2-D arrays of one float dtype ([m, k] @ [k, n]); big products are split by rows of
+    `a` over the worker threads."""
+    if _state["workers"] is None:
+        _start()
+    m, k = a.shape
+    n = b.shape[1]
+    workers = _state["workers"]
+    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+        return np.matmul(a, b, out=out)
+    if out is None:
+        out = np.empty((m, n), np.result_type(a, b))
+    bounds = _bounds(m, workers * _BLOCKS_PER_WORKER)
+
+    def run_block(i):
+        lo, hi = bounds[i]
+        np.matmul(a[lo:hi], b, out=out[lo:hi])
+    _run_blocks(run_block, len(bounds))
+    return out
+
+
+def gemm_tn(a, b):
+    """`a.T @ b` for 2-D arrays [m, k] and [m, n] sharing a long first axis (a convolution's filter
+    gradient: patches by output gradients over every output pixel); big products are split along `m`
+    and the partial [k, n] products summed."""
+    if _state["workers"] is None:
+        _start()
+    m, k = a.shape
+    n = b.shape[1]
+    workers = _state["workers"]
+    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+        return a.T @ b
+    bounds = _bounds(m, workers * _BLOCKS_PER_WORKER)
+    partial = [None] * len(bounds)
+
+    def run_block(i):
+        lo, hi = bounds[i]
+        partial[i] = a[lo:hi].T @ b[lo:hi]
+    _run_blocks(run_block, len(bounds))
+    total = partial[0]
+    for p in partial[1:]:
+        total += p
+    return total

@@ -1,0 +1,67 @@
+"""MaxPoolGrad for NHWC 2-D pooling as one compiled pass (numba, the optional `jit` extra).
+
+The NumPy path in pooling.py finds each window's maximum tap by tap over whole arrays: for a 2×2
+pool that is four rounds of compare / and / where / strided add over the input, about 24 ms for a
+[128, 26, 26, 32] batch. The compiled loop reads each input once, walks every window's taps in
+row-major order and gives the gradient to the first one equal to the pooled value (TensorFlow's CPU
+choice), with the channel loop innermost so that it vectorises: about 2 ms. Built once the op is hot
+(see `jit.when_hot`); until then, and without numba, pooling.py keeps its NumPy path.
+"""
+import numpy as np
+
+from .. import jit
+
+__all__ = ["max_pool_grad_2d"]
+
+HOT_CALLS = 3
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _max_pool_grad_loop(x, y, dy, kh, kw, sh, sw, top, left, dx, claimed):
+    """dx[n, i, j, c] += dy[n, oy, ox, c] for the first tap (i, j) of window (oy, ox) with x == y."""
+    n_batch, h, w, channels = x.shape
+    _, oh, ow, _ = y.shape
+    zero = dx.dtype.type(0)
+    for n in range(n_batch):
+        for oy in range(oh):
+            for ox in range(ow):
+                yv, gv = y[n, oy, ox], dy[n, oy, ox]
+                for c in range(channels):
+                    claimed[c] = False
+                for i in range(kh):
+                    row = oy * sh - top + i
+                    if row < 0 or row >= h:
+                        continue
+                    for j in range(kw):
+                        col = ox * sw - left + j
+                        if col < 0 or col >= w:
+                            continue
+                        xv, dv = x[n, row, col], dx[n, row, col]
+                        for c in range(channels):   # branch-free, so that it vectorises
+                            take = (xv[c] == yv[c]) & (not claimed[c])
+                            dv[c] += gv[c] if take else zero   # a select: inf * False would be NaN
+                            claimed[c] |= take
+
+
+def _compile(numba):
+    loop = numba.njit(nogil=True, cache=True)(_max_pool_grad_loop)
+    i64 = numba.int64
+    for t in (numba.float32, numba.float64):
+        a4 = t[:, :, :, ::1]
+        loop.compile((a4, a4, a4, i64, i64, i64, i64, i64, i64, a4, numba.boolean[::1]))
+    return loop
+
+
+def max_pool_grad_2d(x, y, dy, kernel, strides, pads):
+    """The gradient of a 2-D NHWC max pool, or None when the compiled loop does not apply (yet):
+    numba missing or the op not hot yet, a dtype other than float32/float64, mixed dtypes."""
+    if not (x.dtype == y.dtype == dy.dtype and x.dtype in _DTYPES and x.ndim == 4):
+        return None
+    loop = jit.when_hot("max_pool_grad_2d", _compile, HOT_CALLS)
+    if loop is None:
+        return None
+    x, y, dy = (np.ascontiguousarray(a) for a in (x, y, dy))
+    dx = np.zeros(x.shape, x.dtype)
+    loop(x, y, dy, kernel[0], kernel[1], strides[0], strides[1], pads[0], pads[1], dx,
+         np.empty(x.shape[-1], np.bool_))
+    return dx
