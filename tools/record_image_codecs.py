@@ -6,8 +6,12 @@ tests/io_formats/test_image_codecs.py. Run it with TensorFlow's interpreter, fro
 
 The JPEG files are written by TensorFlow's own encoder (libjpeg-turbo: baseline 4:2:0 and 4:4:4,
 progressive, grayscale, several qualities); the PNG files are made here byte by byte so that every colour
-type, bit depth, filter, palette transparency and Adam7 interlacing occur.
+type, bit depth, filter, palette transparency and Adam7 interlacing occur; GIF and BMP files are written
+by Pillow (installed beside TensorFlow): animated with partial, transparent frames, interlaced, and BMP
+at 8, 24 and 32 bits.
 """
+import io
+
 import struct
 import zlib
 
@@ -78,6 +82,32 @@ def png_files(rng):
     return files
 
 
+def gif_bmp_files(rng):
+    from PIL import Image
+
+    def save(images, fmt, **kw):
+        buffer = io.BytesIO()
+        images[0].save(buffer, fmt, save_all=len(images) > 1, append_images=images[1:], **kw)
+        return buffer.getvalue()
+
+    base = rng.integers(0, 256, (6, 9, 3), dtype=np.uint8)
+    second = base.copy()
+    second[2:4, 3:6] = [255, 0, 0]
+    third = second.copy()
+    third[0:2, 0:2] = [0, 0, 255]
+    frames = [Image.fromarray(a).quantize(8) for a in (base, second, third)]
+    big = Image.fromarray(rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)).quantize(256)
+    rgba = rng.integers(0, 256, (5, 7, 4), dtype=np.uint8)
+    return {
+        "gif/one": save(frames[:1], "GIF"), "gif/animated": save(frames, "GIF", duration=100, loop=0),
+        "gif/interlaced": save([big], "GIF", interlace=True), "gif/large": save([big], "GIF", interlace=False),
+        "bmp/rgb": save([Image.fromarray(rgba[..., :3], "RGB")], "BMP"),
+        "bmp/rgba": save([Image.fromarray(rgba, "RGBA")], "BMP"),
+        "bmp/gray": save([Image.fromarray(rgba[..., 0], "L")], "BMP"),
+        "bmp/odd_width": save([Image.fromarray(rgba[:, :5, :3], "RGB")], "BMP"),
+    }
+
+
 def main():
     rng = np.random.default_rng(0)
     out = {}
@@ -99,6 +129,14 @@ def main():
                 out[f"png/{name}/c{channels}/{dtype.name}"] = tf.io.decode_png(data, channels=channels,
                                                                                 dtype=dtype).numpy()
         out[f"png/{name}/image_float32"] = tf.io.decode_image(data, dtype=tf.float32).numpy()
+    for key, data in gif_bmp_files(rng).items():
+        out[key] = np.frombuffer(data, np.uint8)
+        out[f"{key}/image"] = tf.io.decode_image(data).numpy()
+        if key.startswith("gif/"):
+            out[f"{key}/gif"] = tf.io.decode_gif(data).numpy()
+        else:
+            for channels in (0, 3, 4):
+                out[f"{key}/c{channels}"] = tf.io.decode_bmp(data, channels=channels).numpy()
     np.savez_compressed(OUT, **out)
     print(f"wrote {len(out)} arrays to {OUT}")
 

@@ -27,6 +27,11 @@ JPEG_2X3 = bytes.fromhex(
 PNG_2X3 = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000000b49444154789c6360c004"
     "00001400017dfe1eee0000000049454e44ae426082")
+# A 3x2 GIF (one frame, two-colour global table) and a 3x2 24-bit BMP.
+GIF_2X3 = bytes.fromhex("47494638376103000200810000000000ffffff0000000000002c000000000300020000080700010410283020003b")
+BMP_2X3 = bytes.fromhex(
+    "424d4e0000000000000036000000280000000300000002000000010018000000000018000000c40e0000c40e000000000000"
+    "00000000ffffff000000ffffff000000000000ffffff000000000000")
 
 CASES = [
     Case("SpaceToBatchND", lambda tf, x, block: tf.space_to_batch(x, block, [[0, 0], [0, 0]]),
@@ -94,4 +99,7 @@ CASES = [
     Case("DecodeImage", lambda tf, s: tf.io.decode_image(s, expand_animations=False),
          s=T("string", np.asarray(PNG_2X3))),
     Case("EncodePng", lambda tf, image: tf.io.encode_png(image), image=T("int", np.zeros((2, 3, 1), np.uint8))),
+    Case("DecodeGif", lambda tf, s: tf.io.decode_gif(s), s=T("string", np.asarray(GIF_2X3))),
+    Case("DecodeBmp", lambda tf, s, channels: tf.io.decode_bmp(s, channels=channels),
+         s=T("string", np.asarray(BMP_2X3)), channels=P("size", 3)),
 ]

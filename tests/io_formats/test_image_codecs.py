@@ -50,6 +50,50 @@ def test_png_pixels_match_tensorflow(name):
                                   FIXTURES[f"png/{name}/image_float32"])
 
 
+GIFS = sorted({k.split("/")[1] for k in FIXTURES.files if k.startswith("gif/")})
+BMPS = sorted({k.split("/")[1] for k in FIXTURES.files if k.startswith("bmp/")})
+
+
+@pytest.mark.parametrize("name", GIFS)
+def test_gif_frames_match_tensorflow(name):
+    data = _bytes("gif", name)
+    frames = tf.io.decode_gif(data)
+    assert frames.dtype == tf.uint8
+    np.testing.assert_array_equal(frames.numpy(), FIXTURES[f"gif/{name}/gif"])
+    np.testing.assert_array_equal(tf.io.decode_image(data).numpy(), FIXTURES[f"gif/{name}/image"])
+    first = tf.io.decode_image(data, expand_animations=False)
+    np.testing.assert_array_equal(first.numpy(), FIXTURES[f"gif/{name}/gif"][0])
+
+
+@pytest.mark.parametrize("name", BMPS)
+def test_bmp_pixels_match_tensorflow(name):
+    data = _bytes("bmp", name)
+    for channels in (0, 3, 4):
+        np.testing.assert_array_equal(tf.io.decode_bmp(data, channels=channels).numpy(),
+                                      FIXTURES[f"bmp/{name}/c{channels}"])
+    np.testing.assert_array_equal(tf.io.decode_image(data).numpy(), FIXTURES[f"bmp/{name}/image"])
+
+
+def test_gif_and_bmp_rules_of_the_other_decoders():
+    animated, jpeg = _bytes("gif", "animated"), _bytes("jpeg", "q75_420")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Got 3 frames, but animated gifs can only be decoded"):
+        tf.io.decode_jpeg(animated)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Trying to decode GIF format using DecodeBmp op"):
+        tf.io.decode_bmp(animated)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="channels must be 0 or 3 for GIF, got 1"):
+        tf.io.decode_image(animated, channels=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="`channels` must be 0, 3 or 4 for BMP, but got 1"):
+        tf.io.decode_bmp(_bytes("bmp", "rgb"), channels=1)
+    np.testing.assert_array_equal(tf.io.decode_gif(jpeg).numpy(), FIXTURES["jpeg/q75_420/c3"][None])
+    np.testing.assert_array_equal(tf.io.decode_png(_bytes("gif", "one")).numpy(), FIXTURES["gif/one/gif"][0])
+
+    @tf.function
+    def shapes(x):
+        return tf.io.decode_gif(x).shape.as_list(), tf.io.decode_bmp(x, channels=3).shape.as_list()
+
+    assert shapes(tf.constant(animated)) == ([None, None, None, 3], [None, None, 3])
+
+
 def test_every_decoder_reads_every_format():
     jpeg, png = _bytes("jpeg", "q75_420"), _bytes("png", "rgb8")
     np.testing.assert_array_equal(tf.io.decode_png(jpeg).numpy(), FIXTURES["jpeg/q75_420/c0"])
@@ -138,7 +182,8 @@ def test_encode_png_batches_and_errors():
 
 def test_corrupt_inputs_raise_invalid_argument_never_internal_errors():
     rng = np.random.default_rng(0)
-    for kind, name in (("jpeg", "q75_420"), ("jpeg", "q50_progressive"), ("png", "rgb8"), ("png", "palette4")):
+    for kind, name in (("jpeg", "q75_420"), ("jpeg", "q50_progressive"), ("png", "rgb8"), ("png", "palette4"),
+                       ("gif", "animated"), ("gif", "interlaced"), ("bmp", "rgb")):
         data = bytearray(_bytes(kind, name))
         for trial in range(60):
             broken = bytearray(data)

@@ -16,7 +16,7 @@ from ...ops.image.color import convert_image_dtype
 from ...ops.registry import OpDef, apply, constant_value
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import jpeg_decode, png_decode, png_encode
+from . import gif_bmp_decode, jpeg_decode, png_decode, png_encode
 
 _UNKNOWN_FORMAT = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
 
@@ -66,9 +66,31 @@ def _check_channels(channels):
     return channels
 
 
-def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=True, crop=None):
-    """Pixels of `data` in its own format: uint8, or uint16 for PNG when asked (other formats widen later)."""
+def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=True, crop=None, op="DecodeImage",
+            expand_animations=False):
+    """Pixels of `data` in its own format: uint8, or uint16 for PNG when asked (other formats widen later).
+    A GIF gives its frames `[frames, height, width, 3]` for DecodeGif (and DecodeImage expanding
+    animations), else its one frame; any other format gives one image, `[1, ...]` for DecodeGif."""
     kind = _format(data)
+    if kind == "gif":
+        if op == "DecodeBmp":
+            raise _invalid("Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or `decode_image` "
+                           "instead.")
+        if channels not in (0, 3):
+            raise _invalid(f"channels must be 0 or 3 for GIF, got {channels}")
+        frames = gif_bmp_decode.decode_gif(data)
+        if op == "DecodeGif" or (op == "DecodeImage" and expand_animations):
+            return frames
+        if len(frames) > 1 and op != "DecodeImage":
+            raise _invalid(f"Got {len(frames)} frames, but animated gifs can only be decoded by tf.io.decode_gif "
+                           "or tf.io.decode_image")
+        return frames[0]
+    if op == "DecodeGif":
+        return _decode(data, 3, op="DecodeImage")[None]
+    if kind == "bmp":
+        if channels not in (0, 3, 4):
+            raise _invalid(f"`channels` must be 0, 3 or 4 for BMP, but got {channels}")
+        return gif_bmp_decode.decode_bmp(data, channels)
     if kind == "jpeg":
         if channels == 4:
             raise _invalid("JPEG does not support 4 channels")
@@ -79,7 +101,7 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
         raise _invalid(_UNKNOWN_FORMAT)
     else:
         raise errors.UnimplementedError(None, None, f"{kind.upper()} decoding is not implemented in tensorflux "
-                                        "(JPEG and PNG are)")
+                                        "(JPEG, PNG, GIF and BMP are)")
     if crop is not None:
         y, x, h, w = (int(v) for v in crop)
         if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > pixels.shape[0] or x + w > pixels.shape[1]:
@@ -90,7 +112,8 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
 
 def _jpeg_kernel(contents, channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction,
                  dct_method):
-    return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling)
+    return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
+                   op="DecodeJpeg")
 
 
 def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_recover_truncated,
@@ -99,11 +122,20 @@ def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_re
     if window.shape != (4,):
         raise _invalid(f"crop_window must be shape [4] but got shape{list(window.shape)}")
     return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
-                   crop=window)
+                   crop=window, op="DecodeAndCropJpeg")
+
+
+def _gif_kernel(contents):
+    return _decode(_scalar_bytes(contents), 0, op="DecodeGif")
+
+
+def _bmp_kernel(contents, channels):
+    return _decode(_scalar_bytes(contents), channels, op="DecodeBmp")
 
 
 def _png_kernel(contents, channels, dtype):
-    return _decode(_scalar_bytes(contents), channels, sixteen_bits=dtype is _dt.uint16).astype(dtype._np)
+    return _decode(_scalar_bytes(contents), channels, sixteen_bits=dtype is _dt.uint16, op="DecodePng").astype(
+        dtype._np)
 
 
 def _image_kernel(contents, channels, dtype, expand_animations):
@@ -111,7 +143,8 @@ def _image_kernel(contents, channels, dtype, expand_animations):
     keeps its precision); 8-bit pixels widen as `convert_image_dtype` does (x 256 to uint16, times
     float32(1 / 255) to float32)."""
     data = _scalar_bytes(contents)
-    pixels = _decode(data, channels, sixteen_bits=dtype is not _dt.uint8 and _format(data) == "png")
+    pixels = _decode(data, channels, sixteen_bits=dtype is not _dt.uint8 and _format(data) == "png",
+                     expand_animations=expand_animations)
     if dtype is _dt.uint8:
         return pixels
     if dtype is _dt.uint16:
@@ -143,6 +176,12 @@ DECODE_PNG = OpDef("DecodePng", _decode_infer(lambda a: a["dtype"]), _png_kernel
                    allowed=(_dt.string,), input_names=("contents",))
 DECODE_IMAGE = OpDef("DecodeImage", _decode_infer(lambda a: a["dtype"], lambda a: not a["expand_animations"]),
                      _image_kernel, allowed=(_dt.string,), input_names=("contents",))
+
+
+DECODE_GIF = OpDef("DecodeGif", lambda i, a: (_scalar_contents(i), [(_dt.uint8, TensorShape([None, None, None, 3]))])[1],
+                   _gif_kernel, allowed=(_dt.string,), input_names=("contents",))
+DECODE_BMP = OpDef("DecodeBmp", _decode_infer(lambda a: _dt.uint8), _bmp_kernel, allowed=(_dt.string,),
+                   input_names=("contents",))
 
 
 def _crop_infer(inputs, attrs):
@@ -222,6 +261,17 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     return apply(DECODE_AND_CROP_JPEG, (_contents(contents), window), attrs, name or "DecodeAndCropJpeg")
 
 
+def decode_gif(contents, name=None):
+    """`tf.io.decode_gif`: uint8 `[frames, height, width, 3]`, each frame painted over the previous one."""
+    return apply(DECODE_GIF, (convert_to_tensor(contents),), {}, name or "DecodeGif")
+
+
+def decode_bmp(contents, channels=0, name=None):
+    """`tf.io.decode_bmp`: uint8 `[height, width, channels]` of an uncompressed 8/24/32-bit BMP."""
+    channels = _check_channels(channels)
+    return apply(DECODE_BMP, (convert_to_tensor(contents),), {"channels": channels}, name or "DecodeBmp")
+
+
 def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     """`tf.io.decode_png`: `[height, width, channels]` pixels, uint8 or uint16."""
     dtype = _dt.as_dtype(dtype)
@@ -249,5 +299,5 @@ def encode_png(image, compression=-1, name=None):
                  name or "EncodePng")
 
 
-_NAMES = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_image", "encode_png"]
+_NAMES = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png"]
 API = {"io": _NAMES, "image": _NAMES}
