@@ -1,6 +1,9 @@
 """Benchmark workloads, written once against TensorFlow's API and run under tensorflux or TensorFlow.
 
-Each workload is `fn(tf) -> (seconds_per_iteration, unit_label)`; medians over repeats, warm caches.
+Each workload is `fn(tf)` returning the median seconds per call over repeats (warm caches, warm-up
+excluded), or `(seconds, value)` where `value` is the workload's result: bench/run.py checks that the
+frameworks' values agree (`summary` below) so that a faster row is never a row doing different work.
+bench/jax_workloads.py holds the same workloads written for JAX, under the same names.
 """
 import statistics
 import time
@@ -15,6 +18,20 @@ def workload(name, group):
         WORKLOADS[name] = (group, fn)
         return fn
     return register
+
+
+def summary(value):
+    """A short fingerprint of a result for the cross-framework check: size, sum, first and last element
+    (of every output, flattened, as float64)."""
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in summary(v)]
+    a = np.asarray(value, dtype=np.float64).ravel()
+    return [float(a.size), float(a.sum()), float(a[0]), float(a[-1])] if a.size else [0.0]
+
+
+def agree(a, b, rtol=1e-4, atol=1e-5):
+    """Whether two fingerprints describe the same result (float32 work in different operation orders)."""
+    return len(a) == len(b) and bool(np.allclose(a, b, rtol=rtol, atol=atol))
 
 
 def median_time(fn, number, repeat=7, warmup_seconds=0.0):
@@ -36,19 +53,19 @@ def median_time(fn, number, repeat=7, warmup_seconds=0.0):
 @workload("eager scalar add", "eager")
 def eager_scalar_add(tf):
     x, y = tf.constant(1.0), tf.constant(2.0)
-    return median_time(lambda: tf.add(x, y), 20000)
+    return median_time(lambda: tf.add(x, y), 20000), tf.add(x, y)
 
 
 @workload("eager [1000] vector mul", "eager")
 def eager_vector_mul(tf):
     x = tf.constant(np.arange(1000, dtype=np.float32))
-    return median_time(lambda: tf.multiply(x, x), 20000)
+    return median_time(lambda: tf.multiply(x, x), 20000), tf.multiply(x, x)
 
 
 @workload("eager 256x256 matmul", "eager")
 def eager_matmul(tf):
     a = tf.constant(np.random.RandomState(0).rand(256, 256).astype(np.float32))
-    return median_time(lambda: tf.matmul(a, a), 500)
+    return median_time(lambda: tf.matmul(a, a), 500), tf.matmul(a, a)
 
 
 @workload("import time (fresh process)", "startup")
@@ -69,7 +86,7 @@ def import_time(tf):
 def traced_identity(tf):
     f = tf.function(lambda x: x)
     x = tf.constant(1.0)
-    return median_time(lambda: f(x), 5000)
+    return median_time(lambda: f(x), 5000), f(x)
 
 
 def _chain(tf):
@@ -86,14 +103,14 @@ def _chain(tf):
 def chain_scalar(tf):
     f = _chain(tf)
     x = tf.constant(1.0)
-    return median_time(lambda: f(x), 500)
+    return median_time(lambda: f(x), 500), f(x)
 
 
 @workload("traced 100-op chain, [1000] vector", "function")
 def chain_vector(tf):
     f = _chain(tf)
     x = tf.constant(np.ones(1000, dtype=np.float32))
-    return median_time(lambda: f(x), 500)
+    return median_time(lambda: f(x), 500), f(x)
 
 
 def _sequential_model(tf):
@@ -166,7 +183,8 @@ def conv(tf):
     x = tf.constant(rs.rand(1, 200, 200, 100).astype(np.float32))
     k = tf.constant(rs.rand(3, 3, 100, 100).astype(np.float32))
     # tensorflux builds its Winograd kernels in a background thread on first use (im2col meanwhile)
-    return median_time(lambda: tf.nn.conv2d(x, k, strides=1, padding="SAME"), 5, repeat=5, warmup_seconds=3)
+    seconds = median_time(lambda: tf.nn.conv2d(x, k, strides=1, padding="SAME"), 5, repeat=5, warmup_seconds=3)
+    return seconds, tf.nn.conv2d(x, k, strides=1, padding="SAME")
 
 
 @workload("while reduce_sum(x)>1: tanh (traced), per call", "control flow")
@@ -177,7 +195,7 @@ def tanh_loop(tf):
             x = tf.tanh(x)
         return x
     x = tf.constant([0.61853385, 0.565122664, 0.620023966, 0.718450546, 0.70036608], dtype=tf.float32) * 5
-    return median_time(lambda: f(x), 50)
+    return median_time(lambda: f(x), 50), f(x)
 
 
 @workload("fizzbuzz over tf.range(100), traced", "control flow")
@@ -199,7 +217,7 @@ def fizzbuzz(tf):
         return out
     n = tf.constant(100)
     io.StringIO()
-    return median_time(lambda: f(n), 50)
+    return median_time(lambda: f(n), 50), f(n)
 
 
 @workload("trace a fresh 20-line fn with if + tf.range loop", "tracing")
@@ -225,7 +243,7 @@ def tracing_time(tf):
         return tf.function(g)
     x = tf.constant([1.0, 2.0, 3.0])
     n = tf.constant(5)
-    return median_time(lambda: make()(x, n), 10, repeat=5)
+    return median_time(lambda: make()(x, n), 10, repeat=5), make()(x, n)
 
 
 _BIG = np.random.RandomState(0).rand(4_000_000).astype(np.float32)
@@ -246,7 +264,7 @@ def big_chain(tf):
         y = tf.maximum(y, 0.1)
         return y - 0.01
     x = tf.constant(_BIG)
-    return median_time(lambda: f(x), 5, repeat=5)
+    return median_time(lambda: f(x), 5, repeat=5), f(x)
 
 
 @workload("one-pass NumPy floor on [4M] (np.multiply out=)", "memory-bound")

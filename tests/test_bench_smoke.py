@@ -22,3 +22,35 @@ def test_training_bench_quick_mlp_trains():
     assert mlp["examples"] == 512 and mlp["seconds"] > 0
     assert mlp["loss_after"] < mlp["loss_before"], mlp   # one epoch of adam on a learnable signal
     assert "mlp" in out.splitlines()[2]
+
+
+def test_run_bench_prints_a_row_per_selected_workload():
+    out = _run("run.py", "-k", "traced identity")
+    rows = [line for line in out.splitlines() if line.startswith("traced identity call")]
+    assert len(rows) == 1 and "us" in rows[0], out
+
+
+def test_scaling_bench_quick_tables():
+    out = _run("scaling.py", "--quick", "-k", "trace,calls,while", "--json")
+    results = json.loads(out.strip().splitlines()[-1])
+    assert set(results) == {"trace", "calls", "while"}
+    trace = results["trace"]["tensorflux"]
+    assert [row["n"] for row in trace] == [100, 1000]
+    # both chains compute x * 1.0001 + 0.0001 repeated: the longer one moves further from 1
+    assert 1.0 < trace[0]["value"] < trace[1]["value"]
+    assert [row["n"] for row in results["calls"]["tensorflux"]] == [1, 100]
+    loop = results["while"]["tensorflux"]
+    assert [row["n"] for row in loop] == [10, 1000] and 0 < loop[1]["value"] < loop[0]["value"]
+    assert "## while" in out and "per iteration" in out
+
+
+def test_jax_workloads_are_twins_of_existing_workloads():
+    sys.path.insert(0, BENCH)
+    try:
+        import jax_workloads
+        import workloads
+    finally:
+        sys.path.remove(BENCH)
+    assert set(jax_workloads.WORKLOADS) <= set(workloads.WORKLOADS)
+    assert workloads.agree(workloads.summary([1.0, 2.0]), workloads.summary([1.0, 2.00001]))
+    assert not workloads.agree(workloads.summary([1.0, 2.0]), workloads.summary([1.0, 2.1]))
