@@ -581,7 +581,6 @@ EXPECTED_RAGGED_TENSOR = """\
 """
 
 
-@pytest.mark.xfail(strict=True, reason='tf.ragged / tf.RaggedTensor do not exist (AttributeError)')
 def test_ragged_tensor():
     with fid.capture() as out:
         rows = [
@@ -617,7 +616,6 @@ tf.Tensor([b'Gray' b'wolf'], shape=(2,), dtype=string)
 """
 
 
-@pytest.mark.xfail(strict=True, reason='tf.strings.split does not exist (AttributeError)')
 def test_strings_split_scalar():
     with fid.capture() as out:
         wolf = tf.constant("Gray wolf")
@@ -631,8 +629,6 @@ EXPECTED_STRINGS_SPLIT_VECTOR = """\
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'tf.strings.split does not exist (AttributeError); it would return a RaggedTensor'))
 def test_strings_split_vector():
     with fid.capture() as out:
         animals = tf.constant(["Gray wolf",
@@ -648,7 +644,6 @@ tf.Tensor([  1.  10. 100.], shape=(3,), dtype=float32)
 """
 
 
-@pytest.mark.xfail(strict=True, reason='tf.strings.split does not exist (AttributeError)')
 def test_strings_to_number():
     with fid.capture() as out:
         numbers = tf.constant("1 10 100")
@@ -663,8 +658,6 @@ byte values: tf.Tensor([ 68 117  99 107], shape=(4,), dtype=uint8)
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'tf.strings.bytes_split and tf.io.decode_raw do not exist (AttributeError)'))
 def test_bytes_split_decode_raw():
     with fid.capture() as out:
         pieces = tf.strings.bytes_split(tf.constant("Duck"))
@@ -678,8 +671,6 @@ def test_bytes_split_decode_raw():
 EXPECTED_UNICODE_SPLIT_DECODE = "\nutf-8 scalar: tf.Tensor(b'\\xe3\\x82\\xa2\\xe3\\x83\\x92\\xe3\\x83\\xab \\xf0\\x9f\\xa6\\x86', shape=(), dtype=string)\n\ncharacters: tf.Tensor([b'\\xe3\\x82\\xa2' b'\\xe3\\x83\\x92' b'\\xe3\\x83\\xab' b' ' b'\\xf0\\x9f\\xa6\\x86'], shape=(5,), dtype=string)\n\ncode points: tf.Tensor([ 12450  12498  12523     32 129414], shape=(5,), dtype=int32)\n"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'tf.strings.unicode_split and tf.strings.unicode_decode do not exist (AttributeError)'))
 def test_unicode_split_decode():
     with fid.capture() as out:
         duck = tf.constant("アヒル 🦆")

@@ -9,21 +9,24 @@ the first and last `summarize` entries of every dimension around `...`) and `sum
 graph-mode `Assert` message: the first `summarize` entries in row-major order). Floats print with the
 shortest of 6/9 (float) or 15/17 (double) significant digits that round-trips, like C's `%g`.
 """
+import functools
 import re
 
 import numpy as np
 
 from ..framework import errors
+from ..framework.composite import CompositeTensor
 from ..framework.context import state as _state
 from ..framework.tensor import Tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .convert import convert_to_tensor, convert_n
 from .infer import broadcast_shape, infer_unary
-from .registry import OpDef, apply, dtype_error_name
+from .registry import OpDef, apply, constant_value, dtype_error_name
 
 __all__ = ["format", "join", "length", "as_string", "to_number", "upper", "lower", "strip",
-           "regex_replace", "regex_full_match", "substr", "summarize_v1", "summarize_v2"]
+           "regex_replace", "regex_full_match", "substr", "summarize_v1", "summarize_v2", "unsorted_segment_join",
+           "unicode_transcode"]
 
 _OBJECT = np.dtype(object)
 
@@ -644,8 +647,111 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TensorFlow'
     return apply(SUBSTR, (x, pos, len), {"unit": unit}, name or "Substr")
 
 
+# -- unsorted_segment_join, unicode_transcode -------------------------------------------------------------------
+
+def _segment_join_kernel(inputs, segment_ids, num_segments, separator):
+    num = int(num_segments)
+    if segment_ids.shape != inputs.shape[:segment_ids.ndim]:
+        raise errors.InvalidArgumentError(None, None, f"segment_ids.shape = {_dims(segment_ids.shape)} does not match "
+                                          f"data.shape prefix {_dims(inputs.shape[:segment_ids.ndim])}")
+    rows = inputs.reshape((-1,) + inputs.shape[segment_ids.ndim:])
+    ids = segment_ids.reshape(-1)
+    out = np.empty((num,) + rows.shape[1:], dtype=object)
+    out.fill(b"")
+    started = np.zeros(num, dtype=bool)
+    for k, seg in enumerate(ids.tolist()):
+        if seg < 0:
+            continue
+        if seg >= num:
+            raise errors.InvalidArgumentError(None, None, f"segment_id[{k}] = {seg} is out of range [0, {num})")
+        if started[seg]:
+            out[seg] = out[seg] + separator + rows[k]
+        else:
+            out[seg] = rows[k] if rows.ndim == 1 else rows[k].copy()
+            started[seg] = True
+    return out
+
+
+def _infer_segment_join(inputs, attrs):
+    n = constant_num(inputs[2])
+    inner = inputs[0].shape[inputs[1].shape.rank:] if inputs[0].shape.rank is not None and \
+        inputs[1].shape.rank is not None else None
+    return [(_dt.string, TensorShape(None) if inner is None else TensorShape([n]).concatenate(inner))]
+
+
+def constant_num(t):
+    v = constant_value(t)
+    return None if v is None else int(v)
+
+
+UNSORTED_SEGMENT_JOIN = OpDef("UnsortedSegmentJoin", _infer_segment_join, _segment_join_kernel,
+                              input_names=("inputs", "segment_ids", "num_segments"))
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """`tf.strings.unsorted_segment_join`: the strings of each segment joined (in input order) by `separator`;
+    segments nothing maps to are empty strings."""
+    x = _strings(inputs)
+    ids = convert_to_tensor(segment_ids)
+    num = convert_to_tensor(num_segments)
+    sep = separator if isinstance(separator, bytes) else str(separator).encode()
+    return apply(UNSORTED_SEGMENT_JOIN, (x, ids, num), {"separator": sep}, name or "UnsortedSegmentJoin")
+
+
+_ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be", "US-ASCII": "ascii",
+              "ISO-8859-1": "latin-1"}
+
+
+def _transcode_kernel(x, input_encoding, output_encoding, errors, replacement_char):
+    source, target = _ENCODINGS[input_encoding], _ENCODINGS[output_encoding]
+    handler = {"replace": "replace", "ignore": "ignore", "strict": "strict"}[errors]
+
+    def one(b):
+        text = b.decode(source, handler)
+        if handler == "replace" and replacement_char != 0xFFFD:
+            text = text.replace("\ufffd", chr(replacement_char))
+        return text.encode(target, handler)
+    try:
+        return _object_array(np.frompyfunc(one, 1, 1)(x), x.shape)
+    except UnicodeError as e:
+        raise errors.InvalidArgumentError(None, None, f"Invalid formatting on input string: {e}") from None
+
+
+UNICODE_TRANSCODE = OpDef("UnicodeTranscode", infer_unary, _transcode_kernel, input_names=("input",))
+
+
+def unicode_transcode(input, input_encoding, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                      replace_control_characters=False, name=None):
+    """`tf.strings.unicode_transcode`: each string re-encoded from `input_encoding` to `output_encoding`."""
+    for what, enc in (("input_encoding", input_encoding), ("output_encoding", output_encoding)):
+        if enc not in _ENCODINGS:
+            raise errors.InvalidArgumentError(None, None, f"Could not create converter for {what} encoding: {enc}")
+    return apply(UNICODE_TRANSCODE, (_strings(input),), {"input_encoding": input_encoding,
+                 "output_encoding": output_encoding, "errors": errors, "replacement_char": int(replacement_char)},
+                 name or "UnicodeTranscode")
+
+
+# -- ragged inputs ----------------------------------------------------------------------------------------------
+
+def _on_flat_values(fn):
+    """The element-wise string ops accept a RaggedTensor too (TensorFlow's dispatch): the op runs on its flat
+    values and the result keeps its row partition. (RaggedTensor lives in a room above this module; it is
+    recognised as a composite that has flat values.)"""
+    @functools.wraps(fn)
+    def wrapper(input, *args, **kwargs):  # noqa: A002
+        if isinstance(input, CompositeTensor) and hasattr(input, "with_flat_values"):
+            return input.with_flat_values(fn(input.flat_values, *args, **kwargs))
+        return fn(input, *args, **kwargs)
+    return wrapper
+
+
+length, as_string, upper, lower, strip, regex_replace, regex_full_match, substr, unicode_transcode, to_number = (
+    _on_flat_values(f) for f in (length, as_string, upper, lower, strip, regex_replace, regex_full_match, substr,
+                                 unicode_transcode, to_number))
+
+
 API = {
     "strings": ["format", "join", "length", "as_string", "to_number", "upper", "lower", "strip",
-                "regex_replace", "regex_full_match", "substr"],
+                "regex_replace", "regex_full_match", "substr", "unsorted_segment_join", "unicode_transcode"],
     "": ["as_string"],
 }
