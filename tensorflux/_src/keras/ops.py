@@ -7,97 +7,37 @@
 Each operation accepts tensors, NumPy arrays and Python numbers and returns a tf.Tensor. NumPy arrays
 keep their dtype (float64 stays float64); created and integer-averaged results are float32 (Keras'
 floatx): `ops.ones((2,))` and `ops.mean` of integers are float32.
-Binary operations promote as Keras does: a Python number takes the other operand's dtype (a float
-with an integer tensor gives float32), two tensors of different dtypes meet at NumPy's result type
-with float64 narrowed to float32. Called on KerasTensors (the functional API) an operation becomes a
-node of the model, an `Operation` named as Keras names it (`ops.not_equal` → `NotEqual`).
+Binary operations promote on Keras 3's dtype lattice (ops_base): a Python number is weak (a float with
+an integer tensor gives float32), int8 and uint8 meet at int16, float32 and float64 at float64. Called on
+KerasTensors (the functional API) an operation becomes a node of the model, an `Operation` named as Keras
+names it (`ops.not_equal` → `NotEqual`).
 
-Only the operations the Keras guides use, and their close relatives, are here; the other names of Keras'
-`keras.ops` are absent (AttributeError) rather than approximated.
+This module holds the core set; the rest of Keras' names live beside it (ops_numpy, ops_stats,
+ops_shapes, ops_nn, ops_linalg, ops_image, ops_core) and are gathered into the API table below, which
+also builds the `keras.ops.numpy`, `keras.ops.nn`, `keras.ops.linalg` and `keras.ops.image` namespaces.
 """
-import functools
+import builtins
 
 import numpy as np
 
 import tensorflux as tf
 
 from . import keras_tensor as _keras_tensor
-
-_FLOATX = tf.float32
-_OPERATION_CLASSES = {}   # Keras' class name of an operation -> its Operation subclass
-
-
-class _OpsOperation(_keras_tensor.Operation):
-    """A `keras.ops` function applied to KerasTensors: a weightless step of a functional model."""
-
-    def __call__(self, *args, **kwargs):
-        if _keras_tensor.any_symbolic((args, kwargs)):
-            return _keras_tensor.symbolic_call(self, args, kwargs, self._fn)
-        return self._fn(*args, **kwargs)
-
-
-def _operation(fn):
-    """Makes `fn` a keras.ops function: on KerasTensors it records a node (an Operation named after `fn`
-    in CamelCase), otherwise it runs."""
-    class_name = "".join(part.capitalize() for part in fn.__name__.split("_"))
-
-    @functools.wraps(fn)
-    def op(*args, **kwargs):
-        if _keras_tensor.any_symbolic((args, kwargs)):
-            cls = _OPERATION_CLASSES.get(class_name)
-            if cls is None:
-                cls = _OPERATION_CLASSES[class_name] = type(class_name, (_OpsOperation,), {"__module__": __name__})
-            return cls(fn)(*args, **kwargs)
-        return fn(*args, **kwargs)
-    return op
-
-
-def _dtype(dtype):
-    return tf.as_dtype(getattr(dtype, "name", dtype))
-
-
-def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
-    """`x` as a tensor: NumPy arrays keep their dtype, Python floats (and lists of them) become float32
-    (Keras' floatx) and Python ints int32."""
-    if isinstance(x, (tf.Tensor, tf.Variable)):
-        return x if dtype is None else tf.cast(x, _dtype(dtype))
-    if dtype is not None:
-        return tf.convert_to_tensor(np.asarray(x), _dtype(dtype))
-    if isinstance(x, (np.ndarray, np.generic)):
-        return tf.convert_to_tensor(x)
-    return tf.convert_to_tensor(x)      # Python values: TensorFlow's float32 / int32 defaults
+from . import ops_core, ops_image, ops_linalg, ops_nn, ops_numpy, ops_shapes, ops_stats
+from .ops_base import FLOATX as _FLOATX
+from .ops_base import as_dtype as _dtype
+from .ops_base import convert_to_tensor, floating as _floating, int32_sum_dtype, operation as _operation, promote
 
 
 def _common(x1, x2):
-    """The two operands as tensors of one dtype (Python numbers adopt the other operand's dtype)."""
-    weak1, weak2 = isinstance(x1, (int, float, bool)), isinstance(x2, (int, float, bool))
-    t1 = None if weak1 else convert_to_tensor(x1)
-    t2 = None if weak2 else convert_to_tensor(x2)
-    if t1 is None and t2 is None:
-        return convert_to_tensor(x1), convert_to_tensor(x2)
-    if t1 is None or t2 is None:
-        strong, weak = (t2, x1) if t1 is None else (t1, x2)
-        dtype = strong.dtype
-        if isinstance(weak, float) and not (dtype.is_floating or dtype.is_complex):
-            dtype, strong = _FLOATX, tf.cast(strong, _FLOATX)
-        other = tf.constant(weak, dtype)
-        return (other, strong) if t1 is None else (strong, other)
-    if t1.dtype != t2.dtype:
-        dtype = np.result_type(t1.dtype.as_numpy_dtype, t2.dtype.as_numpy_dtype)
-        dtype = tf.float32 if dtype == np.float64 else tf.as_dtype(dtype)
-        t1, t2 = tf.cast(t1, dtype), tf.cast(t2, dtype)
-    return t1, t2
+    """The two operands as tensors of Keras' result dtype (Python numbers are weak, see ops_base)."""
+    return promote(x1, x2)
 
 
 def _binary(tf_fn):
     def op(x1, x2):
         return tf_fn(*_common(x1, x2))
     return op
-
-
-def _floating(x):
-    x = convert_to_tensor(x)
-    return x if x.dtype.is_floating or x.dtype.is_complex else tf.cast(x, _FLOATX)
 
 
 # -- creation -------------------------------------------------------------------------------------
@@ -129,7 +69,7 @@ def eye(N, M=None, k=0, dtype=None):
 
 def arange(start, stop=None, step=1, dtype=None):
     if dtype is None:
-        dtype = "float32" if any(isinstance(v, float) for v in (start, stop, step)) else "int32"
+        dtype = "float32" if builtins.any(isinstance(v, float) for v in (start, stop, step)) else "int32"
     return tf.range(start, stop, step, dtype=_dtype(dtype)) if stop is not None else \
         tf.range(start, delta=step, dtype=_dtype(dtype))
 
@@ -341,9 +281,7 @@ def _axis(axis):
 @_operation
 def sum(x, axis=None, keepdims=False):  # noqa: A001  (Keras' name)
     x = convert_to_tensor(x)
-    if x.dtype == tf.bool:
-        x = tf.cast(x, tf.int32)
-    return tf.reduce_sum(x, axis=_axis(axis), keepdims=keepdims)
+    return tf.reduce_sum(tf.cast(x, int32_sum_dtype(x)), axis=_axis(axis), keepdims=keepdims)
 
 
 @_operation
@@ -366,7 +304,8 @@ def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001  (Keras' name
 @_operation
 def prod(x, axis=None, keepdims=False, dtype=None):
     x = convert_to_tensor(x)
-    return tf.reduce_prod(x if dtype is None else tf.cast(x, _dtype(dtype)), axis=_axis(axis), keepdims=keepdims)
+    x = tf.cast(x, int32_sum_dtype(x) if dtype is None else _dtype(dtype))
+    return tf.reduce_prod(x, axis=_axis(axis), keepdims=keepdims)
 
 
 @_operation
@@ -568,7 +507,7 @@ def dtype(x):
     return convert_to_tensor(x).dtype.name
 
 
-API = {"keras.ops": [
+_CORE = [
     "abs", "absolute", "add", "all", "any", "arange", "argmax", "argmin", "cast", "clip", "concatenate",
     "convert_to_numpy", "convert_to_tensor", "cumsum", "divide", "dot", "dtype", "einsum", "equal", "exp",
     "expand_dims", "eye", "flip", "full", "gelu", "greater", "greater_equal", "is_tensor", "less", "less_equal",
@@ -576,4 +515,59 @@ API = {"keras.ops": [
     "minimum", "multiply", "ndim", "negative", "not_equal", "one_hot", "ones", "ones_like", "power", "prod", "relu",
     "repeat", "reshape", "round", "shape", "sigmoid", "sign", "silu", "size", "softmax", "softplus", "split",
     "sqrt", "square", "squeeze", "stack", "std", "stop_gradient", "subtract", "sum", "swish", "take", "tanh",
-    "tile", "transpose", "true_divide", "unstack", "var", "where", "zeros", "zeros_like"]}
+    "tile", "transpose", "true_divide", "unstack", "var", "where", "zeros", "zeros_like"]
+
+# Keras' sub-namespaces hold the same objects as keras.ops (keras.ops.numpy.add is keras.ops.add).
+_NUMPY_NAMES = (
+    "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append", "arange", "arccos",
+    "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argpartition",
+    "argsort", "array", "array_split", "average", "bartlett", "bincount", "bitwise_and", "bitwise_invert",
+    "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman",
+    "broadcast_to", "cbrt", "ceil", "clip", "concatenate", "conj", "conjugate", "copy", "corrcoef", "correlate",
+    "cos", "cosh", "count_nonzero", "cross", "cumprod", "cumsum", "deg2rad", "diag", "diagflat", "diagonal",
+    "diff", "digitize", "divide", "divide_no_nan", "dot", "dsplit", "dstack", "einsum", "empty", "empty_like",
+    "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "fabs", "flip", "fliplr", "flipud", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "full", "full_like", "gcd", "geomspace", "get_item", "greater",
+    "greater_equal", "hamming", "hanning", "heaviside", "histogram", "hsplit", "hstack", "hypot", "i0",
+    "identity", "imag", "inner", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
+    "isreal", "kaiser", "kron", "lcm", "ldexp", "left_shift", "less", "less_equal", "linspace", "log", "log10",
+    "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logspace", "matmul", "max", "maximum", "mean", "median", "meshgrid", "min", "minimum", "mod", "moveaxis",
+    "multiply", "nan_to_num", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+    "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "ndim",
+    "negative", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "outer", "pad", "percentile", "power",
+    "prod", "ptp", "quantile", "rad2deg", "ravel", "real", "reciprocal", "repeat", "reshape", "right_shift",
+    "roll", "rot90", "round", "searchsorted", "select", "sign", "signbit", "sin", "sinc", "sinh", "size",
+    "slogdet", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes",
+    "take", "take_along_axis", "tan", "tanh", "tensordot", "tile", "trace", "transpose", "trapezoid", "tri",
+    "tril", "triu", "true_divide", "trunc", "unique", "unravel_index", "vander", "var", "vdot", "vectorize",
+    "view", "vsplit", "vstack", "where", "zeros", "zeros_like")
+_NN_NAMES = (
+    "adaptive_average_pool", "adaptive_max_pool", "average_pool", "batch_normalization", "binary_crossentropy",
+    "categorical_crossentropy", "celu", "conv", "conv_transpose", "ctc_decode", "ctc_loss", "depth_to_space",
+    "depthwise_conv", "dot_product_attention", "elu", "fold", "gelu", "glu", "hard_shrink", "hard_sigmoid",
+    "hard_silu", "hard_swish", "hard_tanh", "layer_normalization", "leaky_relu", "log_sigmoid", "log_softmax",
+    "max_pool", "moments", "multi_hot", "normalize", "one_hot", "polar", "psnr", "relu", "relu6",
+    "rms_normalization", "selu", "separable_conv", "sigmoid", "silu", "soft_shrink", "softmax", "softplus",
+    "softsign", "space_to_depth", "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid",
+    "sparsemax", "squareplus", "swish", "tanh_shrink", "threshold", "unfold")
+_PARTS = (ops_numpy, ops_stats, ops_shapes, ops_nn, ops_linalg, ops_image, ops_core)
+
+
+def _gather_api():
+    """This module's API table: the core names, each part's names (bound here too, as keras/__init__ reads
+    them from this module), and the sub-namespaces."""
+    table = {"keras.ops": list(_CORE)}
+    for part in _PARTS:
+        for namespace, names in part.API.items():
+            for name in names:          # image names (resize, …) do not clash with keras.ops names
+                globals()[name] = getattr(part, name)
+            table.setdefault(namespace, []).extend(names)
+    for name in ("fmax", "fmin"):            # keras.ops.numpy only
+        globals()[name] = getattr(ops_numpy, name)
+    table["keras.ops.numpy"] = list(_NUMPY_NAMES)
+    table["keras.ops.nn"] = list(_NN_NAMES)
+    return table
+
+
+API = _gather_api()
