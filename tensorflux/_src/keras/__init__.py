@@ -9,7 +9,8 @@ import sys
 
 from .. import namespaces as _namespaces  # tensorflux is fully imported before this room loads (LAZY)
 # functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
-from . import activations, backend_config, callbacks, initializers, losses, metrics, regularizers, utils
+from . import activations, backend_config, callbacks, constraints, initializers, losses, metrics, regularizers
+from . import utils
 from . import ops, py_dataset, random
 from .models import functional, model as models
 from .layers import (input_layer, core as layers, activations as layers_activation,
@@ -21,8 +22,8 @@ from .saving import saving, serialization
 from .naming import clear_session
 from . import tensorboard  # keras.callbacks.TensorBoard
 
-_SOURCES = (activations, backend_config, callbacks, initializers, input_layer, layers, layers_activation,
-            layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
+_SOURCES = (activations, backend_config, callbacks, constraints, initializers, input_layer, layers,
+            layers_activation, layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
             layers_reshaping, layers_rnn, layers_bidirectional, layers_masking, losses, metrics, models, ops,
             optimizers, py_dataset, random, regularizers, saving, schedules, serialization, tensorboard, utils)
 
