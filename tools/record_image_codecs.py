@@ -108,6 +108,20 @@ def gif_bmp_files(rng):
     }
 
 
+def jpeg_encodings(rng):
+    """(image, encode_jpeg keyword arguments, TensorFlow's bytes) for images of awkward sizes."""
+    kwargs = [{}, {"quality": 50}, {"quality": 0}, {"quality": 100}, {"chroma_downsampling": False},
+              {"optimize_size": True}, {"optimize_size": True, "quality": 30},
+              {"density_unit": "cm", "x_density": 72, "y_density": 96}, {"xmp_metadata": "<x:xmpmeta/>"}]
+    out = []
+    for shape in ((3, 5, 3), (16, 16, 3), (17, 23, 3), (13, 19, 1), (40, 33, 3), (9, 7, 3), (1, 1, 3), (2, 31, 1)):
+        y, x = np.mgrid[0:shape[0], 0:shape[1]]
+        smooth = np.stack([(x * 13 + y * 7) % 256, (x * x + 3 * y) % 256, (255 - x * 11 + y * y) % 256], -1)
+        image = np.clip(smooth[..., :shape[2]] + rng.integers(-30, 30, shape), 0, 255).astype(np.uint8)
+        out.append((image, [(kw, tf.io.encode_jpeg(image, **kw).numpy()) for kw in kwargs]))
+    return out
+
+
 def main():
     rng = np.random.default_rng(0)
     out = {}
@@ -137,6 +151,19 @@ def main():
         else:
             for channels in (0, 3, 4):
                 out[f"{key}/c{channels}"] = tf.io.decode_bmp(data, channels=channels).numpy()
+    for i, (image, encodings) in enumerate(jpeg_encodings(rng)):
+        out[f"encode/{i}/image"] = image
+        out["encode/kwargs"] = np.array([repr(sorted(kw.items())) for kw, _ in encodings])
+        for k, (kw, data) in enumerate(encodings):
+            out[f"encode/{i}/{k}"] = np.frombuffer(data, np.uint8)
+    photo = rng.integers(0, 256, (12, 15, 3), dtype=np.uint8)
+    out["adjust/image"] = photo
+    for quality in (0, 30, 75, 100):
+        out[f"adjust/{quality}/uint8"] = tf.image.adjust_jpeg_quality(photo, quality).numpy()
+        out[f"adjust/{quality}/float32"] = tf.image.adjust_jpeg_quality(photo.astype(np.float32) / 255.0,
+                                                                        quality).numpy()
+    out["adjust/gray/accurate"] = tf.image.adjust_jpeg_quality(photo[..., :1], 60, dct_method="INTEGER_ACCURATE").numpy()
+    out["adjust/stateless"] = tf.image.stateless_random_jpeg_quality(photo, 20, 90, seed=(1, 2)).numpy()
     np.savez_compressed(OUT, **out)
     print(f"wrote {len(out)} arrays to {OUT}")
 

@@ -100,6 +100,10 @@ CASES = [
          s=T("string", np.asarray(PNG_2X3))),
     Case("EncodePng", lambda tf, image: tf.io.encode_png(image), image=T("int", np.zeros((2, 3, 1), np.uint8))),
     Case("DecodeGif", lambda tf, s: tf.io.decode_gif(s), s=T("string", np.asarray(GIF_2X3))),
+    Case("EncodeJpeg", lambda tf, image, quality: tf.io.encode_jpeg(image, quality=quality),
+         image=T("int", np.zeros((2, 3, 3), np.uint8)), quality=P("size", 80)),
+    Case("EncodeJpegVariableQuality", lambda tf, image, quality: tf.image.adjust_jpeg_quality(image, quality),
+         image=T("int", np.zeros((2, 3, 3), np.uint8)), quality=T("int", np.array(80, np.int32))),
     Case("DecodeBmp", lambda tf, s, channels: tf.io.decode_bmp(s, channels=channels),
          s=T("string", np.asarray(BMP_2X3)), channels=P("size", 3)),
 ]

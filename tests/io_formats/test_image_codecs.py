@@ -2,6 +2,7 @@
 TensorFlow 2.21 decoded from the same files (tests/io_formats/fixtures/image_codecs.npz, recorded by
 tools/record_image_codecs.py): bit-exact for every JPEG mode (fast and accurate IDCT, fancy and plain
 upsampling, baseline and progressive, gray and colour) and every PNG layout."""
+import ast
 import os
 
 import numpy as np
@@ -193,3 +194,61 @@ def test_corrupt_inputs_raise_invalid_argument_never_internal_errors():
                 tf.io.decode_image(bytes(broken))
             except tf.errors.InvalidArgumentError:
                 pass
+
+
+ENCODINGS = sorted({int(k.split("/")[1]) for k in FIXTURES.files if k.startswith("encode/") and k[7].isdigit()})
+
+
+def _kwargs(text):
+    """The recorded keyword arguments: a repr of sorted (name, value) pairs of str/int/bool values."""
+    return dict(ast.literal_eval(text))
+
+
+@pytest.mark.parametrize("index", ENCODINGS)
+def test_encode_jpeg_writes_tensorflows_bytes(index):
+    image = FIXTURES[f"encode/{index}/image"]
+    for k, text in enumerate(FIXTURES["encode/kwargs"]):
+        kwargs = _kwargs(str(text))
+        got = tf.io.encode_jpeg(image, **kwargs).numpy()
+        assert got == FIXTURES[f"encode/{index}/{k}"].tobytes(), (image.shape, kwargs)
+
+
+def test_adjust_jpeg_quality_as_tensorflow():
+    image = FIXTURES["adjust/image"]
+    for quality in (0, 30, 75, 100):
+        np.testing.assert_array_equal(tf.image.adjust_jpeg_quality(image, quality).numpy(),
+                                      FIXTURES[f"adjust/{quality}/uint8"])
+        got = tf.image.adjust_jpeg_quality(image.astype(np.float32) / 255.0, quality)
+        assert got.dtype == tf.float32
+        np.testing.assert_array_equal(got.numpy(), FIXTURES[f"adjust/{quality}/float32"])
+    np.testing.assert_array_equal(
+        tf.image.adjust_jpeg_quality(image[..., :1], 60, dct_method="INTEGER_ACCURATE").numpy(),
+        FIXTURES["adjust/gray/accurate"])
+    np.testing.assert_array_equal(tf.image.stateless_random_jpeg_quality(image, 20, 90, seed=(1, 2)).numpy(),
+                                  FIXTURES["adjust/stateless"])
+    out = tf.function(lambda x, q: tf.image.adjust_jpeg_quality(x, q))(image, tf.constant(75))
+    np.testing.assert_array_equal(out.numpy(), FIXTURES["adjust/75/uint8"])
+    assert tf.image.random_jpeg_quality(image, 10, 20, seed=3).shape == image.shape
+
+
+def test_encode_jpeg_errors_as_tensorflow():
+    image = FIXTURES["adjust/image"]
+    cases = [
+        (lambda: tf.io.encode_jpeg(image[..., :2]), tf.errors.InvalidArgumentError,
+         r"image must have 1 or 3 channels, got \[12,15,2\]"),
+        (lambda: tf.io.encode_jpeg(image, format="grayscale"), tf.errors.InvalidArgumentError,
+         r"format grayscale expects 1 channels, got \[12,15,3\]"),
+        (lambda: tf.io.encode_jpeg(image, quality=101), tf.errors.InvalidArgumentError,
+         r"quality must be in \[0,100\], got 101"),
+        (lambda: tf.io.encode_jpeg(image, format="bogus"), tf.errors.InvalidArgumentError, "attr 'format'"),
+        (lambda: tf.io.encode_jpeg(image[None]), tf.errors.InvalidArgumentError,
+         r"image must be 3-dimensional\[1,12,15,3\]"),
+        (lambda: tf.io.encode_jpeg(np.zeros((0, 3, 3), np.uint8)), tf.errors.InternalError, "JPEG encoding failed"),
+        (lambda: tf.io.encode_jpeg(image.astype(np.float32)), tf.errors.InvalidArgumentError, "'T' of float"),
+        (lambda: tf.image.random_jpeg_quality(image, 50, 40), ValueError, "must be less than"),
+        (lambda: tf.image.random_jpeg_quality(image, -1, 40), ValueError, "between 0 and 100"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+    assert tf.io.encode_jpeg(image, quality=0).numpy() == tf.io.encode_jpeg(image, quality=1).numpy()
