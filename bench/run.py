@@ -93,6 +93,31 @@ def fmt(value):
     return f"{s:.2f} s"
 
 
+# Issue 17's bars against JAX (tensorflux time / jax.jit time, measured side by side in one run).
+JAX_TARGETS = {
+    "traced 100-op chain, scalar": 0.6,
+    "while reduce_sum(x)>1: tanh (traced), per call": 0.7,
+    "traced identity call": 0.5,
+    "trace a fresh 20-line fn with if + tf.range loop": 0.5,
+    "training step (fwd+MSE+tape+SGD), traced": 1.0,
+    "SequentialModel forward, traced": 1.0,
+    "traced 100-op chain, [1000] vector": 1.0,
+    "10 elementwise ops on [4M], traced": 1.0,
+}
+
+
+def print_targets(ours, jax):
+    """The anchor workloads against their bars (tfx/jax at most the bar)."""
+    print("\nissue 17 bars against JAX:")
+    print(f"{'workload':<48} {'tfx/jax':>8} {'bar':>6}  met")
+    for name, bar in JAX_TARGETS.items():
+        if name not in ours:
+            continue
+        r = ratio(ours[name][0], jax.get(name, ("-",))[0])
+        met = "-" if r == "-" else ("yes" if float(r) <= bar else "no")
+        print(f"{name:<48} {r:>8} {bar:>6.1f}  {met}")
+
+
 def ratio(ours, theirs):
     a, b = _seconds(ours), _seconds(theirs)
     return f"{a / b:.3f}" if a != float("inf") and b not in (0.0, float("inf")) else "-"
@@ -161,6 +186,8 @@ def main():
         print(row)
     for line in errors:
         print(line)
+    if "jax" in results:
+        print_targets(results["tensorflux"], results["jax"])
 
 
 if __name__ == "__main__":

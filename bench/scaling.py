@@ -26,7 +26,6 @@ pass's sum); a disagreement is printed under the table.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -63,14 +62,15 @@ def _best(fn, repeat):
     return min(times)
 
 
-def _median_per_call(fn, number, repeat=5):
+def _best_per_call(fn, number, repeat=5):
+    """Best mean seconds per call over `repeat` runs of `number` calls."""
     samples = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
         samples.append((time.perf_counter() - t0) / number)
-    return statistics.median(samples)
+    return min(samples)
 
 
 def _chain_fn(n):
@@ -111,15 +111,25 @@ def calls(lib, impl, sizes):
         return []   # jax.jit's cache holds compiled executables (one XLA compile per shape): not comparable
     rows = []
     for count in sizes:
-        f = lib.function(lambda x: x * 2.0)
+        traces = []
+
+        def double(x):
+            traces.append(1)
+            return x * 2.0
+        f = lib.function(double)
+        if hasattr(f, "experimental_cache_size"):
+            # tensorflux keeps 128 concrete functions per tf.function by default (least recently used
+            # evicted); TensorFlow keeps every one. Measure the same thing: all `count` of them cached.
+            f.experimental_cache_size = max(count, f.experimental_cache_size)
         inputs = [lib.constant(np.ones(k + 1, dtype=np.float32)) for k in range(count)]
         concretes = [f.get_concrete_function(x) for x in inputs]
         x, concrete = inputs[count // 2], concretes[count // 2]
+        traced = len(traces)
         f(x)
         concrete(x)
-        poly = _median_per_call(lambda: f(x), 3000)
-        direct = _median_per_call(lambda: concrete(x), 3000)
-        rows.append({"n": count, "seconds": poly, "concrete": direct})
+        poly = _best_per_call(lambda: f(x), 3000)
+        direct = _best_per_call(lambda: concrete(x), 3000)
+        rows.append({"n": count, "seconds": poly, "concrete": direct, "retraces": len(traces) - traced})
     return rows
 
 
@@ -293,6 +303,9 @@ def print_table(table, results):
             cells.append(f"{ours[i]['seconds'] / theirs['seconds']:>8.3f}" if ours and theirs else f"{'-':>8}")
         print(" ".join(cells))
     for impl, result in results.items():
+        for row in result if isinstance(result, list) else []:
+            if row.get("retraces"):
+                print(f"NOTE {impl} n={row['n']}: {row['retraces']} retrace(s) during the measured calls")
         if isinstance(result, str):
             print(f"{impl}: ERROR {result}")
     if ours:
