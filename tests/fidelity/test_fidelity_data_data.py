@@ -678,8 +678,6 @@ def ex_keras_predict_on_dataset():
 
 
 XFAILS = {
-    "sets_of_files": "tf.strings has no split (AttributeError)",
-    "decode_and_resize_images": "tf.strings has no split (AttributeError); tf.io has no decode_jpeg either",
 }
 
 
