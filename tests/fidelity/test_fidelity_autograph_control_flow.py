@@ -530,8 +530,6 @@ def test_for_over_dataset_with_break():
     assert output_of(ex_for_over_dataset_with_break) == 'item: 0\n'
 
 
-@pytest.mark.xfail(strict=True, reason=("iter(dataset) inside tf.function raises RuntimeError 'only supports "
-                                        "Python-style iteration in eager mode'"))
 def test_for_over_dataset_iterator():
     assert output_of(ex_for_over_dataset_iterator) == (
         'item: 0\n'

@@ -260,8 +260,6 @@ None
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "type(tf.Variable(...)).__name__ is 'Variable' instead of 'ResourceVariable'"))
 def test_variable_replaced_by_tensor_loses_gradient(capsys):
     v = tf.Variable(2.0)
     for step in range(2):

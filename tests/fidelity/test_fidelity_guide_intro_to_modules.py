@@ -254,9 +254,6 @@ def test_checkpoint_list_variables(capsys, tmp_path):
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "no deferred restoration: variables a module creates on its first call after restore() keep their "
-    "fresh values (restoring after that first call works)"))
 def test_checkpoint_restore_into_new_model(capsys, tmp_path):
     prefix, _ = _written_checkpoint(tmp_path)
     fresh = FlexibleSequentialModule()
@@ -316,9 +313,6 @@ def _saved_traced_model(tmp_path):
     return export_dir
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SavedModel dir holds saved_model.json/.npz and variables/variables.json/.npz instead of assets, "
-    "fingerprint.pb, saved_model.pb, variables/variables.index/.data-00000-of-00001"))
 def test_saved_model_directory_layout(capsys, tmp_path):
     export_dir = _saved_traced_model(tmp_path)
     print(sorted(os.listdir(export_dir)))

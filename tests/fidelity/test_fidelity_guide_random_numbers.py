@@ -192,9 +192,6 @@ def _two_cpu_strategy():
     return tf.distribute.MirroredStrategy(devices=["cpu:0", "cpu:1"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "MirroredStrategy(devices=['cpu:0', 'cpu:1']) raises ValueError: no virtual CPU devices, so no "
-    "replica on 'cpu:1'"))
 def test_generator_made_outside_strategy(capsys):
     gen = tf.random.Generator.from_seed(1)
     strategy = _two_cpu_strategy()
@@ -208,9 +205,6 @@ tf.Tensor(1.6272374, shape=(), dtype=float32)
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "MirroredStrategy(devices=['cpu:0', 'cpu:1']) raises ValueError: no virtual CPU devices; also per-"
-    "replica streams of a generator made in the scope"))
 def test_generator_made_inside_strategy(capsys):
     strategy = _two_cpu_strategy()
     with strategy.scope():
@@ -229,9 +223,6 @@ PerReplica:{
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "MirroredStrategy(devices=['cpu:0', 'cpu:1']) raises ValueError: no virtual CPU devices; also per-"
-    "replica streams of from_seed inside run()"))
 def test_generator_made_per_replica_from_seed(capsys):
     strategy = _two_cpu_strategy()
     with strategy.scope():
@@ -254,9 +245,6 @@ PerReplica:{
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.train.Checkpoint(generator=g) raises ValueError: tf.random.Generator is not Trackable; the seeded"
-    " values also differ (random stream)"))
 def test_checkpoint_restores_the_stream(capsys, tmp_path):
     prefix = str(tmp_path / "checkpoint")
     gen = tf.random.Generator.from_seed(1)
@@ -281,9 +269,6 @@ tf.Tensor(1.6307176, shape=(), dtype=float32)
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "MirroredStrategy(devices=['cpu:0', 'cpu:1']) raises ValueError (no virtual CPU devices); Generator "
-    "also not Trackable"))
 def test_checkpoint_inside_strategy(capsys, tmp_path):
     prefix = str(tmp_path / "checkpoint")
     strategy = _two_cpu_strategy()
@@ -327,9 +312,6 @@ PerReplica:{
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "MirroredStrategy(devices=['cpu:0', 'cpu:1']) raises ValueError (no virtual CPU devices); Generator "
-    "also not Trackable"))
 def test_checkpoint_restored_into_three_replicas(capsys, tmp_path):
     prefix = str(tmp_path / "checkpoint")
     two = _two_cpu_strategy()
@@ -393,8 +375,9 @@ class GeneratorModule(tf.Module):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "MirroredStrategy(devices=['cpu:0', 'cpu:1']) raises ValueError (no virtual CPU devices); without a "
-    "strategy, saving a Module holding a Generator raises SaveError (state variable not tracked)"))
+    "a tf.function called in strategy.run is traced once and its graph reused by every replica (the replica id"
+    " that keys the generator is a constant of replica 0's trace; TensorFlow retraces per replica device), "
+    "and SavedModel keeps that trace where TensorFlow saves a trace made without the strategy"))
 def test_saved_model_with_generator(capsys, tmp_path):
     export_dir = str(tmp_path / "saved_model")
     strategy = _two_cpu_strategy()

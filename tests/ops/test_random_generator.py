@@ -192,9 +192,11 @@ def test_infer_of_generator_ops():
     got = stateless.STATELESS_UNIFORM_INT_V2.infer([S([3], tf.int32)] + key_counter + [S([], tf.int64)] * 2, None)
     assert got == [(tf.int64, tf.TensorShape([None, None, None]))]
 
+    gen = tf.random.Generator.from_seed(0)   # made outside: its state is a tf.Variable, as in TensorFlow
+
     @tf.function(input_signature=[S([None], tf.int32)])
     def unknown(shape):
-        return tf.random.Generator.from_seed(0).uniform(shape)
+        return gen.uniform(shape)
 
     assert unknown.get_concrete_function().structured_outputs.shape.rank is None
 

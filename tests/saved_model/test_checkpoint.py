@@ -254,6 +254,48 @@ def test_deferred_restoration_of_unbuilt_keras_layers_and_optimizer_slots(tmp_pa
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5)
 
 
+class _LazyDense(tf.Module):
+    """Makes its variables on its first call, as the intro-to-modules guide's FlexibleDense."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = None
+
+    def __call__(self, x):
+        if self.w is None:
+            self.w = tf.Variable(tf.ones([x.shape[-1], 2]), name="w")
+        return tf.matmul(x, self.w)
+
+
+def test_deferred_restoration_of_a_module_that_makes_its_variables_when_called(tmp_path):
+    saved = _LazyDense()
+    saved(tf.ones([1, 3]))
+    saved.w.assign(tf.reshape(tf.range(6, dtype=tf.float32), [3, 2]))
+    path = tf.train.Checkpoint(model=saved).write(str(tmp_path / "lazy"))
+    fresh = _LazyDense()
+    status = tf.train.Checkpoint(model=fresh).read(path)
+    with pytest.raises(AssertionError, match="Unresolved object"):
+        status.assert_consumed()
+    # TensorFlow: the variable gets the checkpointed value as it is assigned, before the first matmul
+    np.testing.assert_array_equal(fresh(tf.ones([1, 3])).numpy(), [[6.0, 9.0]])
+    status.assert_consumed()
+    fresh.w = tf.Variable(tf.zeros([3, 2]))     # given once: a later replacement keeps its own value
+    np.testing.assert_array_equal(fresh.w.numpy(), np.zeros([3, 2]))
+
+
+def test_a_random_generator_checkpoints_its_state_variable(tmp_path):
+    gen = tf.random.Generator.from_seed(1)
+    checkpoint = tf.train.Checkpoint(generator=gen)
+    path = checkpoint.write(str(tmp_path / "gen"))
+    # TensorFlow's key: the generator's one trackable child is its state variable, `_state_var`
+    assert tf.train.list_variables(path) == [("_CHECKPOINTABLE_OBJECT_GRAPH", []),
+                                             ("generator/_state_var/.ATTRIBUTES/VARIABLE_VALUE", [3])]
+    first = gen.normal([2]).numpy()
+    checkpoint.read(path)
+    np.testing.assert_array_equal(gen.normal([2]).numpy(), first)
+    assert type(gen.state).__name__ == "ResourceVariable" and gen.state.name == "StateVar:0"
+
+
 def test_checkpoint_manager_keeps_the_newest(tmp_path):
     v = tf.Variable(0.0)
     ckpt = tf.train.Checkpoint(v=v)

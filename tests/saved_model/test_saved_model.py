@@ -50,7 +50,7 @@ def test_dense_module_round_trip(tmp_path):
     x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
     np.testing.assert_array_equal(loaded(x).numpy(), layer(x).numpy())
     np.testing.assert_array_equal(loaded(tf.constant(x[:1])).numpy(), layer(x[:1]).numpy())
-    assert sorted(os.listdir(tmp_path)) == ["fingerprint.pb", "saved_model.pb", "variables"]
+    assert sorted(os.listdir(tmp_path)) == ["assets", "fingerprint.pb", "saved_model.pb", "variables"]
     assert sorted(os.listdir(tmp_path / "variables")) == ["variables.data-00000-of-00001", "variables.index"]
     assert sorted(v.name for v in loaded.variables) == sorted(v.name for v in layer.variables)
     assert sorted(v.name for v in loaded.trainable_variables) == ["b:0", "w:0"]

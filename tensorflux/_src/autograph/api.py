@@ -21,6 +21,7 @@ import sysconfig
 import textwrap
 import types
 
+from ..framework.context import state as _state
 from ..framework.graph import SymbolicTensor
 from ..ops import array as _array
 from ..ops.array import creation as _creation
@@ -360,9 +361,32 @@ def converted_call(f, args, kwargs):
         return _creation.range(*args, **kwargs)
     if f is len and len(args) == 1 and isinstance(args[0], SymbolicTensor):
         return _tensor_len(args[0])
+    if f is iter and len(args) == 1 and not kwargs and _state.graph is not None and \
+            hasattr(type(args[0]), "_ag_for_stmt") and not hasattr(type(args[0]), "__next__"):
+        return _StagedIterator(args[0])
     if getattr(f, "__ag_converted__", False) or not _should_convert(f):
         return f(*args, **kwargs)
     return convert(f)(*args, **kwargs)
+
+
+class _StagedIterator:
+    """`iter(dataset)` inside a function being traced: an iterator whose `for` loop is the dataset's own
+    staged loop (TensorFlow makes an iterator op in the graph; a `for` over it is the same While loop as a
+    `for` over the dataset)."""
+
+    def __init__(self, iterable):
+        self._iterable = iterable
+
+    def _ag_for_stmt(self, extra_test, body, get_state, set_state, names):
+        return self._iterable._ag_for_stmt(extra_test, body, get_state, set_state, names)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        raise NotImplementedError("next() on an iterator made by iter() inside the tf.function is not "
+                                  "supported by tensorflux: loop over it with `for`, or make the iterator "
+                                  "outside the function (it = iter(dataset)) and call next(it) inside.")
 
 
 def _tensor_len(t):

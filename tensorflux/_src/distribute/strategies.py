@@ -20,13 +20,14 @@ import numpy as np
 
 from ..framework import nest
 from ..framework.context import init_scope, state as _state
-from ..framework.device import DeviceSpec
+from ..framework.device import DeviceSpec, list_logical_devices
 from ..framework.graph import SymbolicTensor
 from ..ops.math import reduce as math_reduce
 from ..ops.array import join
 from ..ops.math import arith as _arith
 from ..ops.shapes import shape_ops as _shape_ops
-from . import collective, datasets, mpi
+from . import collective, datasets, mirrored_run, mpi
+from .values import PerReplica, local_values, mirror_variable
 
 __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
            "StrategyExtended", "get_strategy", "has_strategy", "in_cross_replica_context",
@@ -102,11 +103,45 @@ class Strategy:
 
     def __init__(self, devices=(_CPU,), world=None):
         self._world = world if world is not None else mpi.World()
+        self._local = len(devices)     # replicas in this process (several only with one worker)
         self.extended = StrategyExtended(self, devices)
 
     @property
     def num_replicas_in_sync(self):
-        return self._world.size
+        return self._world.size * self._local
+
+    # -- replicas in this process (mirrored_run.py, values.py) ---------------------------------------
+    def _current_replica_index(self):
+        """The local replica running the calling code, or None outside this strategy's replicas."""
+        replicas = _STACK.replicas
+        context = replicas[-1] if replicas else None
+        if context is None or context._strategy is not self:
+            return None
+        return context.replica_id_in_sync_group
+
+    def _stack_snapshot(self):
+        return list(_STACK.strategies)
+
+    @contextlib.contextmanager
+    def _enter_replica(self, caller_strategies, index):
+        _STACK.strategies = caller_strategies + [self]
+        _STACK.replicas = [ReplicaContext(self, index)]
+        yield
+
+    @contextlib.contextmanager
+    def _cross_replica(self):
+        _STACK.strategies.append(self)
+        _STACK.replicas.append(None)
+        try:
+            yield
+        finally:
+            _STACK.replicas.pop()
+            _STACK.strategies.pop()
+
+    def _mirror_created(self, variable):
+        """Variables created in the scope, outside the replicas, get one copy per local replica."""
+        if get_replica_context() is None and get_strategy() is self:
+            mirror_variable(variable, self, self._local)
 
     @property
     def cluster_resolver(self):
@@ -117,7 +152,8 @@ class Strategy:
     def scope(self):
         """Makes this strategy current; variables created inside start equal on every worker."""
         _STACK.strategies.append(self)
-        observe = self._variable_created if self._world.size > 1 else None
+        observe = self._variable_created if self._world.size > 1 else \
+            self._mirror_created if self._local > 1 else None
         if observe is not None:
             _state.variable_observers.append(observe)
         try:
@@ -136,7 +172,11 @@ class Strategy:
 
     def run(self, fn, args=(), kwargs=None, options=None):
         """Calls `fn` once on this worker's replica, in the replica context (one local replica: the result is
-        this replica's value, as TensorFlow returns it with one local device)."""
+        this replica's value, as TensorFlow returns it with one local device). With several local replicas,
+        once per replica (see mirrored_run.py): tensors that differ come back as PerReplica values."""
+        if self._local > 1:
+            return mirrored_run.run_on_replicas(self, fn, args, kwargs or {}, self._local, self._enter_replica,
+                                                self._cross_replica)
         _STACK.replicas.append(ReplicaContext(self, self._world.rank))
         try:
             with self.scope():
@@ -148,16 +188,35 @@ class Strategy:
     def _all_reduce(self, reduce_op, values):
         """Each value of the list reduced across replicas, by one collective."""
         flat = nest.flatten(values)
+        if self._local > 1:
+            return nest.pack_sequence_as(values, [self._local_reduce(reduce_op, v) for v in flat])
         if self._world.size == 1:
             return values
         reduced = collective.all_reduce_tensors(flat, reduce_op.value)
         return nest.pack_sequence_as(values, reduced)
+
+    def _local_reduce(self, reduce_op, value):
+        """A PerReplica value of the local replicas combined (a value that is not per replica is the same
+        on every replica: its MEAN is itself, its SUM is refused, as TensorFlow refuses it)."""
+        if not isinstance(value, PerReplica):
+            if reduce_op is ReduceOp.MEAN:
+                return value
+            raise ValueError(f"A non-DistributedValues value {value} cannot be reduced with the given reduce op "
+                             f"{reduce_op}.")
+        total = value.values[0]
+        for part in value.values[1:]:
+            total = _arith.add(total, part)
+        if reduce_op is ReduceOp.MEAN:
+            total = _arith.divide(total, _arith.cast(len(value.values), total.dtype))
+        return total
 
     def reduce(self, reduce_op, value, axis):
         """Combines the per-replica `value` across replicas (and along `axis` first, when given)."""
         op = _reduce_op(reduce_op)
         if axis is None:
             return self._all_reduce(op, value)
+        if self._local > 1:
+            return nest.map_structure(lambda v: self._reduce_along(op, v, axis), value)
         flat = nest.flatten(value)
         sums = [math_reduce.reduce_sum(v, axis=axis) for v in flat]
         if op is ReduceOp.SUM:
@@ -167,9 +226,21 @@ class Strategy:
         means = [s / n for s, n in zip(totals[:len(flat)], totals[len(flat):])]
         return nest.pack_sequence_as(value, means)
 
+    def _reduce_along(self, op, value, axis):
+        parts = local_values(value)
+        total = _arith.add_n([math_reduce.reduce_sum(p, axis=axis) for p in parts]) if len(parts) > 1 else \
+            math_reduce.reduce_sum(parts[0], axis=axis)
+        if op is ReduceOp.SUM:
+            return total
+        count = _arith.add_n([_arith.cast(_shape_ops.shape(p)[axis], total.dtype) for p in parts]) \
+            if len(parts) > 1 else _arith.cast(_shape_ops.shape(parts[0])[axis], total.dtype)
+        return total / count
+
     def gather(self, value, axis):
         """Every replica's `value` concatenated along `axis`, replica 0 first (eagerly: values of equal
         shapes on every worker; inside a tf.function across workers it is not supported yet)."""
+        if self._local > 1:
+            return nest.map_structure(lambda v: join.concat(list(local_values(v)), axis=axis), value)
         if self._world.size == 1:
             return value
 
@@ -182,16 +253,30 @@ class Strategy:
         return nest.map_structure(one, value)
 
     def experimental_local_results(self, value):
+        if self._local > 1:
+            return nest.map_structure(local_values, value) if not isinstance(value, PerReplica) else \
+                local_values(value)
         return (value,)
 
     # -- input ---------------------------------------------------------------------------------------
+    def _one_replica_input(self, what):
+        if self._local > 1:
+            raise NotImplementedError(f"{what} splits input between worker processes; tensorflux does not "
+                                      f"split it between the {self._local} replicas of one process (call "
+                                      f"strategy.run with PerReplica values from "
+                                      f"experimental_distribute_values_from_function instead).")
+
     def experimental_distribute_dataset(self, dataset, options=None):
+        self._one_replica_input("experimental_distribute_dataset")
         return datasets.distribute_dataset(self, dataset, options)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
+        self._one_replica_input("distribute_datasets_from_function")
         return datasets.distribute_from_function(self, dataset_fn, options)
 
     def experimental_distribute_values_from_function(self, value_fn):
+        if self._local > 1:
+            return PerReplica([value_fn(_ValueContext(i, self._local)) for i in range(self._local)])
         return value_fn(_ValueContext(self._world.rank, self._world.size))
 
 
@@ -222,13 +307,19 @@ class ReplicaContext:
 
     def all_reduce(self, reduce_op, value, options=None):
         """`value` (a nest of tensors) reduced across all replicas; one collective for the whole nest."""
-        return self._strategy._all_reduce(_reduce_op(reduce_op), value)
+        op = _reduce_op(reduce_op)
+        if self._strategy._local > 1 and mirrored_run.current_replica_thread() is not None:
+            return self.merge_call(lambda strategy, v: strategy._all_reduce(op, v), args=(value,))
+        return self._strategy._all_reduce(op, value)
 
     def all_gather(self, value, axis, options=None):
         return self._strategy.gather(value, axis)
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
-        """Calls `merge_fn(strategy, *args)` in the cross-replica context."""
+        """Calls `merge_fn(strategy, *args)` in the cross-replica context (with several local replicas, once
+        for all of them, on their arguments as PerReplica values: see mirrored_run.py)."""
+        if self._strategy._local > 1 and mirrored_run.current_replica_thread() is not None:
+            return mirrored_run.merge_call_from_replica(merge_fn, args, kwargs or {})
         _STACK.replicas.append(None)
         try:
             return merge_fn(self._strategy, *args, **(kwargs or {}))
@@ -237,15 +328,20 @@ class ReplicaContext:
 
 
 class MirroredStrategy(Strategy):
-    """Synchronous replicas on this host's CPU; launched by `mpiexec`, one replica per rank."""
+    """Synchronous replicas on this host's CPU: one per listed logical CPU device (the virtual devices of
+    `tf.config.set_logical_device_configuration`), run in this process; or, launched by `mpiexec` with one
+    device, one replica per rank."""
 
     def __init__(self, devices=None, cross_device_ops=None):
         names = [_cpu_device(d) for d in devices] if devices is not None else [_CPU]
-        if len(names) != 1:
-            raise ValueError(f"tensorflux runs one replica per process on the CPU: MirroredStrategy takes one "
-                             f"device (launch several processes with mpiexec for more replicas). Received: "
-                             f"{devices}")
-        super().__init__(names, mpi.world())
+        if len(set(names)) != len(names):
+            raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
+        world = mpi.world()
+        if len(names) > 1 and world.size > 1:
+            raise ValueError(f"tensorflux runs several replicas in one process or one replica per process "
+                             f"(mpiexec), not both: MirroredStrategy takes one device per worker of an "
+                             f"mpiexec job. Received: {devices}")
+        super().__init__(names, world)
 
 
 class OneDeviceStrategy(Strategy):
@@ -255,9 +351,14 @@ class OneDeviceStrategy(Strategy):
 
 def _cpu_device(name):
     spec = DeviceSpec.from_string(str(name))
-    if spec.device_type not in (None, "CPU") or spec.device_index not in (None, 0):
+    index = spec.device_index or 0
+    if spec.device_type not in (None, "CPU"):
         raise ValueError(f"tensorflux computes on the CPU only; cannot place a replica on {name!r}.")
-    return _CPU
+    available = len(list_logical_devices("CPU"))
+    if index >= available:
+        raise ValueError(f"tensorflux has {available} logical CPU device(s); cannot place a replica on "
+                         f"{name!r} (split the CPU with tf.config.set_logical_device_configuration first).")
+    return f"/job:localhost/replica:0/task:0/device:CPU:{index}"
 
 
 class _StrategyStack(threading.local):

@@ -9,12 +9,13 @@ re-enters exactly that scope, so variables created there are named `outer/my_mod
 """
 import functools
 import re
+import weakref
 
 from ..framework import nest as _nest
 from ..framework.context import state as _state
 from .variables import Variable
 
-__all__ = ["Module"]
+__all__ = ["Module", "defer_restoration"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CAMEL_BOUNDARY = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
@@ -65,6 +66,38 @@ class _ModuleNameScope:
         return False
 
 
+# -- deferred restoration ----------------------------------------------------------------------------
+# A checkpoint restored into a module that does not have some saved child yet (a layer that creates its
+# variables on its first call) leaves a callback here; when the module's attribute of that name is set, the
+# callback gives the new object its saved values (TensorFlow's deferred restoration). Keyed by id(module)
+# with a weak reference, so a module that dies takes its entries with it.
+_deferred_restorations = {}     # id(module) -> (weakref to module, {attribute name: [callback, ...]})
+
+
+def defer_restoration(module, name, callback):
+    """Calls `callback(value)` when `module.<name>` is set, until the callback returns True (it took the
+    value: the saved values are given once, as TensorFlow consumes a deferred restoration)."""
+    key = id(module)
+    entry = _deferred_restorations.get(key)
+    if entry is None or entry[0]() is not module:
+        ref = weakref.ref(module, lambda _, key=key: _deferred_restorations.pop(key, None))
+        entry = _deferred_restorations[key] = (ref, {})
+    entry[1].setdefault(name, []).append(callback)
+
+
+def _restore_deferred(module, name, value):
+    ref, callbacks = _deferred_restorations[id(module)]
+    if ref() is not module:
+        return
+    waiting = callbacks.get(name)
+    if waiting:
+        waiting[:] = [callback for callback in waiting if not callback(value)]
+        if not waiting:
+            del callbacks[name]
+            if not callbacks:
+                _deferred_restorations.pop(id(module), None)
+
+
 class Module:
     """Base class of named containers of variables and other modules (`tf.Module`)."""
 
@@ -80,6 +113,11 @@ class Module:
         self._name = name
         self._scope_name = _current_scope() + name + "/"
         self._name_scope = _ModuleNameScope(self._scope_name)
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if _deferred_restorations and id(self) in _deferred_restorations:   # an empty dict costs one test
+            _restore_deferred(self, name, value)
 
     @property
     def name(self):

@@ -67,11 +67,16 @@ class Variable:
 
     __iadd__ = __isub__ = __imul__ = __itruediv__ = _no_inplace
 
+    def __new__(cls, *args, **kwargs):
+        # `tf.Variable(...)` makes a ResourceVariable, as in TensorFlow (`type(v).__name__` shows it);
+        # subclasses are made as themselves.
+        return object.__new__(ResourceVariable if cls is Variable else cls)
+
     @classmethod
     def _graph_view(cls, handle, like):
         """A Variable reading and writing through `handle`, a resource placeholder of a graph being
         traced: what a tf.function sees for a variable passed as an argument."""
-        view = object.__new__(cls)
+        view = object.__new__(ResourceVariable if cls is Variable else cls)
         view._resource = None
         view._handle = handle
         view._read_attrs = like._read_attrs
@@ -240,6 +245,13 @@ class Variable:
 
     def __copy__(self):
         return self
+
+
+class ResourceVariable(Variable):
+    """The class of what `tf.Variable(...)` returns: a variable held in a resource (every tensorflux
+    variable is one; the subclass exists so that the type prints as TensorFlow's does)."""
+
+    __slots__ = ()
 
 
 class _UnreadVariable(Variable):

@@ -11,8 +11,9 @@ import ast
 
 __all__ = ["ExpressionConverter"]
 
+# `iter` goes through converted_call: iter(dataset) inside a traced function is staged there (api.py).
 _NOT_CONVERTED_CALLS = {"super", "locals", "globals", "vars", "eval", "exec", "isinstance", "range",
-                        "print", "type", "id", "hasattr", "getattr", "setattr", "iter", "next"}
+                        "print", "type", "id", "hasattr", "getattr", "setattr", "next"}
 
 
 def _ag(attr):

@@ -4,14 +4,18 @@ and the live one together from the root, child by local name.
 A saved node that reaches a live variable gives it its value (dtype and shape checked with TensorFlow's
 errors). A saved child the live object does not have (yet) is remembered: when a Keras layer, model or
 optimizer that was not built builds its weights later, the walk continues from it and the new variables
-get their saved values then (TensorFlow's restore-on-create); a `Checkpoint` attribute set after the
-restore is matched when it is set. The load status objects report how well the two graphs matched, with
-TensorFlow's messages.
+get their saved values then (TensorFlow's restore-on-create); a `Checkpoint` attribute, or a `tf.Module`
+attribute the saved graph names, set after the restore is matched when it is set (a module that makes its
+variables on its first call gets their saved values as it makes them). The load status objects report
+how well the two graphs matched, with TensorFlow's messages.
 """
+import functools
+
 from ...framework import errors
 from ...framework.context import init_scope
 from ...ops.registry import dtype_error_name
-from ...state.checkpoint import ObjectGraph, child_objects
+from ...state.checkpoint import ObjectGraph, child_objects, is_trackable
+from ...state.module import Module, defer_restoration
 from ...state.variables import Variable
 from ...types import dtypes
 from ...types.shape import TensorShape
@@ -57,8 +61,18 @@ class Restoration:
                     queue.append((child_id, live_children[name]))
                 else:
                     missing = True
+                    if isinstance(live, Module):
+                        defer_restoration(live, name, functools.partial(self._created, child_id))
             if missing:
                 self._wait_for_build(saved_id, live)
+
+    def _created(self, node_id, value):
+        """A module's attribute set after the restore: the saved node of its name goes to the new object."""
+        if isinstance(value, Variable) or is_trackable(value) or isinstance(value, (list, tuple, dict)):
+            self._visited.discard((node_id, id(value)))
+            self.match(node_id, value)
+            return True
+        return False
 
     def _restore_variable(self, saved_id, variable):
         attribute = self.saved.attributes[saved_id].get(VARIABLE_VALUE)

@@ -68,10 +68,9 @@ def save(obj, export_dir, signatures=None, options=None):
     try:
         os.makedirs(os.path.join(staging, "variables"))
         plan.write_variables(os.path.join(staging, "variables", "variables"))
-        if plan.assets:
-            os.makedirs(os.path.join(staging, "assets"))
-            for source, filename in plan.assets:
-                shutil.copyfile(source, os.path.join(staging, "assets", filename))
+        os.makedirs(os.path.join(staging, "assets"))   # TensorFlow writes it even when empty
+        for source, filename in plan.assets:
+            shutil.copyfile(source, os.path.join(staging, "assets", filename))
         data = saved_model.SerializeToString()
         _write(os.path.join(staging, "saved_model.pb"), data)
         _write(os.path.join(staging, "fingerprint.pb"), _fingerprint(saved_model, data))

@@ -13,16 +13,15 @@ resolves its `seed=` argument the way TensorFlow does (`get_seed`):
 
 The rest: sampling.py (what every op shares), stateful.py (`uniform`, `normal`, …: state in a
 `RandomStream` attr), stateless.py (`stateless_*` and the key/counter ops) and generator.py
-(`tf.random.Generator`). uniform, normal, truncated_normal, the stateless ops and Generator draw
+(the ops of `tf.random.Generator`, whose class lives in distribute/random_generator.py). uniform, normal, truncated_normal, the stateless ops and Generator draw
 TensorFlow's own Philox numbers (ops/philox.py), bit for bit on CPU; shuffle, categorical and dropout
 keep NumPy streams with TensorFlow's seeding semantics but not its numbers.
 """
 from .seeds import RandomStream, get_seed, set_seed
 from .stateful import categorical, normal, shuffle, truncated_normal, uniform
 from .stateless import stateless_normal, stateless_truncated_normal, stateless_uniform
-from .generator import Algorithm, Generator, get_global_generator, set_global_generator
+from .generator import Algorithm
 
 __all__ = ["set_seed", "get_seed", "RandomStream", "uniform", "normal", "truncated_normal", "shuffle",
            "categorical", "stateless_uniform", "stateless_normal",
-           "stateless_truncated_normal", "Generator", "Algorithm",
-           "get_global_generator", "set_global_generator"]
+           "stateless_truncated_normal", "Algorithm"]

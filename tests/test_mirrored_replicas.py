@@ -1,0 +1,147 @@
+"""MirroredStrategy over several logical CPU devices of one process (distribute/mirrored_run.py, values.py):
+one replica thread per device, run one at a time; PerReplica results; merge_call/all_reduce across the
+local replicas; mirrored variables (one copy per replica) and their checkpoints.
+
+The printed forms were recorded from TensorFlow 2.21 with the CPU split into virtual devices.
+"""
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+
+def _split_cpu():
+    try:
+        cpus = tf.config.list_physical_devices("CPU")
+        tf.config.set_logical_device_configuration(cpus[0], [tf.config.LogicalDeviceConfiguration()] * 3)
+    except RuntimeError:
+        pass   # already fixed by an earlier module of this process (the fidelity tests split it in three)
+
+
+_split_cpu()
+pytestmark = pytest.mark.skipif(len(tf.config.list_logical_devices("CPU")) < 2,
+                                reason="the CPU was fixed as one device before this module was imported")
+
+
+def _two():
+    return tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+
+
+def test_run_gives_per_replica_values_in_replica_order():
+    strategy = _two()
+    assert strategy.num_replicas_in_sync == 2
+    assert strategy.extended.worker_devices == ("/job:localhost/replica:0/task:0/device:CPU:0",
+                                                "/job:localhost/replica:0/task:0/device:CPU:1")
+    seen = []
+
+    def fn():
+        context = tf.distribute.get_replica_context()
+        seen.append(context.replica_id_in_sync_group)
+        return tf.constant(10.0) * tf.cast(context.replica_id_in_sync_group + 1, tf.float32)
+
+    result = strategy.run(fn)
+    assert seen == [0, 1]
+    assert str(result) == ("PerReplica:{\n  0: tf.Tensor(10.0, shape=(), dtype=float32),\n"
+                           "  1: tf.Tensor(20.0, shape=(), dtype=float32)\n}")
+    assert [v.numpy() for v in strategy.experimental_local_results(result)] == [10.0, 20.0]
+    assert strategy.reduce("SUM", result, axis=None).numpy() == 30.0
+    assert strategy.reduce("MEAN", result, axis=None).numpy() == 15.0
+    assert strategy.run(lambda: None) is None
+
+
+def test_all_reduce_and_merge_call_wait_for_every_replica():
+    strategy = _two()
+    order = []
+
+    def fn():
+        rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+        order.append(("before", rid))
+        total = tf.distribute.get_replica_context().all_reduce("SUM", tf.constant([1.0, 2.0]) * (rid + 1))
+        order.append(("after", rid))
+        return total
+
+    result = strategy.run(fn)
+    assert order == [("before", 0), ("before", 1), ("after", 0), ("after", 1)]
+    np.testing.assert_array_equal(result.numpy(), [3.0, 6.0])   # the same tensor on both replicas
+
+    def merge(strategy_, per_replica):
+        assert tf.distribute.in_cross_replica_context()
+        return [int(v) for v in strategy_.experimental_local_results(per_replica)]
+
+    got = strategy.run(lambda: tf.distribute.get_replica_context().merge_call(
+        merge, args=(tf.distribute.get_replica_context().replica_id_in_sync_group * 5,)))
+    assert got == [0, 5]     # the merge result, the same on both replicas, comes back as one value
+
+
+def test_a_failing_replica_raises_and_unmatched_merge_calls_are_an_error():
+    strategy = _two()
+
+    def fails_on_one():
+        if tf.distribute.get_replica_context().replica_id_in_sync_group == 1:
+            raise KeyError("replica one")
+        return tf.constant(1)
+
+    with pytest.raises(KeyError, match="replica one"):
+        strategy.run(fails_on_one)
+
+    def only_first_reduces():
+        context = tf.distribute.get_replica_context()
+        if context.replica_id_in_sync_group == 0:
+            context.all_reduce("SUM", tf.constant(1.0))
+        return tf.constant(0.0)
+
+    with pytest.raises(RuntimeError, match="same merge calls"):
+        strategy.run(only_first_reduces)
+
+
+def test_variables_made_in_the_scope_have_a_copy_per_replica():
+    strategy = _two()
+    with strategy.scope():
+        v = tf.Variable(1.0)
+    assert type(v).__name__ == "MirroredVariable" and isinstance(v, tf.Variable)
+    strategy.run(lambda: v.assign_add(tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group,
+                                              tf.float32) + 1.0))
+    copies = strategy.run(lambda: v.read_value())
+    assert [c.numpy() for c in copies.values] == [2.0, 3.0]
+    assert v.numpy() == 2.0                  # outside the replicas: the first copy
+    with strategy.scope():
+        v.assign(7.0)                        # the cross-replica context writes every copy
+    assert [c.numpy() for c in strategy.run(lambda: v.read_value()).values] == [7.0, 7.0]
+    assert repr(v) == ("MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=7.0>,\n"
+                       "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, numpy=7.0>\n}")
+
+
+def test_a_mirrored_variable_checkpoints_its_first_copy_and_restores_every_copy(tmp_path):
+    strategy = _two()
+    with strategy.scope():
+        v = tf.Variable([1.0, 2.0])
+        checkpoint = tf.train.Checkpoint(v=v)
+    prefix = checkpoint.write(str(tmp_path / "ckpt"))
+    assert tf.train.list_variables(prefix)[1] == ("v/.ATTRIBUTES/VARIABLE_VALUE", [2])
+    strategy.run(lambda: v.assign([9.0, 9.0]))
+    checkpoint.read(prefix)
+    assert [c.numpy().tolist() for c in strategy.run(lambda: v.read_value()).values] == [[1.0, 2.0]] * 2
+
+
+def test_run_inside_a_tf_function_traces_every_replica():
+    strategy = _two()
+
+    @tf.function
+    def step(x):
+        per_replica = strategy.run(lambda: x * tf.cast(
+            tf.distribute.get_replica_context().replica_id_in_sync_group + 1, tf.float32))
+        return strategy.reduce("SUM", per_replica, axis=None)
+
+    with strategy.scope():
+        assert step(tf.constant(2.0)).numpy() == 6.0     # 2*1 + 2*2: both replicas' ops in one graph
+
+
+def test_values_from_function_and_devices_that_do_not_exist():
+    strategy = _two()
+    values = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tf.constant(ctx.replica_id_in_sync_group * 2))
+    assert [v.numpy() for v in strategy.run(lambda x: x + 1, args=(values,)).values] == [1, 3]
+    with pytest.raises(ValueError, match="logical CPU device"):
+        tf.distribute.MirroredStrategy(["cpu:0", "cpu:7"])
+    with pytest.raises(NotImplementedError, match="between the 2 replicas"):
+        strategy.experimental_distribute_dataset(tf.data.Dataset.range(4).batch(2))
