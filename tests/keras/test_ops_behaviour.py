@@ -12,7 +12,7 @@ def test_sub_namespaces_hold_the_same_objects():
     assert ops.numpy.add is ops.add and ops.nn.relu is ops.relu and ops.linalg.svd is ops.svd
     assert ops.numpy.quantile is ops.quantile and ops.nn.conv is ops.conv
     assert callable(ops.image.resize) and not hasattr(ops, "resize")
-    assert callable(ops.numpy.fmax) and not hasattr(ops, "fmax")   # as in Keras 3.15
+    assert ops.numpy.fmax is ops.fmax
 
 
 def test_functional_model_with_new_ops():
@@ -94,3 +94,12 @@ def test_errors_name_the_argument():
         ops.correlate(tf.constant([1.0]), tf.constant([1.0]), mode="bogus")
     with pytest.raises(ValueError, match="`ord`"):
         ops.norm(tf.ones([2, 2]), ord="bogus", axis=(0, 1))
+
+
+def test_cdist_and_fmax_match_keras():
+    # Keras 3.15: ops.cdist([[0,0],[1,1]], [[1,0],[2,2],[0,3]]) and ops.fmax([1, nan], [nan, 2])
+    np.testing.assert_allclose(ops.cdist(np.array([[0.0, 0.0], [1.0, 1.0]]),
+                                         np.array([[1.0, 0.0], [2.0, 2.0], [0.0, 3.0]])).numpy(),
+                               [[1.0, 2.82842712, 3.0], [1.0, 1.41421356, 2.23606798]], rtol=1e-7)
+    np.testing.assert_array_equal(ops.fmax(np.array([1.0, np.nan]), np.array([np.nan, 2.0])).numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(ops.fmin(np.array([1.0, np.nan]), np.array([np.nan, 2.0])).numpy(), [1.0, 2.0])

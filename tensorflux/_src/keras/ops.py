@@ -563,8 +563,6 @@ def _gather_api():
             for name in names:          # image names (resize, …) do not clash with keras.ops names
                 globals()[name] = getattr(part, name)
             table.setdefault(namespace, []).extend(names)
-    for name in ("fmax", "fmin"):            # keras.ops.numpy only
-        globals()[name] = getattr(ops_numpy, name)
     table["keras.ops.numpy"] = list(_NUMPY_NAMES)
     table["keras.ops.nn"] = list(_NN_NAMES)
     return table

@@ -123,7 +123,7 @@ def fmod(x1, x2):
 
 @operation
 def fmax(x1, x2):
-    """The element-wise maximum, ignoring NaN where the other operand is a number (keras.ops.numpy only)."""
+    """The element-wise maximum, ignoring NaN where the other operand is a number ."""
     x1, x2 = promote(x1, x2)
     if not x1.dtype.is_floating:
         return tf.maximum(x1, x2)
@@ -132,7 +132,7 @@ def fmax(x1, x2):
 
 @operation
 def fmin(x1, x2):
-    """The element-wise minimum, ignoring NaN where the other operand is a number (keras.ops.numpy only)."""
+    """The element-wise minimum, ignoring NaN where the other operand is a number ."""
     x1, x2 = promote(x1, x2)
     if not x1.dtype.is_floating:
         return tf.minimum(x1, x2)
@@ -308,4 +308,4 @@ API_NUMPY = sorted(list(_FLOAT_UNARY) + list(_KEEP_UNARY) + list(_BINARY) + list
     "bitwise_right_shift", "fmod", "divide_no_nan", "ldexp", "isclose", "allclose", "nan_to_num", "array", "empty",
     "empty_like", "full_like", "identity", "tri", "tril", "triu", "diag", "diagonal", "trace", "geomspace",
     "linspace", "logspace", "meshgrid", "vander", "bartlett", "blackman", "hamming", "hanning", "kaiser", "i0"])
-API = {"keras.ops": API_NUMPY}
+API = {"keras.ops": API_NUMPY + ["fmax", "fmin"]}

@@ -352,9 +352,19 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     return results[0] if len(results) == 1 else tuple(results)
 
 
+@operation
+def cdist(x1, x2):
+    """Euclidean distances between every row of `x1` and every row of `x2` ([..., m, d], [..., n, d] ->
+    [..., m, n])."""
+    x1, x2 = promote(x1, x2)
+    x1, x2 = floating(x1), floating(x2)
+    difference = tf.expand_dims(x1, -2) - tf.expand_dims(x2, -3)
+    return tf.sqrt(tf.reduce_sum(tf.square(difference), axis=-1))
+
+
 API_NUMPY = ["quantile", "percentile", "nanquantile", "nanpercentile", "median", "nanmedian", "nansum", "nanprod",
              "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "nanargmax", "nanargmin", "cumprod", "nancumsum",
              "nancumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort", "argpartition",
              "searchsorted", "digitize", "bincount", "histogram", "corrcoef", "correlate", "trapezoid", "isin",
              "unique"]
-API = {"keras.ops": API_NUMPY}
+API = {"keras.ops": API_NUMPY + ["cdist"]}
