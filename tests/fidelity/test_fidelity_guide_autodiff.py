@@ -70,8 +70,6 @@ tf.Tensor(
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Keras variable .name is the Keras 2 path 'dense/kernel:0' instead of Keras 3's short 'kernel'"))
 def test_gradients_of_a_keras_layer(capsys):
     dense = tf.keras.layers.Dense(2, activation='relu')
     inputs = tf.constant([[1., 2., 3.]])

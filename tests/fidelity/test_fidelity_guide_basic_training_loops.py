@@ -207,9 +207,6 @@ def test_keras_losses_lacks_mean_squared_error_function():
     assert str(info.value).endswith("has no attribute 'mean_squared_error'")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "fit() trains the model's plain tf.Variable attributes (loss 10.8994 -> 1.2568, w 3.0985); Keras 3 "
-    "does not track them: no trainable weights, UserWarning, loss stays 10.8994"))
 def test_keras_compile_and_fit(capsys):
     inputs, targets = _data()
     model = LinearKerasModel()

@@ -236,12 +236,7 @@ def ex_pretrained_base_plus_classifier():
     stack.summary()
 
 
-XFAILS = {
-    "layer_weights_created_on_first_call":
-        "layer weights are tf.Variables named 'dense/kernel:0' with tf.Variable's repr, not Keras 3 "
-        "Variables named 'kernel' shown as '<Variable path=dense/kernel, shape=..., value=...>'",
-    "weight_paths": "a layer's weight has no `.path` ('dense/kernel')",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

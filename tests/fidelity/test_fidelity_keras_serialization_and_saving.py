@@ -421,7 +421,6 @@ XFAILS = {
         "Model.from_config of it raises ValueError (unrecognized keyword arguments)",
     "serialize_keras_object":
         "L1(0.005).get_config() keeps l1=0.005 where Keras stores the float32 value 0.004999999888241291",
-    "trainable_changes_weight_order": "Sequential has no `get_layer` method (AttributeError)",
     "config_methods_nested_layer":
         "a subclass's super().get_config() holds its recorded constructor arguments (units, nested_model, ...) "
         "where Keras's base Layer.get_config() gives name/trainable/dtype only, so the keys come out in "

@@ -227,9 +227,6 @@ def ex_end_to_end_train_and_fine_tune():
 
 
 XFAILS = {
-    "batchnorm_weight_lists":
-        "weight names are 'batch_normalization/gamma:0'... (tf.Variable names) instead of Keras 3's "
-        "'gamma', 'beta', 'moving_mean', 'moving_variance'",
     "blueprint_workflow":
         "after unfreezing, the base called with training=False keeps BatchNormalization in inference "
         "mode (moving stats unchanged, loss 0.6981); Keras 3's fit passes training=True through the "

@@ -65,7 +65,8 @@ def test_custom_layer_builds_lazily_with_input_shape_tuple():
     layer(tf.ones([2, 3]))
     layer(tf.ones([5, 3]))
     assert seen == [(2, 3)] and layer.built
-    assert [v.name for v in layer.weights] == [f"{layer.name}/w:0"]
+    # Keras 3 names: a short name, and a path from the layer's name scope.
+    assert [(v.name, v.path) for v in layer.weights] == [("w", f"{layer.name}/w")]
 
 
 def test_explicit_build_marks_built_and_is_not_repeated():
@@ -104,18 +105,22 @@ def test_sublayer_and_weight_tracking_order():
             self.second = keras.layers.Dense(2, name="b")
             self.first = keras.layers.Dense(3, name="a")
             self.extras = [keras.layers.Dense(1, name="c")]
-            self.scale = tf.Variable(1.0, name="scale")
+            self.scale = keras.Variable(1.0, name="scale")
+            self.untracked = tf.Variable(2.0)     # Keras 3 tracks its own Variables only
 
         def call(self, x):
             return self.extras[0](self.second(self.first(x))) * self.scale
 
     model = Block()
     model(tf.ones([1, 4]))
-    names = [v.name for v in model.trainable_variables]
-    assert names == ["scale:0", "b/kernel:0", "b/bias:0", "a/kernel:0", "a/bias:0", "c/kernel:0", "c/bias:0"]
+    # What TensorFlow 2.21 / Keras 3.15 gives for the same model.
+    paths = [v.path for v in model.trainable_variables]
+    assert paths == ["scale", "block/b/kernel", "block/b/bias", "block/a/kernel", "block/a/bias", "block/c/kernel",
+                     "block/c/bias"]
     assert [layer.name for layer in model.layers] == ["b", "a", "c"]
     model.first.trainable = False
     assert len(model.trainable_weights) == 5 and len(model.non_trainable_weights) == 2
+    assert [v.path for v in model.weights] == paths       # freezing does not reorder the weights
     assert model.count_params() == 1 + (3 * 2 + 2) + (4 * 3 + 3) + (2 + 1)
 
 

@@ -87,7 +87,7 @@ def test_mha_weights_have_keras_shapes_and_order():
     # Keras: query kernel/bias, key kernel/bias, value kernel/bias, attention_output kernel/bias.
     assert [tuple(w.shape.as_list()) for w in mha.weights] == [(6, 2, 3), (2, 3), (8, 2, 3), (2, 3), (7, 2, 4),
                                                                (2, 4), (2, 4, 5), (5,)]
-    names = [w.name for w in mha.weights]
+    names = [w.path for w in mha.weights]   # Keras 3: path "multi_head_attention/query/kernel"
     for name, part in zip(names, ["query/kernel", "query/bias", "key/kernel", "key/bias", "value/kernel",
                                   "value/bias", "attention_output/kernel", "attention_output/bias"]):
         assert part in name

@@ -123,8 +123,9 @@ def test_weight_layouts_and_initial_values_follow_keras():
     assert [w.shape.as_list() for w in v1.weights] == GRU_V1_SHAPES
     assert gru.cell.bias.numpy().tolist() == [[0.0] * 9] * 2
     assert lstm.units == 3 and lstm.cell.name == "lstm_cell" and gru.reset_after is True
-    assert [w.name.split(":")[0] for w in lstm.weights] == ["lstm_cell/kernel", "lstm_cell/recurrent_kernel",
-                                                            "lstm_cell/bias"]
+    assert [(w.name, w.path) for w in lstm.weights] == [
+        ("kernel", f"{lstm.name}/lstm_cell/kernel"), ("recurrent_kernel", f"{lstm.name}/lstm_cell/recurrent_kernel"),
+        ("bias", f"{lstm.name}/lstm_cell/bias")]
 
 
 def test_orthogonal_initializer():

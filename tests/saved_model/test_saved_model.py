@@ -159,7 +159,8 @@ def test_keras_sequential_served_through_tf_function(tmp_path):
     np.testing.assert_allclose(loaded.serve(x).numpy(), model(x).numpy(), rtol=1e-6)
     np.testing.assert_allclose(loaded.signatures["serving_default"](x=x)["output_0"].numpy(), model(x).numpy(),
                                rtol=1e-6)
-    assert [v.name for v in loaded.variables] == [v.name for v in model.variables]  # kernel before bias
+    # The loaded variables are tf.Variables named by the Keras paths (kernel before bias).
+    assert [v.name for v in loaded.variables] == [v.path + ":0" for v in model.variables]
     assert len(loaded.trainable_variables) == 4
 
 

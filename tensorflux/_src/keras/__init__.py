@@ -11,7 +11,7 @@ from .. import namespaces as _namespaces  # tensorflux is fully imported before 
 # functional is imported for its effect: it registers what keras.Model(inputs, outputs) makes.
 from . import activations, backend_config, callbacks, constraints, initializers, losses, metrics, regularizers
 from . import utils
-from . import ops, py_dataset, random
+from . import ops, py_dataset, random, variables
 from .models import functional, model as models
 from .layers import (input_layer, core as layers, activations as layers_activation,
     attention as layers_attention, convolutional as layers_conv_extra, normalization as layers_extra,
@@ -25,7 +25,8 @@ from . import tensorboard  # keras.callbacks.TensorBoard
 _SOURCES = (activations, backend_config, callbacks, constraints, initializers, input_layer, layers,
             layers_activation, layers_attention, layers_conv_extra, layers_extra, layers_merge, layers_preprocessing,
             layers_reshaping, layers_rnn, layers_bidirectional, layers_masking, losses, metrics, models, ops,
-            optimizers, py_dataset, random, regularizers, saving, schedules, serialization, tensorboard, utils)
+            optimizers, py_dataset, random, regularizers, saving, schedules, serialization, tensorboard, utils,
+            variables)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

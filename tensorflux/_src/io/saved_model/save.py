@@ -509,7 +509,8 @@ def _user_object(node, identifier):
 
 
 def _full_name(variable):
-    return variable.name[:-2] if variable.name.endswith(":0") else variable.name
+    name = variable._name     # a Keras variable's `name` is short ('kernel'); its resource has the path
+    return name[:-2] if name.endswith(":0") else name
 
 
 def _node_name(text):

@@ -30,6 +30,8 @@ from .. import keras_tensor
 from .. import masks as _masks
 from .. import regularizers as _regularizers
 from ..naming import to_snake_case, unique_name
+from .. import variables as _variables
+from ..variables import Variable as _KerasVariable, layer_scope as _layer_scope
 
 _TRAINING = [None]  # training flag of the enclosing layer calls (innermost last)
 _CALL_SPECS = {}    # type(layer) -> (call accepts `training`, its default)
@@ -139,7 +141,8 @@ class Layer:
         if build is not None and not getattr(build, "_default_build", False):
             @functools.wraps(build)
             def build_then_mark(self, *args, **kwargs):
-                result = build(self, *args, **kwargs)
+                with _layer_scope(self):    # weights (also of sublayers built here) get this layer's path
+                    result = build(self, *args, **kwargs)
                 self.built = True
                 return result
             cls.build = build_then_mark
@@ -161,7 +164,11 @@ class Layer:
 
     @trainable.setter
     def trainable(self, value):
+        # As Keras 3: the flag of the variables tracked as trainable follows (a frozen layer's weights are
+        # not watched by tapes), and so does every sublayer's.
         self._trainable = bool(value)
+        for v in self._own_trainable + self._trainable_attribute_variables():
+            v.trainable = value
         for layer in self._flat_layers():
             layer.trainable = value
 
@@ -203,7 +210,8 @@ class Layer:
             self._clear_losses()    # the outermost call starts afresh: losses describe the latest call
         _TRAINING.append(training)
         try:
-            outputs = self.call(*args, **kwargs)
+            with _layer_scope(self):    # weights made in call() get this layer's path, as Keras'
+                outputs = self.call(*args, **kwargs)
         finally:
             _TRAINING.pop()
         if getattr(self, "activity_regularizer", None) is not None:
@@ -303,9 +311,14 @@ class Layer:
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         initializer = _initializers.get(initializer)
-        variable = tf.Variable(lambda: initializer(shape, dtype=dtype), trainable=trainable, dtype=dtype,
-                               name=f"{self._name}/{name or 'variable'}")
+        # A name with slashes ("query/kernel") stands for a sublayer Keras would have: its path gets them.
+        *groups, name = (None,) if name is None else str(name).split("/")
+        with _layer_scope(self), _variables.group_scope(groups):
+            variable = _KerasVariable(initializer, shape=shape, dtype=dtype, trainable=trainable,
+                                      autocast=autocast, aggregation=aggregation, name=name)
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
+        if not self._trainable:
+            variable.trainable = False      # a frozen layer's new weights are frozen too (as Keras tracks them)
         regularizer = _regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((variable, regularizer))
@@ -328,16 +341,46 @@ class Layer:
         return found
 
     def _attribute_variables(self):
-        """tf.Variables assigned directly as attributes (not through add_weight)."""
+        """Keras variables assigned as attributes (also inside lists, tuples, dicts), not made by add_weight.
+        A plain tf.Variable attribute is not a weight: Keras 3 tracks only its own Variables."""
         own = {id(v) for v in self._own_trainable + self._own_non_trainable}
-        return [v for v in vars(self).values() if isinstance(v, tf.Variable) and id(v) not in own]
+        found = []
+        for value in vars(self).values():
+            if isinstance(value, _KerasVariable):
+                items = (value,)
+            elif isinstance(value, (list, tuple, dict)) and value:
+                items = [v for v in tf.nest.flatten(value) if isinstance(v, _KerasVariable)]
+            else:
+                continue
+            for v in items:
+                if id(v) not in own:
+                    own.add(id(v))
+                    found.append(v)
+        return found
+
+    def _trainable_attribute_variables(self):
+        """The attribute variables Keras tracks as trainable: trainable when first seen (remembered, so
+        that freezing the layer does not move them among the non-trainable ones)."""
+        extra = self._attribute_variables()
+        if not extra:
+            return []
+        tracked = vars(self).setdefault("_tracked_trainable", set())
+        tracked.update(id(v) for v in extra if v.trainable)
+        return [v for v in extra if id(v) in tracked]
+
+    def _own_variables(self):
+        """This layer's own weights in Keras' order: those trainable when tracked, then the others."""
+        extra = self._attribute_variables()
+        if not extra:
+            return self._own_trainable + self._own_non_trainable
+        trainable = self._trainable_attribute_variables()
+        ids = {id(v) for v in trainable}
+        return self._own_trainable + trainable + self._own_non_trainable + [v for v in extra if id(v) not in ids]
 
     @property
     def weights(self):
         out, seen = [], set()
-        extra = self._attribute_variables()
-        for v in self._own_trainable + [v for v in extra if v.trainable] + self._own_non_trainable + \
-                [v for v in extra if not v.trainable]:
+        for v in self._own_variables():
             if id(v) not in seen:
                 seen.add(id(v))
                 out.append(v)
@@ -352,19 +395,13 @@ class Layer:
     def trainable_weights(self):
         if not self._trainable:
             return []
-        out = self._own_trainable + [v for v in self._attribute_variables() if v.trainable]
-        seen = {id(v) for v in out}
-        for layer in self._flat_layers():
-            for v in layer.trainable_weights:
-                if id(v) not in seen:
-                    seen.add(id(v))
-                    out.append(v)
-        return out
+        return [v for v in self.weights if v.trainable]
 
     @property
     def non_trainable_weights(self):
-        trainable = {id(v) for v in self.trainable_weights}
-        return [v for v in self.weights if id(v) not in trainable]
+        if not self._trainable:
+            return self.weights
+        return [v for v in self.weights if not v.trainable]
 
     variables = weights
     trainable_variables = trainable_weights

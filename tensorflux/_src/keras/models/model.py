@@ -23,6 +23,7 @@ from .summary import summary_text
 from ..layers.input_layer import InputLayer
 from ..keras_tensor import KerasTensor
 from ..layers.layer import Layer, _call_spec
+from ..variables import layer_scope
 
 
 class Model(Layer):
@@ -514,7 +515,12 @@ class Sequential(Model):
         return list(self._stack)
 
     def _build_from_input_shape(self):
-        """Builds every layer from the declared input shape, as far as output shapes can be inferred."""
+        """Builds every layer from the declared input shape, as far as output shapes can be inferred
+        (inside this model's name scope: weight paths are `sequential/dense/kernel`, as Keras')."""
+        with layer_scope(self):
+            self._build_layers_from_input_shape()
+
+    def _build_layers_from_input_shape(self):
         shape = self._input_shape
         self._graph = None
         if shape is None:

@@ -24,7 +24,9 @@ def _key(variable):
 
 
 def _slot_name(variable, slot):
-    return variable.name.rsplit(":", 1)[0].replace("/", "_") + "_" + slot
+    # A Keras variable is named by its path ('dense/kernel'; its `name` is the short 'kernel').
+    path = getattr(variable, "path", None) or variable.name.rsplit(":", 1)[0]
+    return path.replace("/", "_") + "_" + slot
 
 
 class Optimizer:

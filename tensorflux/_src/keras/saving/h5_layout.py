@@ -72,11 +72,8 @@ def _children(obj):
 def _own_variables(obj):
     if isinstance(obj, Optimizer):
         return _optimizer_variables(obj)
-    extra = obj._attribute_variables()
-    ordered = obj._own_trainable + [v for v in extra if v.trainable] + obj._own_non_trainable + \
-        [v for v in extra if not v.trainable]
     seen, out = set(), []
-    for v in ordered:
+    for v in obj._own_variables():
         if id(v) not in seen:
             seen.add(id(v))
             out.append(v)
@@ -172,7 +169,7 @@ def _optimizer_variables(optimizer):
 
 def _slot_of(slot_variable, reference):
     """The slot name ("momentum") of a slot variable made for `reference`, or None for another variable."""
-    prefix = reference.name.rsplit(":", 1)[0].replace("/", "_") + "_"
+    prefix = (getattr(reference, "path", None) or reference.name.rsplit(":", 1)[0]).replace("/", "_") + "_"
     name = slot_variable.name.rsplit(":", 1)[0].split("/", 1)[-1]
     return name[len(prefix):] if name.startswith(prefix) else None
 
