@@ -252,3 +252,21 @@ def test_encode_jpeg_errors_as_tensorflow():
         with pytest.raises(error, match=message):
             call()
     assert tf.io.encode_jpeg(image, quality=0).numpy() == tf.io.encode_jpeg(image, quality=1).numpy()
+
+
+@pytest.mark.parametrize("path", ["interpreted", "compiled"])
+def test_both_entropy_decoders_give_tensorflows_pixels(path, monkeypatch):
+    from tensorflux._src.io.codecs import jpeg_compiled
+    from tensorflux._src.ops import jit
+    if path == "compiled":
+        loop = jit.build_now("jpeg_baseline_segment", jpeg_compiled._compile)
+        if loop is None:
+            pytest.skip("numba (the [jit] extra) is not installed")
+        monkeypatch.setattr(jpeg_compiled, "baseline_segment", lambda: loop)
+    else:
+        monkeypatch.setattr(jpeg_compiled, "baseline_segment", lambda: None)
+    for name in JPEGS:
+        data = _bytes("jpeg", name)
+        np.testing.assert_array_equal(tf.io.decode_jpeg(data).numpy(), FIXTURES[f"jpeg/{name}/c0"])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data"):
+            tf.io.decode_jpeg(data[:len(data) // 2])

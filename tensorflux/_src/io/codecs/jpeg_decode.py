@@ -12,7 +12,7 @@ inverse DCT, upsampling and colour conversion -- is vectorised over all blocks a
 import numpy as np
 
 from ...framework import errors
-from . import jpeg_pixels
+from . import jpeg_compiled, jpeg_pixels
 
 # Position in the 8x8 block (row-major) of the k-th coefficient in zig-zag order.
 ZIGZAG = np.array([
@@ -56,7 +56,21 @@ def _huffman_table(counts, symbols):
             code += 1
             k += 1
         code <<= 1
-    return table.tolist()
+    return _Table(table)
+
+
+class _Table:
+    """A Huffman lookup: its array (for the compiled loop) and, made on first use, the same as a Python
+    list (the interpreted loop indexes it)."""
+    __slots__ = ("array", "_list")
+
+    def __init__(self, array):
+        self.array, self._list = array, None
+
+    def list(self):
+        if self._list is None:
+            self._list = self.array.tolist()
+        return self._list
 
 
 def _segments(data, start):
@@ -88,18 +102,28 @@ def _segments(data, start):
     return [seg.replace(b"\xff\x00", b"\xff") for seg in segments], end
 
 
+def bit_windows(segment):
+    """The 16 bits starting at every bit position of `segment` (and 32 positions past its end, which
+    read zeros), as int64: entry p is the next 16 bits for a reader standing at bit p."""
+    data = np.frombuffer(segment + b"\x00" * 7, dtype=np.uint8).astype(np.int64)
+    n = len(segment) * 8 + 32
+    # Every byte with the two after it as a 24-bit value; the window at bit 8b + k is its top 16 bits
+    # after dropping k bits from the left.
+    triple = (data[:-2] << 16) | (data[1:-1] << 8) | data[2:]
+    shifts = 8 - np.arange(8, dtype=np.int64)
+    windows = (triple[:, None] >> shifts[None, :]) & 0xFFFF
+    return windows.reshape(-1)[:n]
+
+
 class _Bits:
     """Reads bits from one entropy-coded segment; past its end it reads zeros, as libjpeg does."""
-    __slots__ = ("windows", "pos", "limit")
+    __slots__ = ("windows", "array", "pos", "limit")
 
-    def __init__(self, segment):
-        bits = np.unpackbits(np.frombuffer(segment, dtype=np.uint8)) if segment else np.zeros(0, np.uint8)
-        padded = np.concatenate([bits, np.zeros(48, np.uint8)]).astype(np.int64)
-        weights = 1 << np.arange(15, -1, -1, dtype=np.int64)
-        view = np.lib.stride_tricks.sliding_window_view(padded, 16)[:len(bits) + 32]
-        self.windows = (view @ weights).tolist()
+    def __init__(self, segment, as_list=True):
+        self.array = bit_windows(segment)
+        self.windows = self.array.tolist() if as_list else None
         self.pos = 0
-        self.limit = len(self.windows) - 1
+        self.limit = len(self.array) - 1
 
     def decode(self, table):
         pos = self.pos
@@ -289,6 +313,24 @@ class _Decoder:
         self._decode_scan(comps, ss, se, ah, al, segments)
         return end
 
+    def _scan_blocks(self, comps):
+        """`[blocks, 3]` (component index, block row, block column) in scan order, and blocks per unit.
+        An interleaved scan walks MCUs of h x v blocks per component; a one-component scan walks that
+        component's blocks that hold image data, one at a time."""
+        frame = self.frame
+        if len(comps) == 1:
+            comp = comps[0][0]
+            bw, bh = -(-comp.width // 8), -(-comp.height // 8)
+            rows, cols = np.divmod(np.arange(bh * bw, dtype=np.int64), bw)
+            return np.stack([np.zeros_like(rows), rows, cols], axis=1), 1
+        template = np.array([(index, by, bx, comp.v, comp.h) for index, (comp, _, _) in enumerate(comps)
+                             for by in range(comp.v) for bx in range(comp.h)], dtype=np.int64)
+        my, mx = np.divmod(np.arange(frame.mcus_y * frame.mcus_x, dtype=np.int64), frame.mcus_x)
+        rows = my[:, None] * template[None, :, 3] + template[None, :, 1]
+        cols = mx[:, None] * template[None, :, 4] + template[None, :, 2]
+        index = np.broadcast_to(template[None, :, 0], rows.shape)
+        return np.stack([index, rows, cols], axis=2).reshape(-1, 3), len(template)
+
     def _tables(self, comps, need_dc, need_ac):
         for _, td, ta in comps:
             if need_dc and (td > 3 or self.dc_tables[td] is None):
@@ -307,24 +349,15 @@ class _Decoder:
             raise JpegError("bad progression parameters")
         if progressive and ss > 0 and len(comps) != 1:
             raise JpegError("AC scans must have one component")
-        # The units (MCUs) of the scan: an interleaved scan walks MCUs of h x v blocks per component;
-        # a one-component scan walks that component's blocks that hold image data, one at a time.
-        if len(comps) == 1:
-            comp = comps[0][0]
-            bw = -(-comp.width // 8)
-            bh = -(-comp.height // 8)
-            units = [[(0, r, c)] for r in range(bh) for c in range(bw)]
-        else:
-            units = []
-            for my in range(frame.mcus_y):
-                for mx in range(frame.mcus_x):
-                    unit = []
-                    for index, (comp, _, _) in enumerate(comps):
-                        for by in range(comp.v):
-                            for bx in range(comp.h):
-                                unit.append((index, my * comp.v + by, mx * comp.h + bx))
-                    units.append(unit)
-        interval = self.restart_interval or len(units) or 1
+        blocks, per_unit = self._scan_blocks(comps)
+        n_units = len(blocks) // per_unit
+        interval = self.restart_interval or n_units or 1
+        if not progressive:
+            compiled = jpeg_compiled.baseline_segment()
+            if compiled is not None:
+                self._compiled_baseline_scan(compiled, comps, blocks, per_unit, interval, segments)
+                return
+        units = [list(map(tuple, blocks[i:i + per_unit].tolist())) for i in range(0, len(blocks), per_unit)]
         if not progressive:
             self._baseline_scan(comps, units, interval, segments)
             return
@@ -342,7 +375,7 @@ class _Decoder:
                     block = comp.coefs[row, col]
                     if ss == 0:
                         if ah == 0:
-                            t = bits.decode(self.dc_tables[td])
+                            t = bits.decode(self.dc_tables[td].list())
                             if t > 16:
                                 raise JpegError("bad DC difference")
                             predictions[index] += bits.extend(t)
@@ -350,9 +383,9 @@ class _Decoder:
                         elif bits.bit():
                             block[0] |= 1 << al
                     elif ah == 0:
-                        self._ac_first(bits, block, ss, se, al, self.ac_tables[ta])
+                        self._ac_first(bits, block, ss, se, al, self.ac_tables[ta].list())
                     else:
-                        self._ac_refine(bits, block, ss, se, al, self.ac_tables[ta])
+                        self._ac_refine(bits, block, ss, se, al, self.ac_tables[ta].list())
 
     def _baseline_scan(self, comps, units, interval, segments):
         """A sequential scan: all of it in one loop with local names (the hot loop of decoding), the
@@ -360,8 +393,8 @@ class _Decoder:
         zz = _ZZ
         flats = [[0] * (c.blocks_h * c.blocks_w * 64) for c, _, _ in comps]
         widths = [c.blocks_w for c, _, _ in comps]
-        dcs = [self.dc_tables[td] for _, td, _ in comps]
-        acs = [self.ac_tables[ta] for _, _, ta in comps]
+        dcs = [self.dc_tables[td].list() for _, td, _ in comps]
+        acs = [self.ac_tables[ta].list() for _, _, ta in comps]
         for seg_index, first in enumerate(range(0, len(units), interval)):
             if seg_index >= len(segments):
                 raise JpegError("premature end of data")
@@ -412,6 +445,28 @@ class _Decoder:
                 raise JpegError("premature end of data") from None
         for (comp, _, _), flat in zip(comps, flats):
             comp.coefs = np.array(flat, dtype=np.int64).reshape(comp.coefs.shape)
+
+    def _compiled_baseline_scan(self, compiled, comps, blocks, per_unit, interval, segments):
+        sizes = [c.blocks_h * c.blocks_w * 64 for c, _, _ in comps]
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        flat = np.zeros(int(offsets[-1]), np.int64)
+        dc = np.stack([self.dc_tables[td].array for _, td, _ in comps]).astype(np.int64)
+        ac = np.stack([self.ac_tables[ta].array for _, _, ta in comps]).astype(np.int64)
+        n_units = len(blocks) // per_unit
+        widths = np.array([c.blocks_w for c, _, _ in comps], np.int64)
+        comp_of = blocks[:, 0]
+        base_of = offsets[comp_of] + (blocks[:, 1] * widths[comp_of] + blocks[:, 2]) * 64
+        for seg_index, first in enumerate(range(0, n_units, interval)):
+            if seg_index >= len(segments):
+                raise JpegError("premature end of data")
+            lo, hi = first * per_unit, min(n_units, first + interval) * per_unit
+            status = compiled(bit_windows(segments[seg_index]), dc, ac, comp_of[lo:hi], base_of[lo:hi], flat,
+                              ZIGZAG, np.zeros(len(comps), np.int64))
+            if status != jpeg_compiled.OK:
+                raise JpegError({jpeg_compiled.BAD_CODE: "bad Huffman code", jpeg_compiled.BAD_DC: "bad DC difference",
+                                 jpeg_compiled.BAD_RUN: "bad AC run"}.get(status, "premature end of data"))
+        for (comp, _, _), start, size in zip(comps, offsets[:-1], sizes):
+            comp.coefs = flat[start:start + size].reshape(comp.coefs.shape)
 
     def _ac_first(self, bits, block, ss, se, al, table):
         if self.eobrun > 0:
