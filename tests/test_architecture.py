@@ -32,6 +32,7 @@ FLOORS = [
     "ops.shapes",
     "ops.math",
     "ops.strings",
+    "ops.fingerprints",  # FarmHash / SipHash / TensorFlow's hash64: string hash buckets and tf.fingerprint
     "ops.assertion",  # the Assert op: array ops check run-time arguments with it
     "ops.array",
     "ops.logging",
