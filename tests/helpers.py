@@ -37,7 +37,8 @@ def tape_gradients(fn, xs, weights):
     with tf.GradientTape() as tape:
         tape.watch(xs)
         loss = tf.reduce_sum(fn(*xs) * weights)
-    return tape.gradient(loss, list(xs))
+    # A gather's gradient is an IndexedSlices (as in TensorFlow): compared densified.
+    return [None if g is None else tf.convert_to_tensor(g) for g in tape.gradient(loss, list(xs))]
 
 
 def check_gradients(fn, arrays, seed=0, rtol=1e-6, atol=1e-7, wrt=None):

@@ -23,7 +23,7 @@ def _tape_gradients(fn, xs, weights):
     with tf.GradientTape() as tape:
         tape.watch(xs)
         loss = tf.reduce_sum(fn(*xs) * weights)
-    return tape.gradient(loss, list(xs))
+    return [None if g is None else tf.convert_to_tensor(g) for g in tape.gradient(loss, list(xs))]  # slices: dense
 
 
 def check_gradients(fn, arrays, seed=0, rtol=1e-6, atol=1e-7):
@@ -51,7 +51,7 @@ def grads_of(fn, *values):
     with tf.GradientTape() as tape:
         tape.watch(xs)
         y = fn(*xs)
-    return [None if g is None else g.numpy() for g in tape.gradient(y, xs)]
+    return [None if g is None else tf.convert_to_tensor(g).numpy() for g in tape.gradient(y, xs)]
 
 
 def rand(*shape, seed=0):
@@ -270,7 +270,7 @@ def test_gather_with_batch_dims_and_int64_int16_indices():
     check_gradients(lambda t: tf.gather(t, tf.constant(indices, tf.int64), axis=1, batch_dims=1), [rand(2, 4)])
     check_gradients(lambda t: tf.gather(t, tf.constant([1, 1], tf.int16)), [rand(3)])
     (g,) = grads_of(lambda t: tf.gather(t, [0, 0, 2]), [1.0, 2.0, 3.0])
-    np.testing.assert_array_equal(g, [2.0, 0.0, 1.0])  # dense, repeats summed (TensorFlow: IndexedSlices)
+    np.testing.assert_array_equal(g, [2.0, 0.0, 1.0])  # an IndexedSlices densified: repeats summed
 
 
 def test_gather_nd_with_and_without_batch_dims():

@@ -195,7 +195,7 @@ class GradientTape:
         self._recording = False
         _refresh_flag()
         try:
-            grads = backprop(self._records, flat_targets, seeds, source_tensors)
+            grads = backprop(self._records, flat_targets, seeds, source_tensors, keep_sparse=True)
         finally:
             self._recording = was_recording
             _refresh_flag()

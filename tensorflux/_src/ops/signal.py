@@ -403,6 +403,11 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     else:
         num_frames = _at_least_zero(1 + (length - frame_length) // frame_step)
     positions = _window_positions(num_frames, frame_length, frame_step)
+    # TensorFlow's frame slices, so its gradient is dense; gather's would be an IndexedSlices along axis 0,
+    # and the reshape (a view) in between densifies it.
+    dense = _shaping.reshape(signal, _shape_ops.shape_of(signal))
+    dense.set_shape(signal.shape)
+    signal = dense
     return _gather.gather(signal, positions, axis=axis, name=name or "frame")
 
 

@@ -10,6 +10,12 @@ Slots are keyed by the variable's handle id, which a variable keeps when passed 
 
 `learning_rate` may be a `keras.optimizers.schedules.LearningRateSchedule`, called with `iterations` (the
 number of steps taken so far) on every step, or any other callable, called without arguments.
+
+Sparse gradients (`tf.IndexedSlices`, from gather and Embedding) are applied as Keras 3 applies them on
+TensorFlow: SGD without momentum subtracts the scaled rows at their indices; Adam, AdamW, Nadam, RMSprop and
+Adagrad, whose TensorFlow backend squares the slices before they are summed, accumulate the sum of the
+squared rows where an index repeats (not the square of the summed row); the rest of each rule, and every
+other optimizer, uses the densified gradient.
 """
 import tensorflux as tf
 
@@ -150,10 +156,12 @@ class Optimizer:
         pairs = [(g, v) for g, v in zip(grads, trainable_variables) if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
-        grads = [tf.convert_to_tensor(g) for g, _ in pairs]
+        grads = [g if isinstance(g, tf.IndexedSlices) else tf.convert_to_tensor(g) for g, _ in pairs]
         variables = [v for _, v in pairs]
         if self.loss_scale_factor is not None:
-            grads = [g / self.loss_scale_factor for g in grads]
+            grads = [_scaled(g, 1 / self.loss_scale_factor) for g in grads]
+        if self.clipnorm is not None or self.clipvalue is not None or self.global_clipnorm is not None:
+            grads = [tf.convert_to_tensor(g) for g in grads]
         grads = self._clip(grads)
         if self._schedule is not None:
             self._learning_rate.assign(tf.cast(self._scheduled_learning_rate(), tf.float32))
@@ -165,8 +173,13 @@ class Optimizer:
         self._update_all(_summed_across_replicas(grads), variables, learning_rate)
         self._iterations.assign_add(tf.constant(1, tf.int64))
 
+    # Whether update_step takes a tf.IndexedSlices as it is (reading it with _dense and _squared).
+    _takes_slices = False
+
     def _update_all(self, grads, variables, learning_rate):
         for g, v in zip(grads, variables):
+            if isinstance(g, tf.IndexedSlices) and not self._takes_slices:
+                g = tf.convert_to_tensor(g)
             self.update_step(g, v, learning_rate)
 
     def _clip(self, grads):
@@ -195,6 +208,25 @@ class Optimizer:
         return f"<keras.optimizers.{type(self).__name__} name={self.name}>"
 
 
+def _scaled(g, factor):
+    if isinstance(g, tf.IndexedSlices):
+        return tf.IndexedSlices(g.values * factor, g.indices, g.dense_shape)
+    return g * factor
+
+
+def _dense(gradient):
+    return tf.convert_to_tensor(gradient) if isinstance(gradient, tf.IndexedSlices) else gradient
+
+
+def _squared(gradient):
+    """The square of a gradient; for slices, each row squared before repeated rows are summed (as Keras 3's
+    TensorFlow backend squares an IndexedSlices)."""
+    if isinstance(gradient, tf.IndexedSlices):
+        return tf.convert_to_tensor(tf.IndexedSlices(tf.square(gradient.values), gradient.indices,
+                                                     gradient.dense_shape))
+    return tf.square(gradient)
+
+
 def _clip_by_norm(g, clip):
     norm = tf.sqrt(tf.reduce_sum(tf.square(g)))
     return tf.where(norm > clip, g * (clip / tf.maximum(norm, clip)), g)
@@ -214,11 +246,18 @@ class SGD(Optimizer):
         super().build(var_list)
         self.momentums = self.add_optimizer_variables(var_list, "momentum") if self.momentum != 0 else []
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         if self.momentum == 0:
-            variable.assign_sub(gradient * lr)
+            if isinstance(gradient, tf.IndexedSlices):  # only the gathered rows change
+                rows = tf.expand_dims(gradient.indices, -1)
+                variable.assign(tf.tensor_scatter_nd_sub(variable, rows, gradient.values * lr))
+            else:
+                variable.assign_sub(gradient * lr)
             return
+        gradient = _dense(gradient)
         m = self.momentums[self._index(variable)]
         momentum = tf.cast(self.momentum, variable.dtype)
         m.assign(m * momentum - gradient * lr)
@@ -242,7 +281,10 @@ class Adam(Optimizer):
         self._velocities = self.add_optimizer_variables(var_list, "velocity")
         self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat") if self.amsgrad else []
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
+        squared, gradient = _squared(gradient), _dense(gradient)
         dtype = variable.dtype
         lr = tf.cast(learning_rate, dtype)
         step = self._step(dtype)
@@ -252,7 +294,7 @@ class Adam(Optimizer):
         m, v = self._momentums[i], self._velocities[i]
         alpha = lr * tf.sqrt(1 - beta_2_power) / (1 - beta_1_power)
         m.assign_add((gradient - m) * (1 - self.beta_1))
-        v.assign_add((tf.square(gradient) - v) * (1 - self.beta_2))
+        v.assign_add((squared - v) * (1 - self.beta_2))
         if self.amsgrad:
             v_hat = self._velocity_hats[i]
             v_hat.assign(tf.maximum(v_hat, v))
@@ -282,7 +324,10 @@ class Nadam(Optimizer):
                                (1.0 - 0.5 * tf.pow(tf.constant(0.96, dtype), self._step(dtype))))
         super()._update_all(grads, variables, learning_rate)
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
+        squared, gradient = _squared(gradient), _dense(gradient)
         dtype = variable.dtype
         lr = tf.cast(learning_rate, dtype)
         local_step, next_step = self._step(dtype), self._step(dtype, 2)
@@ -298,7 +343,7 @@ class Nadam(Optimizer):
         m, v = self._momentums[i], self._velocities[i]
         # Unlike Adam, Keras's Nadam forms `1 - beta` from the betas cast to the variable's dtype.
         m.assign_add((gradient - m) * (1 - beta_1))
-        v.assign_add((tf.square(gradient) - v) * (1 - beta_2))
+        v.assign_add((squared - v) * (1 - beta_2))
         m_hat = u_t_1 * m / (1 - u_product_t_1) + (1 - u_t) * gradient / (1 - u_product_t)
         v_hat = v / (1 - beta_2_power)
         variable.assign_sub(m_hat * lr / (tf.sqrt(v_hat) + self.epsilon))
@@ -319,12 +364,15 @@ class RMSprop(Optimizer):
         self._average_gradients = self.add_optimizer_variables(var_list, "average_gradient") \
             if self.centered else []
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
+        squared, gradient = _squared(gradient), _dense(gradient)
         lr = tf.cast(learning_rate, variable.dtype)
         i = self._index(variable)
         velocity = self._velocities[i]
         rho = self.rho
-        velocity.assign(rho * velocity + (1 - rho) * tf.square(gradient))
+        velocity.assign(rho * velocity + (1 - rho) * squared)
         if self.centered:
             average = self._average_gradients[i]
             average.assign(rho * average + (1 - rho) * gradient)
@@ -353,10 +401,13 @@ class Adagrad(Optimizer):
         self._accumulators = self.add_optimizer_variables(var_list, "accumulator",
                                                           float(self.initial_accumulator_value))
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
+        squared, gradient = _squared(gradient), _dense(gradient)
         lr = tf.cast(learning_rate, variable.dtype)
         accumulator = self._accumulators[self._index(variable)]
-        accumulator.assign_add(tf.square(gradient))
+        accumulator.assign_add(squared)
         variable.assign_sub(lr * gradient / tf.sqrt(accumulator + self.epsilon))
 
 
@@ -513,5 +564,5 @@ def _summed_across_replicas(grads):
     context = tf.distribute.get_replica_context()
     if context is None or context.num_replicas_in_sync == 1:
         return grads
-    return context.all_reduce("SUM", grads)
+    return context.all_reduce("SUM", [tf.convert_to_tensor(g) for g in grads])
 

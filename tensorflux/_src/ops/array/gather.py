@@ -3,6 +3,7 @@ ScatterNd), and the shape arithmetic those gradients share with sorting, segment
 """
 import numpy as np
 
+from ...framework.indexed_slices import IndexedSlices, set_densifier
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
@@ -237,6 +238,8 @@ def _gather_grad(op, grad):
         raise ValueError("The gradient of gather needs params and indices of known rank.")
     axis, bd = _gather_axes(p_rank, i_rank, op.attrs["axis"], op.attrs["batch_dims"], True)
     dims = shape_of(params)
+    if axis == 0 and bd == 0:
+        return [_sliced_gradient(grad, indices, dims), None]
     gathered = i_rank - bd
     outer = list(range(bd, axis))
     perm = list(range(bd)) + list(range(axis, axis + gathered)) + outer + list(range(axis + gathered, grad.shape.rank))
@@ -259,6 +262,33 @@ def _gather_grad(op, grad):
     return [transpose(summed, back) if back != sorted(back) else summed, None]
 
 
+def _sliced_gradient(grad, indices, dims):
+    """The gradient of a gather along axis 0, as TensorFlow gives it: an IndexedSlices of the gradient's
+    rows at the flattened indices, dense_shape params' shape (int32; a constant when static)."""
+    rows = indices.shape.num_elements()
+    values = reshape(grad, joined_shape([-1 if rows is None else rows], dims[1:]))
+    flat = reshape(indices, [-1])
+    dense_shape = constant(np.array(dims, dtype=np.int32)) if isinstance(dims, list) else dims
+    return IndexedSlices(values, flat, dense_shape)
+
+
+def _densify_slices(slices, dtype=None):
+    """An IndexedSlices as a dense tensor: its rows summed into place (UnsortedSegmentSum)."""
+    values = slices.values
+    if dtype is not None and _dt.as_dtype(dtype) is not values.dtype:
+        raise ValueError(f"Tensor conversion requested dtype {_dt.as_dtype(dtype).name} for IndexedSlices with "
+                         f"dtype {values.dtype.name}")
+    if slices.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {slices!s}")
+    known = slices.shape
+    count = known[0] if known.rank is not None and known[0] is not None else slices.dense_shape[0]
+    dense = unsorted_segment_sum(values, slices.indices, count)
+    if known.rank is None or not known.is_fully_defined():
+        dense = reshape(dense, slices.dense_shape)
+    return dense
+
+
+set_densifier(_densify_slices)
 GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel, grad=_gather_grad, input_names=("params", "indices"))
 
 

@@ -46,7 +46,9 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
         covered = tensor.shape[axis:axis + mask_rank]
         if not covered.is_compatible_with(mask.shape):
             raise ValueError(f"Shapes {covered} and {mask.shape} are incompatible")
-    if mask_rank > 1:  # fold the masked dims into one, so one gather along `axis` does the work
+    # Fold the masked dims into one, so one gather along `axis` does the work; TensorFlow reshapes even for
+    # a 1-D mask, which makes its gradient dense (not gather's IndexedSlices), and so does this.
+    if mask_rank >= 1:
         lead, tail = (dims[:axis], dims[axis + mask_rank:]) if dims is not None else (None, None)
         if lead is not None and None not in lead and None not in tail:
             folded = list(lead) + [-1] + list(tail)
