@@ -289,3 +289,36 @@ def _script_ragged_strings():
 def test_ragged_strings():
     assert _printed(_script_ragged_strings) == EXPECTED_RAGGED_STRINGS
 
+
+EXPECTED_CROSSES_HASHED_AND_MASK = (
+    'SparseTensor(indices=tf.Tensor(\n'
+    '[[0 0]\n'
+    ' [1 0]], shape=(2, 2), dtype=int64), values=tf.Tensor([485 357], shape=(2,), dtype=int64), dense_shape=tf.Tensor([2 1], shape=(2,), dtype=int64))\n'
+    'SparseTensor(indices=tf.Tensor(\n'
+    '[[0 0]\n'
+    ' [0 1]\n'
+    ' [1 0]\n'
+    ' [1 1]], shape=(4, 2), dtype=int64), values=tf.Tensor(\n'
+    '[2928842892298887678 4007690892585939727   85918459618309357\n'
+    ' 8605241000858273832], shape=(4,), dtype=int64), dense_shape=tf.Tensor([2 2], shape=(2,), dtype=int64))\n'
+    'SparseTensor(indices=tf.Tensor(\n'
+    '[[0 0]\n'
+    ' [1 0]], shape=(2, 2), dtype=int64), values=tf.Tensor([3 7], shape=(2,), dtype=int64), dense_shape=tf.Tensor([2 1], shape=(2,), dtype=int64))\n'
+    '<tf.RaggedTensor [[16, 22], [4]]>\n'
+    "<tf.RaggedTensor [[b'a_X_c', b'x_X_c'], [b'b_X_d']]>\n"
+    'IndexedSlices(indices=tf.Tensor([0], shape=(1,), dtype=int32), values=tf.Tensor([[1. 2.]], shape=(1, 2), dtype=float32))\n'
+)
+
+
+def _script_crosses_hashed_and_mask():
+    print(tf.sparse.cross_hashed([tf.SparseTensor([[0,0],[1,0]],['a','b'],[2,1]), tf.constant([[1],[2]], tf.int64)], num_buckets=1000))
+    print(tf.sparse.cross_hashed([tf.constant([['a','x'],['b','y']]), tf.constant([[1],[2]], tf.int64)]))
+    print(tf.sparse.cross_hashed([tf.constant([['a'],['b']])], num_buckets=10, hash_key=7))
+    print(tf.ragged.cross_hashed([tf.ragged.constant([['a','x'],['b']]), tf.constant([['c'],['d']])], num_buckets=50))
+    print(tf.ragged.cross([tf.ragged.constant([['a','x'],['b']]), tf.constant([['c'],['d']])]))
+    print(tf.sparse.mask(tf.IndexedSlices(tf.constant([[1.,2],[3,4]]), tf.constant([0,3])), tf.constant([3])))
+
+
+def test_crosses_hashed_and_mask():
+    assert _printed(_script_crosses_hashed_and_mask) == EXPECTED_CROSSES_HASHED_AND_MASK
+

@@ -10,6 +10,7 @@ the math, array and nn families in the import order, so its table entries take p
 tensorflux's own code keeps calling the originals; Tensor's operators never pass through here.
 """
 import functools
+import inspect
 import sys
 
 from ...framework import errors
@@ -37,7 +38,22 @@ def _is_ragged(x):
     return type(x) is RaggedTensor
 
 
+def _parameters(fn):
+    try:
+        return tuple(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
 def _unary(fn):
+    if _parameters(fn) == ("x", "name"):      # the common signature: no argument packing on the way through
+        @functools.wraps(fn)
+        def plain(x, name=None):
+            if type(x) is RaggedTensor:
+                return x.with_flat_values(fn(x.flat_values, name))
+            return fn(x, name)
+        return plain
+
     @functools.wraps(fn)
     def wrapper(x, *args, **kwargs):
         if type(x) is RaggedTensor:
@@ -68,18 +84,31 @@ def _same_partition(a, b):
 
 
 def _binary(fn):
+    if _parameters(fn) == ("x", "y", "name"):
+        @functools.wraps(fn)
+        def plain(x, y, name=None):
+            if type(x) is not RaggedTensor and type(y) is not RaggedTensor:
+                return fn(x, y, name)
+            return _ragged_binary(fn, x, y, (name,), {})
+        return plain
+
     @functools.wraps(fn)
     def wrapper(x, y, *args, **kwargs):
-        xr, yr = type(x) is RaggedTensor, type(y) is RaggedTensor
-        if not (xr or yr):
+        if type(x) is not RaggedTensor and type(y) is not RaggedTensor:
             return fn(x, y, *args, **kwargs)
-        if xr and yr:
-            _same_partition(x, y)
-            return x.with_flat_values(fn(x.flat_values, y.flat_values, *args, **kwargs))
-        if xr:
-            return x.with_flat_values(fn(x.flat_values, _broadcast_operand(x, y), *args, **kwargs))
-        return y.with_flat_values(fn(_broadcast_operand(y, x), y.flat_values, *args, **kwargs))
+        return _ragged_binary(fn, x, y, args, kwargs)
     return wrapper
+
+
+def _ragged_binary(fn, x, y, args, kwargs):
+    """`fn` on the flat values: two RaggedTensors of one row partition, or one and a broadcast tensor."""
+    xr, yr = type(x) is RaggedTensor, type(y) is RaggedTensor
+    if xr and yr:
+        _same_partition(x, y)
+        return x.with_flat_values(fn(x.flat_values, y.flat_values, *args, **kwargs))
+    if xr:
+        return x.with_flat_values(fn(x.flat_values, _broadcast_operand(x, y), *args, **kwargs))
+    return y.with_flat_values(fn(_broadcast_operand(y, x), y.flat_values, *args, **kwargs))
 
 
 def _add_n(fn):
@@ -95,6 +124,14 @@ def _add_n(fn):
 
 
 def _reduction(fn, kind):
+    if _parameters(fn) == ("input_tensor", "axis", "keepdims", "name"):
+        @functools.wraps(fn)
+        def plain(input_tensor, axis=None, keepdims=False, name=None):
+            if type(input_tensor) is RaggedTensor:
+                return ragged_ops.reduce(kind, input_tensor, axis, bool(keepdims))
+            return fn(input_tensor, axis, keepdims, name)
+        return plain
+
     @functools.wraps(fn)
     def wrapper(input_tensor, axis=None, keepdims=False, *args, **kwargs):
         if type(input_tensor) is RaggedTensor:

@@ -24,13 +24,15 @@ from ..shapes import creators as _creators
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes.common import bad
+from ..sparse import structure as _sparse_structure
 from .ragged_tensor import RaggedTensor, is_ragged
 
 __all__ = ["constant", "range", "boolean_mask", "stack_dynamic_partitions", "map_flat_values",
-           "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "concat", "reduce", "cross"]
+           "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "concat", "reduce", "cross",
+           "cross_hashed"]
 
 API = {"ragged": ["constant", "range", "boolean_mask", "stack_dynamic_partitions", "map_flat_values",
-                  "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "cross"]}
+                  "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "cross", "cross_hashed"]}
 
 
 # -- tf.ragged.constant -----------------------------------------------------------------------------------
@@ -351,7 +353,14 @@ def reduce(kind, rt, axis=None, keepdims=False):
 
 def cross(inputs, name=None):
     """`tf.ragged.cross`: per row, every combination of one item from each input joined by "_X_"."""
-    from ..sparse.structure import cross as _sparse_cross
-    converted = [x.to_sparse() if is_ragged(x) else x for x in inputs]
-    out = _sparse_cross(converted)
-    return RaggedTensor.from_value_rowids(out.values, out.indices[:, 0], out.dense_shape[0], validate=False)
+    return _as_rows(_sparse_structure.cross([x.to_sparse() if is_ragged(x) else x for x in inputs]))
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """`tf.ragged.cross_hashed`: `cross` with each combination hashed into `num_buckets` buckets."""
+    return _as_rows(_sparse_structure.cross_hashed([x.to_sparse() if is_ragged(x) else x for x in inputs],
+                                                   num_buckets, hash_key))
+
+
+def _as_rows(sp):
+    return RaggedTensor.from_value_rowids(sp.values, sp.indices[:, 0], sp.dense_shape[0], validate=False)

@@ -3,6 +3,7 @@ and the counting/crossing ops that build SparseTensors from rows of features: `b
 """
 import numpy as np
 
+from ...framework.indexed_slices import IndexedSlices
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..array import gather as _gather
@@ -11,6 +12,9 @@ from ..array import reorder as _reorder
 from ..array import where as _where
 from ..convert import convert_to_tensor
 from ..math import arith as _arith
+from ..math import logic as _logic
+from ..math import reduce as _reduce
+from .. import fingerprints as _fingerprints
 from ..registry import OpDef, apply, constant_value
 from ..shapes import creators as _creators
 from ..shapes import shaping as _shaping
@@ -18,9 +22,11 @@ from ..shapes.common import bad, value_dims
 from .conversion import reorder, row_major_order
 from .sparse_tensor import SparseTensor, as_sparse, is_sparse, rank_of, sparse_from_outputs, sparse_infer
 
-__all__ = ["concat", "slice", "split", "retain", "transpose", "expand_dims", "bincount", "cross"]
+__all__ = ["concat", "slice", "split", "retain", "transpose", "expand_dims", "bincount", "cross", "cross_hashed",
+           "mask"]
 
-API = {"sparse": ["concat", "slice", "split", "retain", "transpose", "expand_dims", "bincount", "cross"]}
+API = {"sparse": ["concat", "slice", "split", "retain", "transpose", "expand_dims", "bincount", "cross",
+                  "cross_hashed", "mask"]}
 
 
 # -- SparseConcat ------------------------------------------------------------------------------------------
@@ -292,7 +298,31 @@ def _shape_of(t):
 
 # -- SparseCrossV2 ------------------------------------------------------------------------------------------------
 
-def _cross_kernel(*arrays, kinds, separator):
+_M64 = (1 << 64) - 1
+_CAT_MUL = 0xC6A4A7935BD1E995
+
+
+def _shift_mix(v):
+    return v ^ (v >> 47)
+
+
+def _fingerprint_cat(fp1, fp2):
+    """TensorFlow's FingerprintCat64: two 64-bit fingerprints combined (order matters)."""
+    result = fp1 ^ _CAT_MUL
+    result ^= (_shift_mix((fp2 * _CAT_MUL) & _M64) * _CAT_MUL) & _M64
+    result = (result * _CAT_MUL) & _M64
+    result = (_shift_mix(result) * _CAT_MUL) & _M64
+    return _shift_mix(result)
+
+
+def _feature_hash(v):
+    """A feature's 64-bit hash: Fingerprint64 of a string, the integer itself (two's complement) otherwise."""
+    if isinstance(v, (bytes, str)):
+        return _fingerprints.fingerprint64(v if isinstance(v, bytes) else v.encode())
+    return int(v) & _M64
+
+
+def _cross_kernel(*arrays, kinds, separator, hashed=False, num_buckets=0, hash_key=0):
     """`arrays` holds, per input, (indices, values, shape) for a sparse one or (dense,) for a dense one."""
     features, batch, cursor = [], None, 0
     for kind in kinds:
@@ -316,14 +346,24 @@ def _cross_kernel(*arrays, kinds, separator):
     for r in range(batch or 0):
         combos = None
         for f in features:
-            items = [_as_bytes(v) for v in f[r]]
-            combos = items if combos is None else [c + separator + i for c in combos for i in items]
+            if hashed:
+                items = [_feature_hash(v) for v in f[r]]
+                combos = [_fingerprint_cat(hash_key, i) for i in items] if combos is None else \
+                    [_fingerprint_cat(c, i) for c in combos for i in items]
+            else:
+                items = [_as_bytes(v) for v in f[r]]
+                combos = items if combos is None else [c + separator + i for c in combos for i in items]
         combos = combos or []
+        if hashed:
+            modulus = num_buckets if num_buckets > 0 else (1 << 63) - 1
+            combos = [c % modulus for c in combos]
         for k, c in enumerate(combos):
             out_indices.append((r, k))
             out_values.append(c)
         width = max(width, len(combos))
     indices = np.asarray(out_indices, np.int64).reshape(-1, 2)
+    if hashed:
+        return indices, np.asarray(out_values, np.int64), np.asarray([batch or 0, width], np.int64)
     values = np.empty(len(out_values), object)
     values[:] = out_values
     return indices, values, np.asarray([batch or 0, width], np.int64)
@@ -338,15 +378,15 @@ def _as_bytes(v):
 
 
 def _cross_infer(inputs, attrs):
-    return [(_dt.int64, TensorShape([None, 2])), (_dt.string, TensorShape([None])), (_dt.int64, TensorShape([2]))]
+    values = _dt.int64 if attrs.get("hashed") else _dt.string
+    return [(_dt.int64, TensorShape([None, 2])), (values, TensorShape([None])), (_dt.int64, TensorShape([2]))]
 
 
 SPARSE_CROSS = OpDef("SparseCrossV2", _cross_infer, _cross_kernel, multi=True, input_names=("indices",))
+SPARSE_CROSS_HASHED = OpDef("SparseCrossHashed", _cross_infer, _cross_kernel, multi=True, input_names=("indices",))
 
 
-def cross(inputs, name=None, separator=None):
-    """`tf.sparse.cross`: per row, every combination of one feature from each input, joined by `separator`
-    (`"_X_"`); inputs are rank-2 SparseTensors or dense tensors of strings or integers."""
+def _cross_inputs(inputs):
     if not isinstance(inputs, (list, tuple)):
         raise TypeError("Inputs must be a list")
     flat, kinds = [], []
@@ -357,6 +397,34 @@ def cross(inputs, name=None, separator=None):
         else:
             flat.append(convert_to_tensor(x))
             kinds.append("dense")
+    return tuple(flat), tuple(kinds)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """`tf.sparse.cross_hashed`: like `cross`, each combination's features hashed (FarmHash Fingerprint64,
+    combined with TensorFlow's FingerprintCat64 from `hash_key`) into `num_buckets` buckets (0: no limit)."""
+    flat, kinds = _cross_inputs(inputs)
+    attrs = {"kinds": kinds, "separator": b"", "hashed": True, "num_buckets": int(num_buckets),
+             "hash_key": _DEFAULT_HASH_KEY if hash_key is None else int(hash_key)}
+    return sparse_from_outputs(apply(SPARSE_CROSS_HASHED, flat, attrs, name or "SparseCrossHashed"))
+
+
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE
+
+
+def cross(inputs, name=None, separator=None):
+    """`tf.sparse.cross`: per row, every combination of one feature from each input, joined by `separator`
+    (`"_X_"`); inputs are rank-2 SparseTensors or dense tensors of strings or integers."""
+    flat, kinds = _cross_inputs(inputs)
     sep = "_X_" if separator is None else separator
-    outs = apply(SPARSE_CROSS, tuple(flat), {"kinds": tuple(kinds), "separator": sep.encode()}, name or "SparseCrossV2")
+    outs = apply(SPARSE_CROSS, flat, {"kinds": kinds, "separator": sep.encode()}, name or "SparseCrossV2")
     return sparse_from_outputs(outs)
+
+
+def mask(a, mask_indices, name=None):
+    """`tf.sparse.mask`: the slices of the IndexedSlices `a` whose index is not in `mask_indices`."""
+    mask_indices = convert_to_tensor(mask_indices)
+    keep = _logic.logical_not(_reduce.reduce_any(_logic.equal(_shaping.expand_dims(a.indices, 1),
+                                                              _shaping.expand_dims(mask_indices, 0)), axis=1))
+    kept = _shaping.reshape(_where.where(keep), [-1])
+    return IndexedSlices(_gather.gather(a.values, kept), _gather.gather(a.indices, kept), a.dense_shape)
