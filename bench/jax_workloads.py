@@ -56,6 +56,22 @@ def eager_matmul(jax):
 
 
 workload("import time (fresh process)")(import_time)
+@workload("import + first traced call (fresh process)")
+def first_call_time(jax):
+    import os
+    import statistics
+    import subprocess
+    import sys
+    code = ("import time; t=time.perf_counter(); import jax, jax.numpy as jnp\n"
+            "f = jax.jit(lambda x: x * 2.0 + 1.0)\n"
+            "f(jnp.asarray([1.0, 2.0], jnp.float32)).block_until_ready()\n"
+            "print(time.perf_counter() - t)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+                  .stdout.strip().split()[-1]) for _ in range(4)]
+    return statistics.median(runs[1:])
+
+
 workload("one-pass NumPy floor on [4M] (np.multiply out=)")(numpy_floor)
 
 

@@ -82,6 +82,29 @@ def import_time(tf):
     return statistics.median(runs[1:])
 
 
+@workload("import + first traced call (fresh process)", "startup")
+def first_call_time(tf):
+    """A new user's first seconds: import, trace a small function, run it (median of 3 fresh processes
+    after a warm-up one). For tensorflux it also checks that the NumPy path imported no numba."""
+    import os
+    import subprocess
+    import sys
+    name = tf.__name__
+    code = (f"import sys, time; t=time.perf_counter(); import {name} as tf\n"
+            "f = tf.function(lambda x: x * 2.0 + 1.0)\n"
+            "y = f(tf.constant([1.0, 2.0]))\n"
+            "print(time.perf_counter() - t, 'numba' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = []
+    for _ in range(4):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        seconds, numba = out.stdout.strip().split()[-2:]
+        if name == "tensorflux" and numba == "True":
+            raise RuntimeError("numba was imported on the NumPy path")
+        runs.append(float(seconds))
+    return statistics.median(runs[1:])
+
+
 @workload("traced identity call", "function")
 def traced_identity(tf):
     f = tf.function(lambda x: x)
