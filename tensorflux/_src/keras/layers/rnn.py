@@ -28,6 +28,7 @@ import numpy as np
 
 import tensorflux as tf
 
+from ...ops.nn import recurrent_kernels as _recurrent_kernels
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .layer import Layer
@@ -565,6 +566,8 @@ class RNN(Layer):
         if self.stateful and initial_state is None:
             initial_state = self._carried_states(sequences)
         states = self._initial_states(sequences, initial_state)
+        if training and _fused_fits(self.cell, sequences, states):
+            return self._finish_call(sequences, *self._fused_lstm(sequences, states, mask, training))
         own_cell = isinstance(self.cell, _RecurrentCell)
         if own_cell:
             self.cell._start_call(sequences[:, 0], states[0], training)
@@ -586,6 +589,34 @@ class RNN(Layer):
         finally:
             if own_cell:
                 self.cell._end_call()
+        return self._finish_call(sequences, last, outputs, states)
+
+    def _fused_lstm(self, sequences, states, mask, training):
+        """The whole time loop of a training call as one fused op and its gradient as another
+        (ops/nn/recurrent_kernels.py): same dropout draws, masks and reversal as the step loop."""
+        cell = self.cell
+        per_call = _PerCall(cell, sequences[:, 0], states[0], training)
+        kernel, recurrent_kernel, bias = per_call.reads
+        steps = _time_major(sequences)
+        if per_call.input_keep is not None:
+            steps = per_call.drop(steps, per_call.input_keep)     # one mask for every step
+        dtype = steps.dtype
+        scale = tf.zeros([0], dtype)
+        if per_call.state_keep is not None:
+            scale = tf.cast(per_call.state_keep, dtype) * per_call.scales[id(per_call.state_keep)]
+        if bias is None:
+            bias = tf.zeros([4 * cell.units], dtype)
+        step_masks = tf.zeros([0], tf.bool) if mask is None else tf.transpose(tf.cast(mask, tf.bool), [1, 0])
+        if self.go_backwards:
+            steps = tf.reverse(steps, [0])
+            if mask is not None:
+                step_masks = tf.reverse(step_masks, [0])
+        ys, hs, cs, _ = _recurrent_kernels.lstm_sequence(steps, states[0], states[1], kernel, recurrent_kernel,
+                                                         bias, step_masks, scale, self.zero_output_for_mask)
+        outputs = _time_major(ys) if self.return_sequences else None
+        return ys[-1], outputs, [hs[-1], cs[-1]]
+
+    def _finish_call(self, sequences, last, outputs, states):
         if self.stateful:
             for variable, state in zip(self.states, states):
                 variable.assign(state)
@@ -638,6 +669,19 @@ class RNN(Layer):
                 raise ValueError(f"Cannot copy the cell {cell!r} from its get_config() ({e}); pass "
                                  f"`backward_layer=` to Bidirectional explicitly.") from None
         return type(self).from_config(config)
+
+
+def _fused_fits(cell, sequences, states):
+    """Whether a training call can run as one fused op: Keras's own LSTM cell with its default activations
+    (tanh, sigmoid), float32/float64 sequences of known feature size and states of their dtype."""
+    if type(cell) is not LSTMCell or not cell.built:
+        return False
+    if cell.activation is not _activations.get("tanh") or cell.recurrent_activation is not _activations.get(
+            "sigmoid"):
+        return False
+    dtype = sequences.dtype
+    return (dtype in (tf.float32, tf.float64) and sequences.shape.rank == 3 and sequences.shape[2] is not None
+            and all(s.dtype == dtype for s in states) and cell.kernel.dtype == dtype)
 
 
 def _call_params(cls):

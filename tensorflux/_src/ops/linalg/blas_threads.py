@@ -18,16 +18,18 @@ import itertools
 import os
 import queue
 import threading
+import time
 
 import numpy as np
 
 __all__ = ["gemm", "gemm_tn", "worker_count", "PARALLEL_MIN_FLOPS"]
 
-# Products below this many multiply-adds run on the calling thread: handing blocks to a worker costs
-# about 20-40 µs, about 1 MFLOP of work at single-core speed. Measured on 2 cores (one thread -> two):
-# [15488, 288] @ [288, 64] 4.2 -> 2.4 ms; [4096, 512] @ [512, 512] 18 -> 10 ms; [32, 128] @ [128, 512]
-# 13 µs on one thread.
-PARALLEL_MIN_FLOPS = 1 << 22
+# Products below this many multiply-adds run on the calling thread: waking a worker costs 20-40 µs on
+# an idle machine and a GIL hand-over that can take milliseconds on a busy one. Measured on 2 cores
+# (one thread -> two): [15488, 288] @ [288, 64] 4.2 -> 2.4 ms; [4096, 512] @ [512, 512] 18 -> 10 ms;
+# an LSTM's [224, 128]ᵀ @ [224, 512] weight gradient (15 M) is not worth it.
+PARALLEL_MIN_FLOPS = 1 << 25
+_BUSY_CHECK_SECONDS = 0.2     # how often to look whether another process holds the other cores
 _BLOCKS_PER_WORKER = 3        # blocks per thread: a descheduled thread holds back a third of its share
 MIN_BLOCK_ROWS = 64           # thinner blocks make BLAS run below speed
 
@@ -92,6 +94,28 @@ def _start():
         _state["workers"] = workers
 
 
+def _others_hold_the_cores(now=None):
+    """Whether the machine has no idle core for a worker: the run queue (/proc/loadavg's running count,
+    which includes this thread) at least as long as the cores. Looked at every _BUSY_CHECK_SECONDS;
+    when it says busy, products run on the calling thread, where a worker would wait for a core
+    for a scheduler time slice."""
+    now = time.monotonic() if now is None else now
+    if now - _busy[1] < _BUSY_CHECK_SECONDS:
+        return _busy[0]
+    busy = False
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            running = int(f.read().split()[3].split(b"/")[0])
+        busy = running >= _state["workers"]
+    except (OSError, ValueError, IndexError):
+        busy = os.getloadavg()[0] > _state["workers"] - 0.5 if hasattr(os, "getloadavg") else False
+    _busy[0], _busy[1] = busy, now
+    return busy
+
+
+_busy = [False, -1e9]         # [last answer, when]
+
+
 def _serve(jobs):
     while True:
         jobs.get()()
@@ -142,7 +166,7 @@ def gemm(a, b, out=None):
     m, k = a.shape
     n = b.shape[1]
     workers = _state["workers"]
-    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS or _others_hold_the_cores():
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), np.result_type(a, b))
@@ -164,7 +188,7 @@ def gemm_tn(a, b):
     m, k = a.shape
     n = b.shape[1]
     workers = _state["workers"]
-    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS or _others_hold_the_cores():
         return a.T @ b
     bounds = _bounds(m, workers * _BLOCKS_PER_WORKER)
     partial = [None] * len(bounds)
