@@ -39,12 +39,19 @@ def is_ragged(x):
 
 
 def _splits(value, dtype, what="row_splits"):
-    t = convert_to_tensor(value, dtype_hint=dtype)
+    """A row-partition tensor: a tensor keeps its int32/int64 dtype (as in TensorFlow); Python values become
+    `dtype` (int64)."""
+    if isinstance(value, Tensor):
+        t = value
+    else:
+        t = convert_to_tensor(value, dtype_hint=dtype)
+        if t.dtype is not dtype and t.dtype in _SPLITS_TYPES:
+            t = _arith.cast(t, dtype)
     if t.dtype not in _SPLITS_TYPES:
         raise ValueError(f"{what} must have dtype int32 or int64; got {t.dtype!r}")
     if t.shape.rank is not None and t.shape.rank != 1:
         raise ValueError(f"Shape {t.shape} must have rank 1")
-    return t if t.dtype is dtype or dtype is None else _arith.cast(t, dtype)
+    return t
 
 
 def _values(values):
