@@ -1,4 +1,4 @@
-"""The fused recurrent training path (ops/nn/recurrent_kernels.py, used by keras/layers/rnn.py when
+"""The fused recurrent training path (LSTM, GRU both reset modes, SimpleRNN) (ops/nn/recurrent_kernels.py, used by keras/layers/rnn.py when
 training): the same outputs, states and gradients as the step-by-step loop, for masks, go_backwards,
 return_sequences/return_state, initial states, dropout and recurrent dropout, stateful layers; eager and
 traced; the ops' gradients against finite differences."""
@@ -42,18 +42,18 @@ def _compare(make_layer, x, monkeypatch, out_shapes, dtype=np.float32, **kwargs)
     layer = make_layer()
     layer.build(x.shape)
     calls = []
-    original = recurrent_kernels.lstm_sequence
+    original = recurrent_kernels.recurrent_sequence
 
     def counting(*a, **k):
         calls.append(1)
         return original(*a, **k)
-    monkeypatch.setattr(recurrent_kernels, "lstm_sequence", counting)
+    monkeypatch.setattr(recurrent_kernels, "recurrent_sequence", counting)
     results = {}
     for traced in (False, True):
-        monkeypatch.setattr(rnn_module, "_fused_fits", lambda *a: False)
+        monkeypatch.setattr(rnn_module, "_fused_kind", lambda *a: None)
         results["loop", traced] = _run(layer, x, out_shapes, dtype, traced=traced, **kwargs)
         monkeypatch.undo()
-        monkeypatch.setattr(recurrent_kernels, "lstm_sequence", counting)
+        monkeypatch.setattr(recurrent_kernels, "recurrent_sequence", counting)
         before = len(calls)
         results["fused", traced] = _run(layer, x, out_shapes, dtype, traced=traced, **kwargs)
         assert len(calls) > before, "the fused op was not used"
@@ -107,13 +107,39 @@ def test_lstm_without_bias(monkeypatch):
     _compare(lambda: keras.layers.LSTM(6, use_bias=False), X, monkeypatch, [(3, 6)])
 
 
+@pytest.mark.parametrize("make", [
+    lambda: keras.layers.GRU(6, return_sequences=True, return_state=True),
+    lambda: keras.layers.GRU(6, reset_after=False, return_sequences=True),
+    lambda: keras.layers.SimpleRNN(6, return_sequences=True, return_state=True, go_backwards=True),
+    lambda: keras.layers.GRU(6, dropout=0.2, recurrent_dropout=0.3, seed=2),
+    lambda: keras.layers.GRU(6, reset_after=False, recurrent_dropout=0.3, use_bias=False, seed=2),
+    lambda: keras.layers.SimpleRNN(6, dropout=0.2, recurrent_dropout=0.3, seed=2),
+], ids=["gru", "gru_reset_before", "simple_rnn", "gru_dropout", "gru_reset_before_dropout", "simple_dropout"])
+def test_gru_and_simple_rnn(monkeypatch, make):
+    layer = make()
+    shapes = [(3, 5, 6)] if layer.return_sequences else [(3, 6)]
+    if layer.return_state:
+        shapes.append((3, 6))
+    _compare(make, X, monkeypatch, shapes)
+
+
+@pytest.mark.parametrize("make", [lambda: keras.layers.GRU(6, return_sequences=True),
+                                  lambda: keras.layers.GRU(6, reset_after=False, return_sequences=True),
+                                  lambda: keras.layers.SimpleRNN(6, return_sequences=True)],
+                         ids=["gru", "gru_reset_before", "simple_rnn"])
+def test_gru_and_simple_rnn_with_mask(monkeypatch, make):
+    mask = tf.constant(np.array([[1, 1, 0, 1, 0], [0, 0, 1, 1, 1], [1, 0, 0, 0, 0]], bool))
+    init = [np.random.RandomState(3).randn(3, 6).astype(np.float32)]
+    _compare(make, X, monkeypatch, [(3, 5, 6)], mask=mask, initial_state=init)
+
+
 def test_other_activations_keep_the_loop(monkeypatch):
     layer = keras.layers.LSTM(4, activation="relu")
     layer.build(X.shape)
-    assert not rnn_module._fused_fits(layer.cell, tf.constant(X), [tf.zeros([3, 4])] * 2)
+    assert not rnn_module._fused_kind(layer.cell, tf.constant(X), [tf.zeros([3, 4])] * 2)
     inference = keras.layers.LSTM(4)
     calls = []
-    monkeypatch.setattr(recurrent_kernels, "lstm_sequence", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(recurrent_kernels, "recurrent_sequence", lambda *a, **k: calls.append(1))
     inference(tf.constant(X), training=False)
     assert not calls, "inference keeps TensorFlow's While form (the graphs that are exported)"
 
@@ -121,7 +147,7 @@ def test_other_activations_keep_the_loop(monkeypatch):
 def test_stateful_lstm_carries_states(monkeypatch):
     def run(fused):
         if not fused:
-            monkeypatch.setattr(rnn_module, "_fused_fits", lambda *a: False)
+            monkeypatch.setattr(rnn_module, "_fused_kind", lambda *a: None)
         tf.keras.utils.set_random_seed(3)
         layer = keras.layers.LSTM(5, stateful=True, return_sequences=True)
         outs = [layer(tf.constant(X), training=True).numpy() for _ in range(2)]
@@ -132,36 +158,49 @@ def test_stateful_lstm_carries_states(monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-def _sequence_fn(mask=None, scale=None, zero_output=False, output=0):
-    def fn(x, h0, c0, kernel, recurrent, bias):
+_GATES = {"lstm": 4, "gru": 3, "gru_reset_before": 3, "simple_rnn": 1}
+
+
+def _sequence_fn(cell, mask=None, scale=None, zero_output=False, output=0):
+    def fn(x, h0, *rest):
+        c0 = rest[0] if cell == "lstm" else tf.zeros([0], tf.float64)
+        kernel, recurrent, bias = rest[-3:]
         m = tf.zeros([0], tf.bool) if mask is None else tf.constant(mask)
         s = tf.zeros([0], tf.float64) if scale is None else tf.constant(scale)
-        outs = recurrent_kernels.lstm_sequence(x, h0, c0, kernel, recurrent, bias, m, s, zero_output)
+        outs = recurrent_kernels.recurrent_sequence(cell, x, h0, c0, kernel, recurrent, bias, m, s, zero_output)
         return outs[output]
     return fn
 
 
-def _sequence_args(seed=0, steps=4, batch=2, features=3, units=2):
+def _sequence_args(cell, seed=0, steps=4, batch=2, features=3, units=2):
     rng = np.random.RandomState(seed)
-    return [rng.randn(steps, batch, features), rng.randn(batch, units), rng.randn(batch, units),
-            rng.randn(features, 4 * units) * 0.5, rng.randn(units, 4 * units) * 0.5, rng.randn(4 * units) * 0.1]
+    width = _GATES[cell] * units
+    bias = rng.randn(2, width) * 0.1 if cell == "gru" else rng.randn(width) * 0.1
+    states = [rng.randn(batch, units)] * (2 if cell == "lstm" else 1)
+    return [rng.randn(steps, batch, features)] + states + [rng.randn(features, width) * 0.5,
+                                                           rng.randn(units, width) * 0.5, bias]
 
 
+@pytest.mark.parametrize("cell", list(_GATES))
 @pytest.mark.parametrize("output", [0, 1, 2])
-def test_fused_lstm_op_gradients_finite_differences(output):
-    check_gradients(_sequence_fn(output=output), _sequence_args(), rtol=1e-6, atol=1e-8)
+def test_fused_op_gradients_finite_differences(cell, output):
+    if output == 2 and cell != "lstm":
+        pytest.skip("only the LSTM has a cell state")
+    check_gradients(_sequence_fn(cell, output=output), _sequence_args(cell), rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("cell", list(_GATES))
 @pytest.mark.parametrize("zero_output", [False, True])
-def test_fused_lstm_op_gradients_with_mask_and_recurrent_scale(zero_output):
+def test_fused_op_gradients_with_mask_and_recurrent_scale(cell, zero_output):
     mask = np.array([[1, 0], [0, 0], [1, 1], [0, 1]], bool)
     scale = np.array([[0.0, 2.0], [2.0, 2.0]])
-    for output in (0, 1, 2):
-        check_gradients(_sequence_fn(mask, scale, zero_output, output), _sequence_args(1), rtol=1e-6, atol=1e-8)
+    for output in (0, 1, 2) if cell == "lstm" else (0, 1):
+        check_gradients(_sequence_fn(cell, mask, scale, zero_output, output), _sequence_args(cell, 1), rtol=1e-6,
+                        atol=1e-8)
 
 
 def test_fused_lstm_op_rejects_inconsistent_shapes():
-    args = [tf.constant(a) for a in _sequence_args()]
+    args = [tf.constant(a) for a in _sequence_args("lstm")]
     args[4] = tf.constant(np.zeros((3, 8)))
     with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):
         recurrent_kernels.lstm_sequence(*args, tf.zeros([0], tf.bool), tf.zeros([0], tf.float64))

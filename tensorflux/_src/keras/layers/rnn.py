@@ -566,8 +566,9 @@ class RNN(Layer):
         if self.stateful and initial_state is None:
             initial_state = self._carried_states(sequences)
         states = self._initial_states(sequences, initial_state)
-        if training and _fused_fits(self.cell, sequences, states):
-            return self._finish_call(sequences, *self._fused_lstm(sequences, states, mask, training))
+        kind = _fused_kind(self.cell, sequences, states) if training else None
+        if kind is not None:
+            return self._finish_call(sequences, *self._fused_sequence(kind, sequences, states, mask, training))
         own_cell = isinstance(self.cell, _RecurrentCell)
         if own_cell:
             self.cell._start_call(sequences[:, 0], states[0], training)
@@ -591,7 +592,7 @@ class RNN(Layer):
                 self.cell._end_call()
         return self._finish_call(sequences, last, outputs, states)
 
-    def _fused_lstm(self, sequences, states, mask, training):
+    def _fused_sequence(self, kind, sequences, states, mask, training):
         """The whole time loop of a training call as one fused op and its gradient as another
         (ops/nn/recurrent_kernels.py): same dropout draws, masks and reversal as the step loop."""
         cell = self.cell
@@ -605,16 +606,17 @@ class RNN(Layer):
         if per_call.state_keep is not None:
             scale = tf.cast(per_call.state_keep, dtype) * per_call.scales[id(per_call.state_keep)]
         if bias is None:
-            bias = tf.zeros([4 * cell.units], dtype)
+            bias = tf.zeros(cell._bias_shape(), dtype)
         step_masks = tf.zeros([0], tf.bool) if mask is None else tf.transpose(tf.cast(mask, tf.bool), [1, 0])
         if self.go_backwards:
             steps = tf.reverse(steps, [0])
             if mask is not None:
                 step_masks = tf.reverse(step_masks, [0])
-        ys, hs, cs, _ = _recurrent_kernels.lstm_sequence(steps, states[0], states[1], kernel, recurrent_kernel,
-                                                         bias, step_masks, scale, self.zero_output_for_mask)
+        c0 = states[1] if kind == "lstm" else tf.zeros([0], dtype)
+        ys, hs, cs, _ = _recurrent_kernels.recurrent_sequence(kind, steps, states[0], c0, kernel, recurrent_kernel,
+                                                              bias, step_masks, scale, self.zero_output_for_mask)
         outputs = _time_major(ys) if self.return_sequences else None
-        return ys[-1], outputs, [hs[-1], cs[-1]]
+        return ys[-1], outputs, ([hs[-1], cs[-1]] if kind == "lstm" else [hs[-1]])
 
     def _finish_call(self, sequences, last, outputs, states):
         if self.stateful:
@@ -671,17 +673,22 @@ class RNN(Layer):
         return type(self).from_config(config)
 
 
-def _fused_fits(cell, sequences, states):
-    """Whether a training call can run as one fused op: Keras's own LSTM cell with its default activations
-    (tanh, sigmoid), float32/float64 sequences of known feature size and states of their dtype."""
-    if type(cell) is not LSTMCell or not cell.built:
-        return False
-    if cell.activation is not _activations.get("tanh") or cell.recurrent_activation is not _activations.get(
-            "sigmoid"):
-        return False
+def _fused_kind(cell, sequences, states):
+    """The fused op's cell name when a training call can run as one fused op, else None: Keras's own
+    LSTM, GRU or SimpleRNN cell with its default activations (tanh, and sigmoid for the gates),
+    float32/float64 sequences of known feature size and at least one step, states of their dtype."""
+    kind = {LSTMCell: "lstm", GRUCell: "gru", SimpleRNNCell: "simple_rnn"}.get(type(cell))
+    if kind is None or not cell.built:
+        return None
+    if cell.activation is not _activations.get("tanh") or (
+            kind != "simple_rnn" and cell.recurrent_activation is not _activations.get("sigmoid")):
+        return None
+    if kind == "gru" and not cell.reset_after:
+        kind = "gru_reset_before"
     dtype = sequences.dtype
-    return (dtype in (tf.float32, tf.float64) and sequences.shape.rank == 3 and sequences.shape[2] is not None
-            and all(s.dtype == dtype for s in states) and cell.kernel.dtype == dtype)
+    fits = (dtype in (tf.float32, tf.float64) and sequences.shape.rank == 3 and sequences.shape[2] is not None
+            and sequences.shape[1] != 0 and all(s.dtype == dtype for s in states) and cell.kernel.dtype == dtype)
+    return kind if fits else None
 
 
 def _call_params(cls):
