@@ -28,6 +28,7 @@ from ..ops.math import arith as _math
 from ..ops.convert import convert_to_tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
+from .unroll_check import PythonLoopChecker
 
 __all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compound", "if_stmt", "while_stmt",
            "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options", "list_append"]
@@ -260,10 +261,16 @@ def while_stmt(test, body, get_state, set_state, names, extra_test=None, live_ou
         return _tf_while(test, body, get_state, set_state, names, extra_test)
     # A Python loop stays one: a condition that turns into a tensor part-way cannot be staged (the
     # iterations already unrolled would be lost), so it fails as in TensorFlow instead of looping forever.
+    checker = PythonLoopChecker() if _state.graph is not None else None
     while True:
         if not cond:
             return
-        body()
+        if checker is None:
+            body()
+        else:
+            checker.before_iteration()
+            body()
+            checker.after_iteration()
         if extra_test is not None:
             keep = extra_test()
             if _is_graph_tensor(keep):
@@ -490,6 +497,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, live_out=None
     iterate = getattr(iter_, "_ag_for_stmt", None)
     if iterate is not None:  # datasets and other objects that stage their own loops
         return iterate(extra_test, body, get_state, set_state, names)
+    checker = PythonLoopChecker() if _state.graph is not None else None
     for item in iter_:
         if extra_test is not None:
             keep = extra_test()
@@ -497,7 +505,12 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, live_out=None
                 raise NotImplementedError(_TENSOR_BREAK_IN_PYTHON_FOR)
             if not keep:
                 break
-        body(item)
+        if checker is None:
+            body(item)
+        else:
+            checker.before_iteration()
+            body(item)
+            checker.after_iteration()
 
 
 def _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names):

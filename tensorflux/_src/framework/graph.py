@@ -369,7 +369,11 @@ class Graph:
                 trailing.discard(id(const))
                 self._release_name(const.name)
                 del self._by_name[const.name]
-                const.name = self.unique_name(f"{op.name}/{input_names[i]}")
+                stack, self._name_stack = self._name_stack, ""   # op.name already holds the name scope
+                try:
+                    const.name = self.unique_name(f"{op.name}/{input_names[i]}")
+                finally:
+                    self._name_stack = stack
                 self._by_name[const.name] = const
 
     def _release_name(self, name):

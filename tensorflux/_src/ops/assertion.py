@@ -56,8 +56,11 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
             raise errors.InvalidArgumentError(
                 None, None, f"Expected '{condition!s}' to be true. Summarized data: {summary}")
         return None
-    inputs = (convert_to_tensor(condition, dtype=_dt.bool),) + tuple(convert_to_tensor(d) for d in data)
-    return apply(ASSERT, inputs, {"summarize": 3 if summarize is None else int(summarize)}, name or "Assert")
+    # TensorFlow opens the scope `name` (default "Assert") and names the op "Assert" inside it, so runtime
+    # errors point at node "Assert/Assert"
+    with _state.graph.name_scope(name or "Assert"):
+        inputs = (convert_to_tensor(condition, dtype=_dt.bool),) + tuple(convert_to_tensor(d) for d in data)
+        return apply(ASSERT, inputs, {"summarize": 3 if summarize is None else int(summarize)}, "Assert")
 
 
 API = {"": ["Assert"], "debugging": ["Assert"]}
