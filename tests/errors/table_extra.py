@@ -106,6 +106,9 @@ CASES = [
          s=T("string", np.array(["ab", "cde"])), n=P("size", 10)),
     Case("StringToHashBucketStrong", lambda tf, s, n: tf.strings.to_hash_bucket_strong(s, n, [1, 2]),
          s=T("string", np.array(["ab", "cde"])), n=P("size", 10)),
+    Case("ParseSequenceExampleV2", lambda tf, s: tf.io.parse_sequence_example(
+        s, {"n": tf.io.FixedLenFeature([], tf.int64, default_value=0)},
+        {"t": tf.io.VarLenFeature(tf.int64)}), s=T("string", np.array([b"", b""]))),
     Case("Fingerprint", lambda tf, x: tf.fingerprint(x), x=T("int", np.array([[1, 2], [3, 4]], np.int32))),
     Case("EncodeJpeg", lambda tf, image, quality: tf.io.encode_jpeg(image, quality=quality),
          image=T("int", np.zeros((2, 3, 3), np.uint8)), quality=P("size", 80)),

@@ -39,6 +39,21 @@ def _spec_of(value):
     return TensorSpec(value.shape, value.dtype)
 
 
+def _output_spec(outputs):
+    """The element spec of a traced function's structured outputs: a composite (returned by tracing as the
+    tuple of its components, which carries its spec) gives its own TypeSpec."""
+    spec = getattr(type(outputs), "_spec", None)
+    if isinstance(outputs, tuple) and spec is not None:
+        return spec
+    if type(outputs) in (list, tuple):
+        return type(outputs)(_output_spec(x) for x in outputs)
+    if isinstance(outputs, tuple) and hasattr(type(outputs), "_fields"):
+        return type(outputs)(*(_output_spec(x) for x in outputs))
+    if isinstance(outputs, dict):
+        return {k: _output_spec(v) for k, v in outputs.items()}
+    return TensorSpec(outputs.shape, outputs.dtype)
+
+
 def _stored(value):
     """What an element keeps of a component: a NumPy array, or a composite (SparseTensor, RaggedTensor) as is."""
     return value if isinstance(value, CompositeTensor) else np.asarray(value)
@@ -253,13 +268,13 @@ class Dataset:
         outputs = concrete.structured_outputs
         if isinstance(outputs, list):   # as TensorFlow's: a returned Python list is a tuple of components
             outputs = tuple(outputs)
-        out_spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs)
+        out_spec = _output_spec(outputs)
         source = self
 
         def arrays():
             for flat in source._arrays():
                 result = call_with_element(concrete, pack_element(specs, flat))
-                yield [np.asarray(t) for t in nest.flatten(result)]
+                yield [_stored(t) for t in nest.flatten(result)]
 
         return Dataset(out_spec, arrays, "_MapDataset", self._cardinality)
 

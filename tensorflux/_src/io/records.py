@@ -1,10 +1,7 @@
 """TensorFlow's public record API: `tf.io.TFRecordWriter` / `tf.io.TFRecordOptions`, the `tf.train.Example`
-messages, and `tf.io.FixedLenFeature` with `tf.io.parse_single_example` / `tf.io.parse_example`.
+messages, and `tf.io.FixedLenFeature` (parsing, with the other feature kinds, is in example_parsing.py).
 
-The framing and compression live in `formats/tfrecord.py`; this module is the public face. Parsing is one
-op (`ParseExampleV2`, TensorFlow's name) whose kernel decodes the Example protos, so it runs eagerly and
-inside a tf.function or `Dataset.map` alike. Serialized examples are data: they are decoded by protobuf
-and copied into NumPy arrays of the declared dtype, nothing more.
+The framing and compression live in `formats/tfrecord.py`; this module is the public face.
 
 The `tf.train` message classes are the generated protobuf classes themselves, loaded on first access of
 `tf.train.Example` (etc.) so that `import tensorflux` does not load protobuf.
@@ -25,7 +22,7 @@ from ..types.shape import TensorShape
 from .formats import protos, tfrecord
 from .gfile import file_error
 
-__all__ = ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature", "parse_single_example", "parse_example"]
+__all__ = ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature"]
 
 
 # -- writing ------------------------------------------------------------------------------------------------
@@ -143,36 +140,6 @@ _KINDS = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 _KIND_NAMES = {"float": "float", "int64": "int64", "string": "bytes"}
 
 
-def _feature_values(example, key, dtype, shape, default, where, single):
-    """The values of feature `key` of one Example as an array of `shape`, or the default when absent."""
-    feature = example.features.feature.get(key)
-    kind = feature.WhichOneof("kind") if feature is not None else None
-    wanted = _PARSE_DTYPES[dtype]
-    if kind is None:
-        if default is None:
-            prefix = "" if single else "Name: <unknown>, "
-            raise InvalidArgumentError(None, None, f"{prefix}Feature: {key} (data type: {wanted}) is required but "
-                                                   "could not be found.")
-        return default
-    found = _KINDS[kind]
-    if found != wanted:
-        place = f"Key: {key}." if single else f"Name: <unknown>, Key: {key}, Index: {where}."
-        raise InvalidArgumentError(None, None, f"{place}  Data types don't match. Data type: {found} but "
-                                               f"expected type: {wanted}")
-    values = list(getattr(feature, kind).value)
-    if len(values) != int(np.prod(shape, dtype=np.int64)):
-        if single:
-            raise InvalidArgumentError(None, None, f"Key: {key}.  Can't parse serialized Example: Some "
-                                                   f"{_KIND_NAMES[wanted]}_list slice was not parsed.")
-        raise InvalidArgumentError(None, None, f"Name: <unknown>, Key: {key}, Index: {where}.  Number of {wanted} "
-                                               f"values != expected.  Values size: {len(values)} but output "
-                                               f"shape: {list(shape)}")
-    array = np.empty(len(values), dtype=object) if dtype == _dt.string else np.asarray(values, dtype=dtype._np)
-    if dtype == _dt.string:
-        array[:] = values
-    return array.reshape(shape)
-
-
 def _parse_one(example_class, data):
     from google.protobuf.message import DecodeError
     example = example_class()
@@ -181,36 +148,6 @@ def _parse_one(example_class, data):
     except (DecodeError, RuntimeWarning, ValueError):
         raise InvalidArgumentError(None, None, f"Could not parse example input, value: {bytes(data)[:64]!r}") from None
     return example
-
-
-def _k_parse_example(serialized, *defaults, dense_keys, dense_types, dense_shapes):
-    single = serialized.ndim == 0
-    example_class = train_message("Example")
-    outputs = [[] for _ in dense_keys]
-    for index, data in enumerate(serialized.reshape(-1)):
-        example = _parse_one(example_class, data)
-        for out, key, dtype, shape, default in zip(outputs, dense_keys, dense_types, dense_shapes, defaults):
-            out.append(_feature_values(example, key, dtype, shape, default if default.size else None, index,
-                                       single))
-    results = []
-    for out, dtype, shape in zip(outputs, dense_types, dense_shapes):
-        batch = serialized.shape + tuple(shape)
-        stacked = np.empty(batch, dtype=dtype._np if dtype != _dt.string else object)
-        for index, values in enumerate(out):
-            # `...` makes NumPy copy the values element-wise, also for a 0-d array of strings
-            stacked[np.unravel_index(index, serialized.shape) + (Ellipsis,)] = values
-        results.append(stacked)
-    return tuple(results)
-
-
-def _infer_parse_example(inputs, attrs):
-    batch = inputs[0].shape
-    return [(dtype, TensorShape(batch).concatenate(shape))
-            for dtype, shape in zip(attrs["dense_types"], attrs["dense_shapes"])]
-
-
-PARSE_EXAMPLE = OpDef("ParseExampleV2", _infer_parse_example, _k_parse_example, multi=True,
-                      input_names=("serialized",))
 
 
 def _dense_default(key, feature):
@@ -228,49 +165,4 @@ def _dense_default(key, feature):
     return _convert.convert_to_tensor(value.reshape(feature.shape), dtype=dtype)
 
 
-def _checked_features(features):
-    if not features:
-        raise ValueError("Invalid argument: features cannot be empty.")
-    keys, dtypes, shapes = [], [], []
-    for key in sorted(features):
-        feature = features[key]
-        if not isinstance(feature, FixedLenFeature):
-            raise NotImplementedError(f"Only tf.io.FixedLenFeature is supported; feature {key!r} is "
-                                      f"{type(feature).__name__}.")
-        if feature.shape is None:
-            raise ValueError(f"Missing shape for feature {key}. Received feature={feature!r}.")
-        dtype = _dt.as_dtype(feature.dtype)
-        if dtype not in _PARSE_DTYPES:
-            raise InvalidArgumentError(None, None, f"Value for attr 'Tdense' of {dtype.name} is not in the list of "
-                                                   "allowed values: float, int64, string")
-        keys.append(key)
-        dtypes.append(dtype)
-        shapes.append(tuple(TensorShape(feature.shape).as_list()))
-    return keys, dtypes, shapes
-
-
-def parse_example(serialized, features, example_names=None, name=None):
-    """`tf.io.parse_example`: a vector of serialized Examples parsed into dense tensors, one per
-    FixedLenFeature, each of shape `[batch] + feature.shape`."""
-    keys, dtypes, shapes = _checked_features(features)
-    serialized = _convert.convert_to_tensor(serialized, dtype=_dt.string)
-    if serialized.shape.rank is not None and serialized.shape.rank > 1:
-        raise InvalidArgumentError(None, "ParseExampleV2", f"Expected serialized to be a scalar or vector, got "
-                                   f"shape: [{','.join(map(str, serialized.shape.as_list()))}] [Op:ParseExampleV2]")
-    defaults = [_dense_default(k, features[k]._replace(dtype=d)) for k, d in zip(keys, dtypes)]
-    outputs = apply(PARSE_EXAMPLE, (serialized, *defaults),
-                    {"dense_keys": tuple(keys), "dense_types": tuple(dtypes), "dense_shapes": tuple(shapes)},
-                    name or "ParseExampleV2")
-    return dict(zip(keys, outputs))
-
-
-def parse_single_example(serialized, features, example_names=None, name=None):
-    """`tf.io.parse_single_example`: one serialized Example (a scalar string) parsed into dense tensors of
-    the features' shapes."""
-    serialized = _convert.convert_to_tensor(serialized, dtype=_dt.string)
-    if serialized.shape.rank is not None and serialized.shape.rank != 0:
-        raise ValueError("Input serialized must be a scalar")
-    return parse_example(serialized, features, name=name)
-
-
-API = {"io": ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature", "parse_single_example", "parse_example"]}
+API = {"io": ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature"]}
