@@ -24,7 +24,7 @@ __all__ = []
 _UNARY = ["abs", "negative", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "sin", "cos", "tan",
           "tanh", "sinh", "cosh", "asin", "acos", "atan", "sigmoid", "floor", "ceil", "round", "reciprocal",
           "logical_not", "is_nan", "is_inf", "is_finite", "erf", "erfc", "softplus", "cast", "saturate_cast",
-          "real", "imag", "conj", "relu", "relu6", "elu", "selu", "gelu", "silu", "leaky_relu", "softsign",
+          "real", "imag", "conj", "relu", "relu6", "elu", "selu", "gelu", "silu", "swish", "leaky_relu", "softsign",
           "lgamma", "digamma", "bitwise_not", "invert"]
 _BINARY = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floordiv", "floormod", "mod", "pow",
            "maximum", "minimum", "squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
@@ -175,7 +175,7 @@ def _wrapper_for(name):
 def _collect():
     """{(namespace, name): wrapper} for the listed names, one wrapper per original function object."""
     wanted = set(_UNARY) | set(_BINARY) | set(_REDUCE) | {"concat", "stack"}
-    spaces = {"", "math", "nn", "bitwise"}
+    spaces = {"", "math", "nn", "bitwise", "dtypes"}   # every namespace that holds one of these functions
     wrappers, table = {}, {}
     for module_name, module in sorted(sys.modules.items()):
         if not module_name.startswith("tensorflux._src.ops.") or module is None or module_name.startswith(__package__):
