@@ -8,7 +8,6 @@ docs/architecture.md, "A dataset transform"); their element spec is found before
 user's function once on a stand-in window.
 """
 import enum
-import sqlite3
 
 import numpy as np
 
@@ -328,6 +327,7 @@ class SqlDataset(Dataset):
         spec = tuple(TensorSpec([], _dt.as_dtype(t)) for t in types)
 
         def rows():
+            import sqlite3  # on first use: `import tensorflux` does not pay for the sqlite3 extension
             connection = sqlite3.connect(f"file:{data_source_name}?mode=ro", uri=True)
             try:
                 for row in connection.execute(query):
