@@ -42,6 +42,7 @@ FLOORS = [
     "ops.control_flow",
     "ops.image",
     "ops.nn",
+    "ops.signal_transforms",  # DCT/MDCT, their windows, MFCCs: composed of signal, math and nn ops
     "ops.sparse",   # SparseTensor ops (tf.sparse): built on the array, math and nn families
     "ops.ragged",   # RaggedTensor ops (tf.ragged, the ragged results of tf.strings): above sparse
     "ops.operators",
