@@ -7,7 +7,7 @@ import contextlib
 import threading
 
 __all__ = ["state", "executing_eagerly", "run_functions_eagerly", "functions_run_eagerly", "init_scope",
-           "name_scope", "graph_mode", "control_dependencies"]
+           "name_scope", "graph_mode", "control_dependencies", "set_optimizer_jit", "get_optimizer_jit"]
 
 
 _RUN_EAGERLY = [False]   # tf.config.run_functions_eagerly is process-wide, as in TensorFlow
@@ -111,6 +111,20 @@ def control_dependencies(control_inputs):
     if state.graph is None:
         return contextlib.nullcontext()
     return state.graph.control_dependencies(control_inputs)
+
+
+_OPTIMIZER_JIT = [False]   # tf.config.optimizer.set_jit: process-wide, as in TensorFlow
+
+
+def set_optimizer_jit(enabled):
+    """`tf.config.optimizer.set_jit`: True or "autoclustering" turns automatic compilation on (hot-function
+    tiering from the first call, runtime/tiering.py), anything else off."""
+    _OPTIMIZER_JIT[0] = enabled is True or enabled == "autoclustering"
+
+
+def get_optimizer_jit():
+    """`tf.config.optimizer.get_jit`: "autoclustering" when on, "" when off."""
+    return "autoclustering" if _OPTIMIZER_JIT[0] else ""
 
 
 _AUTOGRAPH_CONVERTER = [None]   # set by the autograph room when it loads (it sits above ops)

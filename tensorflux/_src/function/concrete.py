@@ -20,10 +20,11 @@ from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..ops.control_flow import tensor_array as _tensor_array
-from ..runtime import codegen, passes
+from ..runtime import codegen, passes, tiering
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
+from . import jit_compile as _jit
 from . import stale_capture
 from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
@@ -63,7 +64,7 @@ def _user_code(python_function):
 class ConcreteFunction:
     """A traced graph with a fixed input signature; calling it runs the generated code."""
 
-    def __init__(self, trace, python_function, signature, name, params):
+    def __init__(self, trace, python_function, signature, name, params, jit_compile=None):
         self._trace = trace
         self.graph = trace.graph
         self._python_function = python_function
@@ -74,6 +75,12 @@ class ConcreteFunction:
         # eager call, warned about once when changed (stale_capture.py). None: nothing to watch.
         self._guards = stale_capture.snapshot(python_function) if _user_code(python_function) else None
         self._compiled = None
+        self._fn = None                # what a call runs: the generated NumPy code, or a compiled kernel
+        # jit_compile=True compiles on the first call; None tiers up after `tiering.threshold()` calls
+        # (the countdown); False never compiles.
+        self._jit_compile = jit_compile
+        self._lowering = None          # (Lowered or None, Unsupported or None), made by jit_compile.py
+        self._countdown = 0 if jit_compile is not None else tiering.threshold()
         self._captures = None
         self._plan = None
         self._compiled_intermediates = None
@@ -101,6 +108,26 @@ class ConcreteFunction:
                                                    self._trace.flat_outputs, self.graph.inputs)
         return self._compiled.fn
 
+    def _first_runner(self, arrays, captures):
+        """The generated NumPy code, or for jit_compile=True the compiled kernel (compiled now)."""
+        fn = self._executable()
+        if self._jit_compile:
+            fn = _jit.must_compile(self, fn, list(arrays) + list(captures))
+        self._fn = fn
+        return fn
+
+    def _tier_up(self, arrays, captures):
+        """Hot: compiles the graph in the background when it lowers exactly; calls switch when ready."""
+        lowered = _jit.worth_tiering(self)     # before asking for numba: a small graph never imports it
+        if lowered is None or tiering.numba_module() is None:
+            return
+        numpy_fn = self._executable()
+
+        def switch(runner):
+            self._fn = tiering.guarded(runner, numpy_fn)
+
+        tiering.compile_in_background(lowered, list(arrays) + list(captures), switch)
+
     def _capture_values(self):
         if self._captures is None:
             values = []
@@ -123,8 +150,12 @@ class ConcreteFunction:
                 stale = True
             if stale:
                 self._guards = stale_capture.check(guards, self._name)
-        fn = self._compiled.fn if self._compiled is not None else self._executable()
         captures = self._captures if self._captures is not None else self._capture_values()
+        fn = self._fn if self._fn is not None else self._first_runner(arrays, captures)
+        if self._countdown:
+            self._countdown -= 1
+            if not self._countdown:
+                self._tier_up(arrays, captures)
         try:
             outs = fn(*arrays, *captures)
         except Exception as e:

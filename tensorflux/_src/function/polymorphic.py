@@ -33,6 +33,7 @@ from ..framework.tensor import EagerTensor, Tensor
 from ..framework import nest
 from ..ops.convert import convert_to_tensor, to_array
 from ..types.spec import TensorSpec
+from . import jit_compile as _jit
 from . import trace_type as _tt
 from .concrete import ConcreteFunction
 from .function_type import bind
@@ -321,7 +322,8 @@ class Function:
             if again.created_variables:
                 raise ValueError(_SINGLETON_MESSAGE)
         signature_params = [(n, k, t) for (n, k, _), t in zip(params, trace_types)]
-        cf = ConcreteFunction(result, python_function, self._signature, self._name, signature_params)
+        cf = ConcreteFunction(result, python_function, self._signature, self._name, signature_params,
+                              jit_compile=self._jit_compile)
         self._cache.drop_dead()
         self._cache.add(trace_types, cf)
         self._fast.clear()
@@ -392,6 +394,18 @@ class Function:
             if cf is None:
                 cf = self._trace(params, types, types)
         return cf
+
+    def experimental_get_compiler_ir(self, *args, **kwargs):
+        """`get(stage='hlo', device_name=None, platform_name=None)` returning the source of the numba kernel
+        the function compiles to for these arguments (TensorSpecs allowed), TensorFlow's HLO text's
+        counterpart: tensorflux has one IR, so every stage gives it."""
+        if not self._jit_compile:
+            raise ValueError("Compiler IR can only be returned for functions marked with 'jit_compile=True'")
+        cf = self.get_concrete_function(*args, **kwargs)
+
+        def get(stage="hlo", device_name=None, platform_name=None):
+            return _jit.compiler_ir(cf, stage)
+        return get
 
     def experimental_get_tracing_count(self):
         return self._tracing_count
@@ -505,6 +519,10 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     """`tf.function`: compiles a Python function into a callable TensorFlow-style graph."""
     if experimental_relax_shapes:
         reduce_retracing = True
+    if experimental_compile is not None:   # TensorFlow's deprecated name for jit_compile
+        if jit_compile is not None:
+            raise ValueError("Cannot specify both 'experimental_compile' and 'jit_compile'.")
+        jit_compile = experimental_compile
 
     def decorate(f):
         return Function(f, name=name, input_signature=input_signature, autograph=autograph,

@@ -1,0 +1,447 @@
+"""Lowering: a FuncGraph (after the runtime passes) as the source of one numba kernel.
+
+The kernel is the whole function: scalars stay native scalars, array ops are NumPy array expressions,
+which numba fuses into one loop per elementwise chain (with broadcasting), `If` is a native branch and
+`While` a native loop, full reductions are loops (a sum is NumPy's own pairwise summation, so it gives
+NumPy's bits). The caller (`runtime/tiering.py`) compiles the source with numba.
+
+Invariants:
+- The source is canonical: values are named `p<k>` (parameters), `c<k>` (constants, passed in as
+  arguments, never written into the text) and `v<k>` (op results), numbered in emission order, so two
+  traces of the same graph give the same text, which is what the disk cache is keyed by. Only fixed
+  text of this module and those names appear in it (graphs may come from files).
+- Every scalar result is converted back to its dtype (`np.float32(...)`, `np.int32(...)`): numba widens
+  integer scalars to 64 bits, and the conversion makes int32 arithmetic wrap as TensorFlow's does.
+- Values: IEEE-exact ops (+ - * / sqrt, abs, min/max, comparisons, floor/ceil, casts, pairwise sums)
+  give the bits the NumPy kernels give. Transcendental ops (exp, log, tanh, sin, …) call libm: bit-equal
+  in float64 (checked over 4M values), but NumPy computes float32 ones with its own SIMD code, which is
+  up to 4 ulp from libm's (tanh 3, exp 2, log 4, sin/cos 1): `Lowered.exact` says whether a kernel holds
+  any, and automatic tiering compiles only exact kernels (`jit_compile=True` compiles both).
+- An op this module cannot lower raises `Unsupported(op, reason)`; nothing is ever half-lowered.
+"""
+import numpy as np
+
+from . import passes
+
+__all__ = ["lower", "Lowered", "Unsupported", "NOT_XLA_COMPILABLE", "PARALLEL_MIN_ELEMENTS"]
+
+PARALLEL_MIN_ELEMENTS = 1 << 20   # elementwise loops this long run on all cores
+
+_DTYPES = {"float32": "np.float32", "float64": "np.float64", "int8": "np.int8", "int16": "np.int16",
+           "int32": "np.int32", "int64": "np.int64", "uint8": "np.uint8", "uint16": "np.uint16",
+           "uint32": "np.uint32", "uint64": "np.uint64", "bool": "np.bool_"}
+_FLOATS = ("float32", "float64")
+
+# TensorFlow op type -> NumPy function numba implements with NumPy's results (IEEE-exact).
+_EXACT_UNARY = {"Neg": "np.negative", "Abs": "np.abs", "Square": "np.square", "Sqrt": "np.sqrt",
+                "Floor": "np.floor", "Ceil": "np.ceil", "Rint": "np.rint", "Sign": "np.sign",
+                "LogicalNot": "np.logical_not", "IsNan": "np.isnan", "IsFinite": "np.isfinite",
+                "IsInf": "np.isinf", "Identity": ""}
+# Correct to libm's accuracy: bit-equal to NumPy in float64, within a few ulp in float32 (see above).
+_LIBM_UNARY = {"Exp": "np.exp", "Expm1": "np.expm1", "Log": "np.log", "Log1p": "np.log1p", "Sin": "np.sin",
+               "Cos": "np.cos", "Tan": "np.tan", "Tanh": "np.tanh", "Sinh": "np.sinh", "Cosh": "np.cosh",
+               "Asin": "np.arcsin", "Acos": "np.arccos", "Atan": "np.arctan"}
+_OPERATORS = {"AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Less": "<", "LessEqual": "<=",
+              "Greater": ">", "GreaterEqual": ">=", "Equal": "==", "NotEqual": "!=", "LogicalAnd": "and",
+              "LogicalOr": "or"}
+_COMPARISONS = ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual")
+_ELEMENTWISE = frozenset(set(_OPERATORS) | set(_EXACT_UNARY) | set(_LIBM_UNARY) | {
+    "Maximum", "Minimum", "Relu", "FloorMod", "FloorDiv", "Select", "SelectV2", "Cast"})
+# For arrays of different shapes: NumPy functions numba broadcasts (exact ones only).
+_ARRAY_FUNCTIONS = {"AddV2": "np.add", "Sub": "np.subtract", "Mul": "np.multiply", "RealDiv": "np.true_divide",
+                    "Less": "np.less",
+                    "LessEqual": "np.less_equal", "Greater": "np.greater", "GreaterEqual": "np.greater_equal",
+                    "Equal": "np.equal", "NotEqual": "np.not_equal"}
+_FLOAT_ONLY = {"RealDiv", "Sqrt", "Floor", "Ceil", "Rint", "IsNan", "IsFinite", "IsInf", "Relu", "Sigmoid"}
+_FULL_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")
+_STATELESS_CONTROL = ("If", "StatelessIf", "While", "StatelessWhile")
+
+# Ops XLA has no kernel for either: `jit_compile=True` refuses them as TensorFlow does.
+NOT_XLA_COMPILABLE = frozenset(("PyFunc", "EagerPyFunc", "NumpyFunction", "AsString", "StringFormat",
+                                "PrintV2", "Print", "StringJoin", "RegexReplace", "DecodeJpeg", "EncodePng",
+                                "ReadFile", "WriteFile"))
+
+
+class _Region:
+    """An elementwise loop being gathered: its shape, element loads, body lines and stored results."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.loads = []        # (element name, array name)
+        self.local = {}        # id(tensor) -> element name inside the loop
+        self.body = []
+        self.ops = []
+        self.results = []      # (tensor, element name, returned, consumers): candidates for storing
+
+
+class Unsupported(Exception):
+    """An op the lowering has no form for (`op`), and why."""
+
+    def __init__(self, op, reason):
+        super().__init__(f"{op.type} ({op.name}): {reason}")
+        self.op = op
+        self.reason = reason
+
+    @property
+    def xla_has_no_kernel(self):
+        """True when TensorFlow's XLA cannot compile this op either (strings, Python callbacks, files)."""
+        return self.op.type in NOT_XLA_COMPILABLE or any(
+            t.dtype.name in ("string", "variant") for t in list(self.op.inputs) + list(self.op.outputs))
+
+
+class Lowered:
+    """A kernel's source and how to call it: `kernel(*args, *captures, *constants)`, rank-0 inputs as
+    scalars (`scalar_inputs[k]`); `outputs` gives (dtype name, rank) per returned value; `exact` is False
+    when it calls libm transcendentals in float32."""
+
+    __slots__ = ("source", "name", "constants", "outputs", "exact", "scalar_inputs", "parallel", "work")
+
+    def __init__(self, source, name, constants, outputs, exact, scalar_inputs, parallel, work):
+        self.source, self.name, self.constants = source, name, constants
+        self.outputs, self.exact, self.scalar_inputs = outputs, exact, scalar_inputs
+        self.parallel = parallel   # holds a prange loop: compile with parallel=True
+        self.work = work           # ops lowered, loops counting 100: below a few, a kernel call costs more
+
+
+def lower(graph, outputs, inputs, name="kernel", parallel=False):
+    """Lowers `graph` computing `outputs` from `inputs` (placeholders) into a numba kernel's source;
+    `parallel`: large elementwise loops may use `prange` (only with a thread-safe numba threading layer)."""
+    em = _Emitter(parallel)
+    params = []
+    for t in inputs:
+        _check_value(t.op, t)
+        p = em.fresh("p")
+        params.append(p)
+        em.values[id(t)] = em.scalar_of(p, t)
+    results = em.emit_graph(graph, outputs, 1)
+    em.lines.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    args = params + [c for c, _ in em.constants]
+    source = f"def {name}({', '.join(args)}):\n" + "\n".join(em.lines) + "\n"
+    return Lowered(source, name, [v for _, v in em.constants],
+                   [(t.dtype.name, t.shape.rank) for t in outputs], em.exact,
+                   [t.shape.rank == 0 for t in inputs], em.parallel, em.work)
+
+
+def _check_value(op, t):
+    if t.dtype.name not in _DTYPES:
+        raise Unsupported(op, f"dtype {t.dtype.name}")
+    if t.shape.rank is None:
+        raise Unsupported(op, "a tensor of unknown rank")
+
+
+class _Emitter:
+    def __init__(self, parallel=False):
+        self.lines, self.constants = [], []
+        self.values = {}       # id(tensor) -> name of its value in the kernel
+        self.counter = 0
+        self.exact = True
+        self.region = None     # the elementwise loop being gathered: _Region or None
+        self.parallel_ok = parallel
+        self.parallel = False  # True once a loop uses prange (the kernel is then compiled parallel=True)
+        self.work = 0
+
+    def fresh(self, prefix):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def scalar_of(self, name, t):
+        """Rank-0 parameters are passed as NumPy scalars (the runner unwraps 0-d arrays)."""
+        return name
+
+    def emit_graph(self, graph, outputs, indent):
+        ops, outputs = passes.run_all(graph, outputs)
+        consumers = {}
+        for op in ops:
+            for t in op.inputs:
+                consumers.setdefault(id(t), []).append(op)
+        returned = {id(t) for t in outputs}
+        saved, self.region = self.region, None
+        for op in ops:
+            if op.type == "Placeholder":
+                if id(op.outputs[0]) not in self.values:
+                    raise Unsupported(op, "a placeholder that is not an input")
+                continue
+            for t in op.outputs:
+                _check_value(op, t)
+            if op.type == "Const":
+                self.emit_const(op)
+                continue
+            self.work += 100 if op.type in ("While", "StatelessWhile") else 1
+            if self.join_region(op, consumers, returned, indent):
+                continue
+            self.flush(indent)
+            if op.type in ("If", "StatelessIf"):
+                self.emit_if(op, indent)
+            elif op.type in ("While", "StatelessWhile"):
+                self.emit_while(op, indent)
+            else:
+                self.emit_op(op, indent)
+        self.flush(indent)
+        self.region = saved
+        return [self.values[id(t)] for t in outputs]
+
+    def emit_const(self, op):
+        value = np.asarray(op.attrs["value"])
+        c = self.fresh("c")
+        # A scalar constant is passed as a NumPy scalar (typed exactly), an array as a C-contiguous array.
+        self.constants.append((c, value[()] if value.ndim == 0 else np.ascontiguousarray(value)))
+        self.values[id(op.outputs[0])] = c
+
+    def line(self, indent, text):
+        self.lines.append("    " * indent + text)
+
+    # -- elementwise loops ---------------------------------------------------------------------------
+    def join_region(self, op, consumers, returned, indent):
+        """Adds an elementwise op over arrays of one static shape to the loop being gathered (starting one
+        when needed); False for any other op."""
+        if len(op.outputs) != 1 or op.outputs[0].shape.rank in (0, None) or op.type not in _ELEMENTWISE:
+            return False
+        shape = op.outputs[0].shape.as_list()
+        if any(t.shape.rank != 0 and t.shape.as_list() != shape for t in op.inputs):
+            return False       # broadcasting between arrays: an array expression (emit_op)
+        if any(d is None for d in shape) and sum(1 for t in op.inputs if t.shape.rank) > 1 and \
+                not all(t.shape.as_list() == shape for t in op.inputs if t.shape.rank):
+            return False
+        region = self.region
+        if region is not None and region.shape != shape:
+            self.flush(indent)
+            region = None
+        if region is None:
+            region = self.region = _Region(shape)
+        args = []
+        for t in op.inputs:
+            name = region.local.get(id(t))
+            if name is None:
+                outer = self.values[id(t)]
+                if t.shape.rank == 0:
+                    name = outer
+                else:
+                    name = self.fresh("e")
+                    region.loads.append((name, outer))
+                    region.local[id(t)] = name
+            args.append(name)
+        out = op.outputs[0]
+        element = self.fresh("e")
+        region.body.append(f"{element} = {_DTYPES[out.dtype.name]}({self.element_expression(op, args)})")
+        region.local[id(out)] = element
+        region.ops.append(op)
+        region.results.append((out, element, id(out) in returned, consumers.get(id(out), ())))
+        return True
+
+    def flush(self, indent):
+        region, self.region = self.region, None
+        if region is None:
+            return
+        members = {id(op) for op in region.ops}
+        # Stored: values returned or read by an op outside the loop; the rest live in registers only.
+        results = [(t, e) for t, e, returned, users in region.results
+                   if returned or any(id(u) not in members for u in users)]
+        if not results:
+            return
+        if not region.loads:
+            raise Unsupported(region.ops[0], "an array computed from scalars only")
+        first = region.loads[0][1]
+        flat = {}
+        for _, outer in region.loads:
+            if outer not in flat:
+                flat[outer] = self.fresh("f")
+                if outer != first:
+                    self.line(indent, f"if {outer}.shape != {first}.shape:")
+                    self.line(indent + 1, "raise ValueError('Incompatible shapes')")
+                self.line(indent, f"{flat[outer]} = {outer}.reshape(-1)")
+        stores = []
+        for t, element in results:
+            array = self.fresh("v")
+            self.line(indent, f"{array} = np.empty({first}.shape, {_DTYPES[t.dtype.name]})")
+            stores.append((self.fresh("f"), element))
+            self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
+            self.values[id(t)] = array
+        index = self.fresh("i")
+        size = None if any(d is None for d in region.shape) else int(np.prod(region.shape, dtype=np.int64))
+        loops = ["range"]
+        if self.parallel_ok and (size is None or size >= PARALLEL_MIN_ELEMENTS):
+            # Large loops run on all cores (numba's prange); small ones never pay for starting threads.
+            self.parallel = True
+            loops = ["prange", "range"] if size is None else ["prange"]
+            if size is None:
+                self.line(indent, f"if {flat[first]}.size >= {PARALLEL_MIN_ELEMENTS}:")
+        for k, loop in enumerate(loops):
+            inner = indent + (1 if len(loops) > 1 else 0)
+            if k == 1:
+                self.line(indent, "else:")
+            self.line(inner, f"for {index} in {loop}({flat[first]}.size):")
+            for name, outer in region.loads:
+                self.line(inner + 1, f"{name} = {flat[outer]}[{index}]")
+            for text in region.body:
+                self.line(inner + 1, text)
+            for target, element in stores:
+                self.line(inner + 1, f"{target}[{index}] = {element}")
+
+    def element_expression(self, op, args):
+        """One element of an elementwise op, from its inputs' elements (scalars)."""
+        in_kind = op.inputs[0].dtype.name
+        out_kind = op.outputs[0].dtype.name
+        if op.type in _FLOAT_ONLY and in_kind not in _FLOATS:
+            raise Unsupported(op, f"{op.type} of {in_kind}")
+        if op.type in _OPERATORS:
+            if in_kind == "bool" and op.type in ("AddV2", "Sub", "Mul", "RealDiv"):
+                raise Unsupported(op, "boolean arithmetic")
+            return f"{args[0]} {_OPERATORS[op.type]} {args[1]}"
+        if op.type in ("Maximum", "Minimum"):
+            a, b = args
+            # NumPy's rule: the first operand when it wins or is NaN, else the second (so on a tie, which
+            # matters for signed zeros: np.maximum(-0.0, 0.0) is 0.0, np.maximum(0.0, -0.0) is -0.0).
+            compare = ">" if op.type == "Maximum" else "<"
+            nan = f" or {a} != {a}" if in_kind in _FLOATS else ""
+            return f"{a} if ({a} {compare} {b}{nan}) else {b}"
+        if op.type == "Relu":
+            return f"{args[0]} if ({args[0]} > 0 or {args[0]} != {args[0]}) else {_DTYPES[in_kind]}(0)"
+        if op.type in _EXACT_UNARY:
+            fn = _EXACT_UNARY[op.type]
+            return f"{fn}({args[0]})" if fn else args[0]
+        if op.type in _LIBM_UNARY:
+            if in_kind != "float64":
+                if in_kind != "float32":
+                    raise Unsupported(op, f"{op.type} of {in_kind}")
+                self.exact = False
+            return f"{_LIBM_UNARY[op.type]}({args[0]})"
+        if op.type in ("FloorMod", "FloorDiv"):
+            divisor = op.inputs[1].op
+            if op.outputs[0].dtype._np.kind not in "iu" or op.inputs[1].shape.rank != 0 or \
+                    divisor.type != "Const" or not np.all(divisor.attrs["value"]):
+                raise Unsupported(op, "division by a divisor that is not a non-zero integer constant")
+            return f"{args[0]} {'//' if op.type == 'FloorDiv' else '%'} {args[1]}"
+        if op.type in ("Select", "SelectV2"):
+            return f"{args[1]} if {args[0]} else {args[2]}"
+        if op.type == "Cast":
+            if in_kind in _FLOATS and out_kind not in _FLOATS:
+                raise Unsupported(op, f"Cast {in_kind} to {out_kind} (TensorFlow's saturating conversion)")
+            return f"{args[0]} != 0" if out_kind == "bool" else args[0]
+        raise Unsupported(op, "no compiled form")
+
+    # -- everything else -------------------------------------------------------------------------------
+    def assign(self, op, expression, indent):
+        out = op.outputs[0]
+        v = self.fresh("v")
+        if out.shape.rank == 0:
+            expression = f"{_DTYPES[out.dtype.name]}({expression})"
+        self.line(indent, f"{v} = {expression}")
+        self.values[id(out)] = v
+
+    def emit_op(self, op, indent):
+        if op.opdef is not None and op.opdef.stateful:
+            raise Unsupported(op, "a stateful op")
+        if len(op.outputs) != 1:
+            raise Unsupported(op, "an op with other than one output")
+        args = [self.values[id(t)] for t in op.inputs]
+        if op.type in _FULL_REDUCTIONS:
+            return self.emit_reduction(op, args, indent)
+        if op.type not in _ELEMENTWISE:
+            raise Unsupported(op, "no compiled form")
+        if op.outputs[0].shape.rank == 0:
+            return self.assign(op, self.element_expression(op, args), indent)
+        # Arrays that broadcast against each other: a NumPy array expression numba compiles itself.
+        if op.type in _ARRAY_FUNCTIONS and not any(t.dtype.name == "bool" for t in op.inputs[:1]) or \
+                op.type in _COMPARISONS:
+            return self.assign(op, f"{_ARRAY_FUNCTIONS[op.type]}({', '.join(args)})", indent)
+        raise Unsupported(op, "broadcasting of this op")
+
+    def emit_reduction(self, op, args, indent):
+        x, out = op.inputs[0], op.outputs[0]
+        axis, keepdims = op.attrs.get("axis"), op.attrs.get("keepdims", False)
+        rank = x.shape.rank
+        if axis is not None and sorted(a % rank if rank else a for a in axis) != list(range(rank)):
+            raise Unsupported(op, "a reduction over some of the axes")
+        kind = x.dtype.name
+        if rank == 0:
+            # NumPy's add.reduce starts from 0, so the sum (and mean) of -0.0 is +0.0.
+            value = f"{_DTYPES[kind]}(0) + {args[0]}" if op.type in ("Sum", "Mean") and kind in _FLOATS \
+                else args[0]
+        elif op.type == "Sum":
+            value = f"u_pairwise_total({args[0]})" if kind in _FLOATS else f"np.sum({args[0]})"
+        elif op.type == "Mean":
+            if kind not in _FLOATS:
+                raise Unsupported(op, "an integer mean")
+            count = self.fresh("v")
+            self.line(indent, f"{count} = {_DTYPES[kind]}({args[0]}.size)")
+            value = f"u_pairwise_total({args[0]}) / {count}"
+        elif op.type in ("Max", "Min"):
+            if kind in _FLOATS:
+                value = f"u_{op.type.lower()}_total({args[0]})"
+            elif kind != "bool":
+                # TensorFlow's empty reduction is the dtype's extreme, passed in as a constant.
+                info = np.iinfo(np.dtype(kind))
+                c = self.fresh("c")
+                self.constants.append((c, np.dtype(kind).type(info.min if op.type == "Max" else info.max)))
+                value = f"u_i{op.type.lower()}_total({args[0]}, {c})"
+            else:
+                raise Unsupported(op, f"{op.type} of {kind}")
+        elif op.type == "Prod":
+            raise Unsupported(op, "a product reduction")
+        else:
+            value = f"np.{'all' if op.type == 'All' else 'any'}({args[0]})"
+        v = self.fresh("v")
+        self.line(indent, f"{v} = {_DTYPES[out.dtype.name]}({value})")
+        if keepdims and rank:
+            k = self.fresh("v")
+            self.line(indent, f"{k} = np.full(({', '.join(['1'] * rank)},), {v})")
+            v = k
+        self.values[id(out)] = v
+
+    def emit_subgraph(self, graph, names, indent):
+        for p, n in zip(graph.inputs, names):
+            self.values[id(p)] = n
+        return self.emit_graph(graph, graph.outputs, indent)
+
+    def emit_if(self, op, indent):
+        then_graph, else_graph, n_then = op.attrs["then_graph"], op.attrs["else_graph"], op.attrs["n_then"]
+        if op.inputs[0].shape.rank != 0:
+            raise Unsupported(op, "a non-scalar predicate")
+        names = [self.values[id(t)] for t in op.inputs]
+        outs = [self.fresh("v") for _ in op.outputs]
+        self.line(indent, f"if {names[0]}:")
+        for graph, inputs in ((then_graph, names[1:1 + n_then]), (else_graph, names[1 + n_then:])):
+            if graph is else_graph:
+                self.line(indent, "else:")
+            results = self.emit_subgraph(graph, inputs, indent + 1)
+            self.bind(outs, results, op.outputs, indent + 1)
+        for t, n in zip(op.outputs, outs):
+            self.values[id(t)] = n
+
+    def bind(self, names, results, tensors, indent):
+        """`names = results`, each converted to its dtype: both branches and every loop iteration must
+        give numba one type per name."""
+        if not names:
+            self.line(indent, "pass")
+        for n, r, t in zip(names, results, tensors):
+            if t.shape.rank == 0:
+                self.line(indent, f"{n} = {_DTYPES[t.dtype.name]}({r})")
+            else:
+                self.line(indent, f"{n} = {r}")
+
+    def emit_while(self, op, indent):
+        if op.attrs.get("keep_history"):
+            raise Unsupported(op, "a loop whose iterations a gradient replays")
+        cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
+        n_vars, n_cond = op.attrs["n_vars"], op.attrs["n_cond"]
+        names = [self.values[id(t)] for t in op.inputs]
+        init, rest = names[:n_vars], names[n_vars:]
+        limit = rest.pop() if op.attrs.get("has_max") else None
+        cond_caps, body_caps = rest[:n_cond], rest[n_cond:]
+        loop = [self.fresh("v") for _ in range(n_vars)]
+        self.bind(loop, init, op.outputs[:n_vars], indent)
+        if limit is not None:
+            counter = self.fresh("v")
+            self.line(indent, f"{counter} = 0")
+            self.line(indent, f"while {counter} < {limit}:")
+        else:
+            self.line(indent, "while True:")
+        (keep,) = self.emit_subgraph(cond_graph, loop + cond_caps, indent + 1)
+        self.line(indent + 1, f"if not {keep}:")
+        self.line(indent + 2, "break")
+        results = self.emit_subgraph(body_graph, loop + body_caps, indent + 1)
+        self.bind(loop, results, op.outputs[:n_vars], indent + 1)
+        if limit is not None:
+            self.line(indent + 1, f"{counter} += 1")
+        for t, n in zip(op.outputs, loop):
+            self.values[id(t)] = n
