@@ -322,3 +322,119 @@ def _script_crosses_hashed_and_mask():
 def test_crosses_hashed_and_mask():
     assert _printed(_script_crosses_hashed_and_mask) == EXPECTED_CROSSES_HASHED_AND_MASK
 
+
+EXPECTED_EMBEDDING_LOOKUP_SPARSE = (
+    'sum tf.Tensor(\n'
+    '[[10. 12.]\n'
+    ' [ 0.  0.]\n'
+    ' [ 1.  2.]], shape=(3, 2), dtype=float32)\n'
+    'sum tf.Tensor(\n'
+    '[[13.  16. ]\n'
+    ' [ 0.   0. ]\n'
+    ' [ 0.5  1. ]], shape=(3, 2), dtype=float32)\n'
+    'mean tf.Tensor(\n'
+    '[[5. 6.]\n'
+    ' [0. 0.]\n'
+    ' [1. 2.]], shape=(3, 2), dtype=float32)\n'
+    'mean tf.Tensor(\n'
+    '[[4.3333335 5.3333335]\n'
+    ' [0.        0.       ]\n'
+    ' [1.        2.       ]], shape=(3, 2), dtype=float32)\n'
+    'sqrtn tf.Tensor(\n'
+    '[[7.071068 8.485281]\n'
+    ' [0.       0.      ]\n'
+    ' [1.       2.      ]], shape=(3, 2), dtype=float32)\n'
+    'sqrtn tf.Tensor(\n'
+    '[[5.8137765 7.1554174]\n'
+    ' [0.        0.       ]\n'
+    ' [1.        2.       ]], shape=(3, 2), dtype=float32)\n'
+    'tf.Tensor(\n'
+    '[[4.3333335 5.3333335]\n'
+    ' [0.        0.       ]\n'
+    ' [1.        2.       ]], shape=(3, 2), dtype=float32)\n'
+    'tf.Tensor(\n'
+    '[[7. 8.]\n'
+    ' [5. 6.]\n'
+    ' [7. 8.]], shape=(3, 2), dtype=float32)\n'
+    'tf.Tensor(\n'
+    '[[5.        6.       ]\n'
+    ' [0.8944272 1.7888544]\n'
+    ' [0.        0.       ]\n'
+    ' [0.4472136 0.8944272]], shape=(4, 2), dtype=float32)\n'
+)
+
+
+def _script_embedding_lookup_sparse():
+    params = tf.constant([[1., 2.], [3., 4.], [5., 6.], [7., 8.]])
+    ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([1, 3, 0], tf.int64), [3, 2])
+    w = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [2., 1., 0.5], [3, 2])
+    for comb in ["sum", "mean", "sqrtn"]:
+        print(comb, tf.nn.embedding_lookup_sparse(params, ids, None, combiner=comb))
+        print(comb, tf.nn.embedding_lookup_sparse(params, ids, w, combiner=comb))
+    print(tf.nn.safe_embedding_lookup_sparse(params, ids, w, combiner="mean"))
+    print(tf.nn.safe_embedding_lookup_sparse(params, tf.SparseTensor([[0, 0], [1, 0]], tf.constant([-1, 2], tf.int64), [3, 1]), None, default_id=3))
+    with tf.GradientTape() as t:
+        t.watch(params)
+        y = tf.reduce_sum(tf.nn.embedding_lookup_sparse(params, ids, w, combiner="sqrtn") * [[1., 2.], [3., 4.], [5., 6.]])
+    print(tf.convert_to_tensor(t.gradient(y, params)))
+
+
+def test_embedding_lookup_sparse():
+    assert _printed(_script_embedding_lookup_sparse) == EXPECTED_EMBEDDING_LOOKUP_SPARSE
+
+
+EXPECTED_RAGGED_FILL_EMPTY_ROWS = (
+    'RaggedFillEmptyRows(output_value_rowids=<tf.Tensor: shape=(5,), dtype=int64, numpy=array([0, 0, 1, 2, 3])>, output_values=<tf.Tensor: shape=(5,), dtype=float32, numpy=array([1., 2., 9., 3., 9.], dtype=float32)>, empty_row_indicator=<tf.Tensor: shape=(4,), dtype=bool, numpy=array([False,  True, False,  True])>, reverse_index_map=<tf.Tensor: shape=(3,), dtype=int64, numpy=array([0, 1, 3])>)\n'
+    'RaggedFillEmptyRowsGrad(d_values=<tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 2., 4.], dtype=float32)>, d_default_value=<tf.Tensor: shape=(), dtype=float32, numpy=8.0>)\n'
+)
+
+
+def _script_ragged_fill_empty_rows():
+    print(tf.ragged_fill_empty_rows(tf.constant([0, 0, 2], tf.int64), [1., 2., 3.], 4, 9.))
+    print(tf.ragged_fill_empty_rows_grad(tf.constant([0, 1, 3], tf.int64), [1., 2., 3., 4., 5.]))
+
+
+def test_ragged_fill_empty_rows():
+    assert _printed(_script_ragged_fill_empty_rows) == EXPECTED_RAGGED_FILL_EMPTY_ROWS
+
+
+EXPECTED_RAGGED_AND_SPARSE_BATCHING = (
+    'RaggedTensorSpec(TensorShape([None, None]), tf.int32, 1, tf.int64)\n'
+    '<tf.RaggedTensor [[], [0]]>\n'
+    '<tf.RaggedTensor [[0, 1], [0, 1, 2]]>\n'
+    '<tf.RaggedTensor [[0, 1, 2, 3]]>\n'
+    'SparseTensorSpec(TensorShape([None, 5]), tf.int32)\n'
+    'SparseTensor(indices=tf.Tensor([[1 0]], shape=(1, 2), dtype=int64), values=tf.Tensor([0], shape=(1,), dtype=int32), dense_shape=tf.Tensor([2 5], shape=(2,), dtype=int64))\n'
+    'SparseTensor(indices=tf.Tensor(\n'
+    '[[0 0]\n'
+    ' [0 1]\n'
+    ' [1 0]\n'
+    ' [1 1]\n'
+    ' [1 2]], shape=(5, 2), dtype=int64), values=tf.Tensor([0 1 0 1 2], shape=(5,), dtype=int32), dense_shape=tf.Tensor([2 5], shape=(2,), dtype=int64))\n'
+    'SparseTensor(indices=tf.Tensor(\n'
+    '[[0 0]\n'
+    ' [0 1]\n'
+    ' [0 2]\n'
+    ' [0 3]], shape=(4, 2), dtype=int64), values=tf.Tensor([0 1 2 3], shape=(4,), dtype=int32), dense_shape=tf.Tensor([1 5], shape=(2,), dtype=int64))\n'
+    '(TensorSpec(shape=(2,), dtype=tf.int32, name=None), RaggedTensorSpec(TensorShape([2, None]), tf.float32, 1, tf.int64))\n'
+    'tf.Tensor([0 1], shape=(2,), dtype=int32) <tf.RaggedTensor [[], [1.5]]>\n'
+)
+
+
+def _script_ragged_and_sparse_batching():
+    ds = tf.data.Dataset.from_tensor_slices(tf.range(5)).map(lambda x: tf.range(x))
+    r = ds.apply(tf.data.experimental.dense_to_ragged_batch(2))
+    print(r.element_spec)
+    for e in r: print(e)
+    s = ds.apply(tf.data.experimental.dense_to_sparse_batch(2, [5]))
+    print(s.element_spec)
+    for e in s: print(e)
+    pairs = tf.data.Dataset.from_tensor_slices(tf.range(3)).map(lambda x: (x, tf.fill([x], 1.5)))
+    rb = pairs.ragged_batch(2, drop_remainder=True)
+    print(rb.element_spec)
+    for a, b in rb: print(a, b)
+
+
+def test_ragged_and_sparse_batching():
+    assert _printed(_script_ragged_and_sparse_batching) == EXPECTED_RAGGED_AND_SPARSE_BATCHING
+

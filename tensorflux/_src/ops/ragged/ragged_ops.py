@@ -2,6 +2,7 @@
 routes `tf.reduce_sum(rt, …)`, `tf.concat([rt, …])` and `tf.stack` to.
 """
 import builtins
+import collections
 
 import numpy as np
 
@@ -24,14 +25,16 @@ from ..shapes import creators as _creators
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes.common import bad
+from ..sparse import conversion as _sparse_conversion
 from ..sparse import structure as _sparse_structure
 from .ragged_tensor import RaggedTensor, is_ragged
 
 __all__ = ["constant", "range", "boolean_mask", "stack_dynamic_partitions", "map_flat_values",
            "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "concat", "reduce", "cross",
-           "cross_hashed"]
+           "cross_hashed", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"]
 
-API = {"ragged": ["constant", "range", "boolean_mask", "stack_dynamic_partitions", "map_flat_values",
+API = {"": ["ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"],
+       "ragged": ["constant", "range", "boolean_mask", "stack_dynamic_partitions", "map_flat_values",
                   "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack", "cross", "cross_hashed"]}
 
 
@@ -364,3 +367,33 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
 
 def _as_rows(sp):
     return RaggedTensor.from_value_rowids(sp.values, sp.indices[:, 0], sp.dense_shape[0], validate=False)
+
+
+# -- tf.ragged_fill_empty_rows (the raw op TensorFlow exports at the top level) ---------------------------------
+
+RaggedFillEmptyRows = collections.namedtuple(
+    "RaggedFillEmptyRows", ["output_value_rowids", "output_values", "empty_row_indicator", "reverse_index_map"])
+RaggedFillEmptyRowsGrad = collections.namedtuple("RaggedFillEmptyRowsGrad", ["d_values", "d_default_value"])
+
+
+def ragged_fill_empty_rows(value_rowids, values, nrows, default_value, name=None):
+    """`tf.ragged_fill_empty_rows`: `default_value` added as the only value of every row (of `nrows`) that
+    holds none; the row ids stay sorted. Also returns which rows were empty and where each value went."""
+    rowids = convert_to_tensor(value_rowids, dtype=_dt.int64)
+    values = convert_to_tensor(values)
+    nrows = convert_to_tensor(nrows, dtype=_dt.int64)
+    default = convert_to_tensor(default_value, dtype=values.dtype)
+    indices, out_values, empty, reverse = apply(
+        _sparse_conversion.SPARSE_FILL_EMPTY_ROWS,
+        (_shaping.reshape(rowids, [-1, 1]), values, _shaping.reshape(nrows, [1]), default), None, name or
+        "RaggedFillEmptyRows")
+    return RaggedFillEmptyRows(indices[:, 0], out_values, empty, reverse)
+
+
+def ragged_fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
+    """`tf.ragged_fill_empty_rows_grad`: the gradient of `ragged_fill_empty_rows` for the values (the
+    incoming gradient at the position each value went to) and for the default value (the rest)."""
+    reverse = convert_to_tensor(reverse_index_map, dtype=_dt.int64)
+    grad_values = convert_to_tensor(grad_values)
+    d_values = _gather.gather(grad_values, reverse)
+    return RaggedFillEmptyRowsGrad(d_values, _reduce.reduce_sum(grad_values) - _reduce.reduce_sum(d_values))
