@@ -42,6 +42,17 @@ def test_gemm_blocks_equal_one_product(split_everything, dtype):
     np.testing.assert_allclose(out, c @ b.T, rtol=1e-5 if dtype == np.float32 else 1e-12)
 
 
+def test_gemm_same_bits_with_and_without_threads(split_everything, monkeypatch):
+    rng = np.random.RandomState(8)
+    a, b, c = rng.rand(1000, 70).astype(np.float32), rng.rand(70, 33).astype(np.float32), \
+        rng.rand(1000, 33).astype(np.float32)
+    threaded = blas_threads.gemm(a, b), blas_threads.gemm_tn(a, c)
+    monkeypatch.setattr(blas_threads, "_others_hold_the_cores", lambda: True)
+    assert blas_threads.usable_workers() == 1
+    for got, want in zip(threaded, (blas_threads.gemm(a, b), blas_threads.gemm_tn(a, c))):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_gemm_error_in_a_block_reaches_the_caller(split_everything):
     a = np.ones((64, 4))
     with pytest.raises(ValueError):
@@ -172,3 +183,18 @@ def test_max_pool_nchw_gradient_compiled(compiled_pool):
     nhwc = _numpy_max_pool_grad(x.transpose(0, 2, 3, 1), y.transpose(0, 2, 3, 1), dy.transpose(0, 2, 3, 1),
                                 (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
     np.testing.assert_array_equal(got, nhwc.transpose(0, 3, 1, 2))
+
+
+def test_winograd_chunks_over_threads_equal_one_thread(split_everything, monkeypatch):
+    from tensorflux._src.ops.nn import winograd
+    if winograd.kernels(now=True) is None:
+        pytest.skip("numba is not installed")
+    rng = np.random.RandomState(7)
+    x, w = rng.randn(4, 14, 13, 32).astype(np.float32), rng.randn(3, 3, 32, 40).astype(np.float32)
+    pads = [(1, 1), (1, 1)]
+    monkeypatch.setattr(blas_threads, "usable_workers", lambda: 2)
+    threaded = winograd.conv2d_3x3(x, w, pads)
+    monkeypatch.setattr(blas_threads, "usable_workers", lambda: 1)
+    np.testing.assert_array_equal(threaded, winograd.conv2d_3x3(x, w, pads))
+    direct = tf.nn.conv2d(x.astype(np.float64), w.astype(np.float64), 1, "SAME").numpy()
+    np.testing.assert_allclose(threaded, direct, rtol=1e-4, atol=1e-4)

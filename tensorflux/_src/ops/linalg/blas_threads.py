@@ -11,7 +11,10 @@ So once tensorflux runs its first product here, NumPy's OpenBLAS is set to one t
 the library NumPy loaded; nothing happens when it cannot be found), and products big enough to be worth
 it are cut into more blocks than there are cores and handed out to worker threads one block at a time:
 a worker that is descheduled delays one block, not the call, and idle workers sleep on a queue instead
-of spinning. NumPy releases the GIL inside a product, so the blocks really run in parallel.
+of spinning. NumPy releases the GIL inside a product, so the blocks really run in parallel. When the
+run queue shows no idle core (another process holds it), the blocks run on the calling thread: a
+hand-over would wait for a time slice. The blocks depend on the shapes only, so results are the same
+bits however they ran.
 """
 import glob
 import itertools
@@ -22,7 +25,7 @@ import time
 
 import numpy as np
 
-__all__ = ["gemm", "gemm_tn", "worker_count", "PARALLEL_MIN_FLOPS"]
+__all__ = ["gemm", "gemm_tn", "worker_count", "usable_workers", "run_blocks", "PARALLEL_MIN_FLOPS"]
 
 # Products below this many multiply-adds run on the calling thread: waking a worker costs 20-40 µs on
 # an idle machine and a GIL hand-over that can take milliseconds on a busy one. Measured on 2 cores
@@ -30,7 +33,8 @@ __all__ = ["gemm", "gemm_tn", "worker_count", "PARALLEL_MIN_FLOPS"]
 # an LSTM's [224, 128]ᵀ @ [224, 512] weight gradient (15 M) is not worth it.
 PARALLEL_MIN_FLOPS = 1 << 25
 _BUSY_CHECK_SECONDS = 0.2     # how often to look whether another process holds the other cores
-_BLOCKS_PER_WORKER = 3        # blocks per thread: a descheduled thread holds back a third of its share
+BLOCKS = 6                    # blocks per big product: three per thread on two cores, so that a
+                              # descheduled thread holds back a third of its share
 MIN_BLOCK_ROWS = 64           # thinner blocks make BLAS run below speed
 
 _state = {"blas": None, "workers": None, "queue": None}
@@ -152,6 +156,24 @@ def _run_blocks(run_block, blocks):
         raise errors[0]
 
 
+def usable_workers():
+    """How many threads a kernel of its own (blocks of independent work that release the GIL) should
+    use now: 1 when there is one core, or when other processes hold the cores."""
+    if _state["workers"] is None:
+        _start()
+    return 1 if _state["workers"] == 1 or _others_hold_the_cores() else _state["workers"]
+
+
+def run_blocks(run_block, blocks):
+    """run_block(i) for i in range(blocks), shared out over usable_workers() threads (the caller's
+    included), each taking the next block when done with its last; the first error is re-raised."""
+    if usable_workers() == 1 or blocks < 2:
+        for i in range(blocks):
+            run_block(i)
+        return
+    _run_blocks(run_block, blocks)
+
+
 def _bounds(size, blocks, align=8):
     step = max(-(-size // blocks), MIN_BLOCK_ROWS)
     step = -(-step // align) * align
@@ -159,44 +181,43 @@ def _bounds(size, blocks, align=8):
 
 
 def gemm(a, b, out=None):
-    """`a @ b` for 2-D arrays of one float dtype ([m, k] @ [k, n]); big products are split by rows of
-    `a` over the worker threads."""
-    if _state["workers"] is None:
-        _start()
+    """`a @ b` for 2-D arrays of one float dtype ([m, k] @ [k, n]); big products are computed in row
+    blocks of `a`, shared out over the worker threads when a core is free. The blocks depend on the
+    shapes only, so the result is the same bits whether threads ran them or not."""
     m, k = a.shape
     n = b.shape[1]
-    workers = _state["workers"]
-    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS or _others_hold_the_cores():
+    if m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+        if _state["workers"] is None:
+            _start()
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), np.result_type(a, b))
-    bounds = _bounds(m, workers * _BLOCKS_PER_WORKER)
+    bounds = _bounds(m, BLOCKS)
 
     def run_block(i):
         lo, hi = bounds[i]
         np.matmul(a[lo:hi], b, out=out[lo:hi])
-    _run_blocks(run_block, len(bounds))
+    run_blocks(run_block, len(bounds))
     return out
 
 
 def gemm_tn(a, b):
     """`a.T @ b` for 2-D arrays [m, k] and [m, n] sharing a long first axis (a convolution's filter
-    gradient: patches by output gradients over every output pixel); big products are split along `m`
-    and the partial [k, n] products summed."""
-    if _state["workers"] is None:
-        _start()
+    gradient: patches by output gradients over every output pixel); big products are computed as
+    partial products over blocks of `m` (shared out like gemm's) summed in block order."""
     m, k = a.shape
     n = b.shape[1]
-    workers = _state["workers"]
-    if workers == 1 or m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS or _others_hold_the_cores():
+    if m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+        if _state["workers"] is None:
+            _start()
         return a.T @ b
-    bounds = _bounds(m, workers * _BLOCKS_PER_WORKER)
+    bounds = _bounds(m, BLOCKS)
     partial = [None] * len(bounds)
 
     def run_block(i):
         lo, hi = bounds[i]
         partial[i] = a[lo:hi].T @ b[lo:hi]
-    _run_blocks(run_block, len(bounds))
+    run_blocks(run_block, len(bounds))
     total = partial[0]
     for p in partial[1:]:
         total += p

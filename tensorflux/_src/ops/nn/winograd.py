@@ -16,14 +16,20 @@ The transforms are tight loops over channels, compiled by numba (the optional `j
 convolutions are used repeatedly; before that, or without numba, `preferred()` is False and conv2d
 keeps its im2col path. conv2d also keeps im2col for inputs
 holding inf or NaN: the transforms would mix them into neighbouring outputs (inf - inf = NaN).
+The tile-row chunks are independent and the compiled transforms release the GIL, so when another core
+is free (blas_threads.usable_workers) they are shared out over threads, a chunk at a time.
 """
+import threading
+
 import numpy as np
 
 from .. import jit
+from ..linalg import blas_threads
 
 __all__ = ["preferred", "conv2d_3x3"]
 
 _CHUNK_BYTES = 4 << 20      # transformed tiles (and their products) per chunk: fits in L2/L3 together
+_MIN_CHUNKS = 6
 # Measured on 2 cores (im2col → Winograd): [1,200,200,100]→100 37 → 19 ms; [1,56,56,32]→32 0.73 →
 # 0.36 ms; [2,32,32,32]→32 0.50 → 0.25 ms; [4,64,64,16]→16 1.6 → 1.8 ms (too few channels: the per-tile
 # loops are short); [1,14,14,256]→256 1.0 → 1.5 ms and [1,7,7,512]→512 1.4 → 6.6 ms (too few tiles:
@@ -164,16 +170,29 @@ def conv2d_3x3(x, w, pads):
     signs = _V_SIGNS.astype(x.dtype)
     chunk_rows = max(1, _CHUNK_BYTES // (16 * max(c, cout) * x.itemsize * tw))
     total = n * th
-    tiles = min(chunk_rows, total) * tw
-    v_buffer = np.empty(16 * tiles * c, x.dtype)
-    m_buffer = np.empty(16 * tiles * cout, x.dtype)
-    for r0 in range(0, total, chunk_rows):
-        r1 = min(total, r0 + chunk_rows)
+    # At least _MIN_CHUNKS chunks, shared out over threads when a core is free: three per thread, so
+    # that a descheduled one holds back little. The chunking depends on the shapes only (never on the
+    # load), so results are the same bits whichever threads ran them.
+    chunk_rows = max(1, min(chunk_rows, -(-total // _MIN_CHUNKS)))
+    workers = blas_threads.usable_workers()
+    chunks = [(r0, min(total, r0 + chunk_rows)) for r0 in range(0, total, chunk_rows)]
+    buffers = threading.local()
+
+    def run_chunk(index):
+        r0, r1 = chunks[index]
         k = (r1 - r0) * tw
+        if getattr(buffers, "v", None) is None:   # each thread's own contiguous buffers, reused across its chunks
+            buffers.v = np.empty(16 * chunk_rows * tw * c, x.dtype)
+            buffers.m = np.empty(16 * chunk_rows * tw * cout, x.dtype)
         # contiguous chunks (not slices of one [16, tiles, C] array): the loops rely on unit strides
-        v = v_buffer[:16 * k * c].reshape(16, k, c)
-        m = m_buffer[:16 * k * cout].reshape(16, k, cout)
+        v = buffers.v[:16 * k * c].reshape(16, k, c)
+        m = buffers.m[:16 * k * cout].reshape(16, k, cout)
         input_tiles(xp, r0, r1, th, tw, v, _V_TAPS, signs)
         np.matmul(v, u, out=m)
         output_blocks(m, r0, r1, th, tw, out)
+    if workers > 1:
+        blas_threads.run_blocks(run_chunk, len(chunks))
+    else:
+        for i in range(len(chunks)):
+            run_chunk(i)
     return out
