@@ -109,6 +109,12 @@ CASES = [
     Case("ParseSequenceExampleV2", lambda tf, s: tf.io.parse_sequence_example(
         s, {"n": tf.io.FixedLenFeature([], tf.int64, default_value=0)},
         {"t": tf.io.VarLenFeature(tf.int64)}), s=T("string", np.array([b"", b""]))),
+    Case("SerializeSparse", lambda tf, i, v, s: tf.io.serialize_sparse(tf.sparse.SparseTensor(i, v, s)),
+         i=T("int", np.array([[0, 1], [1, 0]], np.int64)), v=T("float", F((2,))), s=T("int", np.array([2, 3], np.int64))),
+    Case("SerializeManySparse", lambda tf, i, v, s: tf.io.serialize_many_sparse(tf.sparse.SparseTensor(i, v, s)),
+         i=T("int", np.array([[0, 1], [1, 0]], np.int64)), v=T("float", F((2,))), s=T("int", np.array([2, 3], np.int64))),
+    Case("DeserializeManySparse", lambda tf, x: tf.io.deserialize_many_sparse(x, tf.float32),
+         x=Fix(lambda tf: tf.io.serialize_many_sparse(tf.sparse.SparseTensor([[0, 1]], [1.5], [2, 3])))),
     Case("Fingerprint", lambda tf, x: tf.fingerprint(x), x=T("int", np.array([[1, 2], [3, 4]], np.int32))),
     Case("EncodeJpeg", lambda tf, image, quality: tf.io.encode_jpeg(image, quality=quality),
          image=T("int", np.zeros((2, 3, 3), np.uint8)), quality=P("size", 80)),
