@@ -156,6 +156,8 @@ def main():
     if jax_python:
         impls.append(("jax", jax_python))
     print(f"BLAS: {blas_info(sys.executable)}")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
+          "(shared with other processes: timings vary with the load)")
     rounds = {impl: [] for impl, _ in impls}
     for _ in range(args.rounds):
         for impl, python in impls:

@@ -344,6 +344,8 @@ def main(argv=None):
             ap.error("--compare jax needs --jax-python PATH (an interpreter with jax) or $JAX_PYTHON")
         impls.append(("jax", jax_python))
     tables = [t for t in TABLES if not args.k or any(part and part in t for part in args.k.split(","))]
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
+          "(shared with other processes: timings vary with the load)")
     everything = {}
     for table in tables:
         SIZES_USED[table] = SIZES[table][1 if args.quick else 0]

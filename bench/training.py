@@ -239,6 +239,8 @@ def main(argv=None):
         print(json.dumps(measure(args.worker[0], args.worker[1], args.quick)), flush=True)
         return 0
     names = [n for n in BUILDERS if not args.k or args.k in n]
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
+          "(shared with other processes: timings vary with the load)")
     results = {}
     for name in names:
         results[name] = {"tensorflux": run_one(sys.executable, "tensorflux", name, args.quick, args.timeout)}
