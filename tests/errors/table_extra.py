@@ -115,6 +115,8 @@ CASES = [
          i=T("int", np.array([[0, 1], [1, 0]], np.int64)), v=T("float", F((2,))), s=T("int", np.array([2, 3], np.int64))),
     Case("DeserializeManySparse", lambda tf, x: tf.io.deserialize_many_sparse(x, tf.float32),
          x=Fix(lambda tf: tf.io.serialize_many_sparse(tf.sparse.SparseTensor([[0, 1]], [1.5], [2, 3])))),
+    Case("DecodeJSONExample", lambda tf, s: tf.io.decode_json_example(s),
+         s=T("string", np.array(['{"features": {}}', "{}"]))),
     Case("Fingerprint", lambda tf, x: tf.fingerprint(x), x=T("int", np.array([[1, 2], [3, 4]], np.int32))),
     Case("EncodeJpeg", lambda tf, image, quality: tf.io.encode_jpeg(image, quality=quality),
          image=T("int", np.zeros((2, 3, 3), np.uint8)), quality=P("size", 80)),

@@ -94,3 +94,21 @@ def test_missing_feature_list_is_an_error_unless_allowed():
     _, sequences = tf.io.parse_single_sequence_example(SEQUENCES[0], sequence_features={
         "nope": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True)})
     assert sequences["nope"].shape == (0,)
+
+
+JSON_EXAMPLES = ['{"features": {"feature": {"x": {"int64List": {"value": ["1", "2"]}}, "a": {"floatList": '
+                 '{"value": [1.5]}}, "s": {"bytesList": {"value": ["aGk="]}}}}}', '{"features": {}}', '{}']
+# tf.io.decode_json_example(JSON_EXAMPLES) in TensorFlow 2.21 (the feature map in the JSON's key order)
+JSON_BINARY = [b"\n(\n\x0b\n\x01x\x12\x06\x1a\x04\x08\x01\x08\x02\n\x0c\n\x01a\x12\x07\x12\x05\r\x00\x00\xc0?\n\x0b"
+               b"\n\x01s\x12\x06\n\x04\n\x02hi", b"\n\x00", b""]
+
+
+def test_decode_json_example_gives_tensorflows_bytes():
+    got = tf.io.decode_json_example(JSON_EXAMPLES)
+    assert got.dtype == tf.string and got.numpy().tolist() == JSON_BINARY
+    parsed = tf.io.parse_single_example(got[0], {"x": tf.io.VarLenFeature(tf.int64),
+                                                 "a": tf.io.FixedLenFeature([1], tf.float32)})
+    assert parsed["x"].values.numpy().tolist() == [1, 2] and parsed["a"].numpy().tolist() == [1.5]
+    for bad in ['{"x": 1}', "not json", '{"features": {"feature": {"x": {"int64List": {"value": ["a"]}}}}}']:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Error while parsing JSON"):
+            tf.io.decode_json_example(bad)

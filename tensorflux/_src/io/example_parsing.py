@@ -488,5 +488,84 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     return _parse_sequence(serialized, context_features, sequence_features, serialized.shape.rank == 0, name)
 
 
+# -- JSON ----------------------------------------------------------------------------------------------
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _json_example_bytes(text):
+    """The binary Example of its JSON form, with the feature map written in the JSON's key order (as
+    TensorFlow's C++ parser writes it; Python's protobuf would order the map its own way)."""
+    import json
+
+    from google.protobuf import json_format
+    example_class = records.train_message("Example")
+    features_class = records.train_message("Features")
+    try:
+        example = json_format.Parse(text, example_class())
+        ordered = json.loads(text, object_pairs_hook=list)
+    except (json_format.ParseError, ValueError) as e:
+        raise InvalidArgumentError(None, None, f"Error while parsing JSON: {e}") from None
+    top = dict(ordered) if isinstance(ordered, list) else {}
+    if "features" not in top:
+        return b""
+    inner = dict(top["features"]) if isinstance(top["features"], list) else {}
+    keys = [k for k, _ in inner.get("feature", [])] if isinstance(inner.get("feature"), list) else []
+    del features_class
+    parts = []
+    for key in keys:
+        name = key.encode()
+        feature = _feature_bytes(example.features.feature[key])
+        entry = b"\n" + _varint(len(name)) + name + b"\x12" + _varint(len(feature)) + feature
+        parts.append(b"\n" + _varint(len(entry)) + entry)
+    body = b"".join(parts)
+    return b"\n" + _varint(len(body)) + body
+
+
+def _feature_bytes(feature):
+    """A Feature message as TensorFlow's JSON reader writes it: repeated numbers unpacked (one tag per
+    value), where Python's protobuf would pack them."""
+    import struct
+    kind = feature.WhichOneof("kind")
+    if kind is None:
+        return b""
+    values = getattr(feature, kind).value
+    if kind == "bytes_list":
+        body, tag = b"".join(b"\n" + _varint(len(v)) + v for v in values), b"\n"
+    elif kind == "float_list":
+        body, tag = b"".join(b"\r" + struct.pack("<f", v) for v in values), b"\x12"
+    else:
+        body, tag = b"".join(b"\x08" + _varint(v & 0xFFFFFFFFFFFFFFFF) for v in values), b"\x1a"
+    return tag + _varint(len(body)) + body
+
+
+def _k_decode_json(json_examples):
+    out = np.empty(json_examples.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, value in enumerate(json_examples.reshape(-1)):
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        flat[i] = _json_example_bytes(text)
+    return out
+
+
+DECODE_JSON_EXAMPLE = OpDef("DecodeJSONExample", lambda i, a: [(_dt.string, i[0].shape)], _k_decode_json,
+                            allowed=(_dt.string,), input_names=("json_examples",))
+
+
+def decode_json_example(json_examples, name=None):
+    """`tf.io.decode_json_example`: Example protos in JSON form -> the same protos serialized (binary),
+    ready for `parse_example`."""
+    examples = json_examples if hasattr(json_examples, "dtype") and hasattr(json_examples, "shape") and \
+        not isinstance(json_examples, np.ndarray) else _convert.convert_to_tensor(json_examples, dtype=_dt.string)
+    return apply(DECODE_JSON_EXAMPLE, (examples,), {}, name or "DecodeJSONExample")
+
+
 API = {"io": ["VarLenFeature", "SparseFeature", "FixedLenSequenceFeature", "RaggedFeature", "parse_example",
-              "parse_single_example", "parse_sequence_example", "parse_single_sequence_example"]}
+              "parse_single_example", "parse_sequence_example", "parse_single_sequence_example",
+              "decode_json_example"]}
