@@ -20,6 +20,7 @@ ZIGZAG = np.array([
     7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
     39, 46, 53, 60, 61, 54, 47, 55, 62, 63], dtype=np.int64)
 _ZZ = ZIGZAG.tolist()
+MAX_PIXELS = 1 << 28
 
 
 class JpegError(Exception):
@@ -263,6 +264,8 @@ class _Decoder:
             raise JpegError(f"unsupported JPEG data precision {precision}")
         if height == 0 or width == 0 or count not in (1, 3, 4) or len(body) < 6 + 3 * count:
             raise JpegError("bad SOF")
+        if width * height > MAX_PIXELS:      # a 20-byte header must not make us allocate terabytes
+            raise JpegError(f"image of {width}x{height} pixels is larger than tensorflux decodes ({MAX_PIXELS})")
         frame = _Frame()
         frame.progressive, frame.width, frame.height = progressive, width, height
         for c in range(count):
