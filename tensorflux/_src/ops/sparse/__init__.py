@@ -9,5 +9,6 @@ the values (and dense operands) where TensorFlow has them.
 sparse_tensor.py   the SparseTensor class, SparseTensorSpec, component conversion helpers
 conversion.py      from_dense, to_dense, reorder, reshape, reset_shape, eye, to_indicator, fill_empty_rows
 arith.py           add, maximum/minimum, sparse_dense_matmul, reduce_sum/max, softmax, map_values, segments
-structure.py       concat, slice, split, retain, transpose, expand_dims, mask, bincount, cross
+structure.py       concat, slice, split, retain, transpose, expand_dims, mask, bincount, cross, cross_hashed
+embedding.py       tf.nn.embedding_lookup_sparse and safe_embedding_lookup_sparse (their input is sparse)
 """
