@@ -248,7 +248,7 @@ class Attention(Layer):
     def _scores(self, query, key):
         """(batch, Tq, Tv) scores of each query step against each key step."""
         if self.score_mode == "dot":
-            scores = tf.matmul(query, key, transpose_b=True)
+            scores = tf.einsum("...qd,...kd->...qk", query, key)   # one batched GEMM, BLAS threads by size
             return scores if self.scale is None else scores * self.scale
         pairs = tf.expand_dims(query, -2) + tf.expand_dims(key, -3)    # (batch, Tq, Tv, dim)
         if self.scale is not None:
@@ -274,7 +274,7 @@ class Attention(Layer):
         dropped = weights
         if training and self.dropout > 0:
             dropped = tf.nn.dropout(weights, self.dropout, seed=self.seed)
-        output = tf.matmul(dropped, value)
+        output = tf.einsum("...qk,...kd->...qd", dropped, value)
         if query_mask is not None:
             output = tf.where(tf.expand_dims(query_mask, -1), output, tf.zeros_like(output))
         if return_attention_scores:
