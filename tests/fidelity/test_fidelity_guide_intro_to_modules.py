@@ -277,7 +277,7 @@ tf.Tensor(
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "tf.summary.trace_on / trace_export and tf.profiler are missing (AttributeError)"))
+    "tf.profiler (experimental.start/stop, which write an XSpace profile) is missing (AttributeError)"))
 def test_trace_graph_for_tensorboard(capsys, tmp_path):
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     logdir = str(tmp_path / "logs" / "func" / stamp)
