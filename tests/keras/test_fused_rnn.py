@@ -215,3 +215,28 @@ def test_fit_with_fused_lstm_decreases_loss():
     model.compile(loss="binary_crossentropy", optimizer=keras.optimizers.Adam(0.05))
     history = model.fit(x, y, batch_size=16, epochs=5, verbose=0).history["loss"]
     assert history[-1] < history[0]
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_compiled_lstm_steps_match_numpy_steps(monkeypatch, masked):
+    from tensorflux._src.ops import jit
+    from tensorflux._src.ops.nn import compiled_recurrent
+    if jit.numba_or_none() is None:
+        pytest.skip("numba is not installed")
+    compiled = jit.build_now("lstm_steps", compiled_recurrent._compile)
+    rng = np.random.RandomState(12)
+    args = [a.astype(np.float32) for a in _sequence_args("lstm", 3, steps=5, batch=4, features=3, units=6)]
+    mask = rng.rand(5, 4) > 0.3 if masked else np.zeros((0,), bool)
+    scale = np.zeros((0,), np.float32)
+    dys = rng.randn(5, 4, 6).astype(np.float32)
+    dhs, dcs = np.zeros((0,), np.float32), rng.randn(5, 4, 6).astype(np.float32)
+
+    def both():
+        forward = recurrent_kernels._forward("lstm", *args, mask, scale, False)
+        backward = recurrent_kernels._backward("lstm", *args, mask, scale, *forward[1:], dys, dhs, dcs, False)
+        return list(forward) + list(backward)
+    monkeypatch.setattr(compiled_recurrent, "lstm_kernels", lambda: compiled)
+    fast = both()
+    monkeypatch.setattr(compiled_recurrent, "lstm_kernels", lambda: None)
+    for a, b in zip(fast, both()):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)

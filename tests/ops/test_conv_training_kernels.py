@@ -198,3 +198,35 @@ def test_winograd_chunks_over_threads_equal_one_thread(split_everything, monkeyp
     np.testing.assert_array_equal(threaded, winograd.conv2d_3x3(x, w, pads))
     direct = tf.nn.conv2d(x.astype(np.float64), w.astype(np.float64), 1, "SAME").numpy()
     np.testing.assert_allclose(threaded, direct, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("ksize,strides,padding", [(2, 2, "VALID"), (3, 2, "SAME"), (2, 1, "VALID"),
+                                                   (3, 1, [[0, 0], [2, 0], [0, 1], [0, 0]])])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_max_pool_matches_numpy_path(monkeypatch, ksize, strides, padding, dtype):
+    if jit.numba_or_none() is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(compiled_pooling, "HOT_CALLS", 1)
+    rng = np.random.RandomState(9)
+    x = rng.randn(2, 7, 8, 5).astype(dtype)
+    x[0, 1, 1, 0] = np.nan            # NaN wins its windows, as in np.maximum
+    x[1, 2, 3, 1] = -np.inf
+    explicit = ()
+    if not isinstance(padding, str):
+        padding, explicit = "EXPLICIT", tuple(v for p in padding for v in p)
+    k, s = (1, ksize, ksize, 1), (1, strides, strides, 1)
+    compiled = pooling._max_pool_kernel(x, k, s, padding, explicit, "NHWC")
+    monkeypatch.setattr(compiled_pooling, "max_pool_2d", lambda *a: None)
+    expected = pooling._max_pool_kernel(x, k, s, padding, explicit, "NHWC")
+    assert compiled.dtype == dtype
+    np.testing.assert_array_equal(compiled, expected)
+
+
+def test_compiled_max_pool_window_in_explicit_padding_only(monkeypatch):
+    if jit.numba_or_none() is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(compiled_pooling, "HOT_CALLS", 1)
+    x = np.ones((1, 2, 2, 1), np.float32)
+    explicit = (0, 0, 3, 0, 0, 0, 0, 0)       # three rows of padding above: the first window sees none of x
+    got = pooling._max_pool_kernel(x, (1, 2, 2, 1), (1, 2, 2, 1), "EXPLICIT", explicit, "NHWC")
+    np.testing.assert_array_equal(got[0, :, 0, 0], [-np.inf, 1, 1][:got.shape[1]])

@@ -1,17 +1,20 @@
-"""MaxPoolGrad for NHWC 2-D pooling as one compiled pass (numba, the optional `jit` extra).
+"""MaxPool and MaxPoolGrad for NHWC 2-D pooling as one compiled pass each (numba, the optional `jit`
+extra).
 
 The NumPy path in pooling.py finds each window's maximum tap by tap over whole arrays: for a 2×2
 pool that is four rounds of compare / and / where / strided add over the input, about 24 ms for a
 [128, 26, 26, 32] batch. The compiled loop reads each input once, walks every window's taps in
 row-major order and gives the gradient to the first one equal to the pooled value (TensorFlow's CPU
-choice), with the channel loop innermost so that it vectorises: about 2 ms. Built once the op is hot
-(see `jit.when_hot`); until then, and without numba, pooling.py keeps its NumPy path.
+choice), with the channel loop innermost so that it vectorises: about 4 ms. The forward pass likewise
+reads each window once per output instead of a strided pass per tap (4.7 -> ~1.5 ms); NaN wins a window
+as it does in np.maximum. Built once the ops are hot (see `jit.when_hot`); until then, and without
+numba, pooling.py keeps its NumPy path.
 """
 import numpy as np
 
 from .. import jit
 
-__all__ = ["max_pool_grad_2d"]
+__all__ = ["max_pool_2d", "max_pool_grad_2d"]
 
 HOT_CALLS = 3
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -41,6 +44,58 @@ def _max_pool_grad_loop(x, y, dy, kh, kw, sh, sw, top, left, dx, claimed):
                             take = (xv[c] == yv[c]) & (not claimed[c])
                             dv[c] += gv[c] if take else zero   # a select: inf * False would be NaN
                             claimed[c] |= take
+
+
+def _max_pool_loop(x, kh, kw, sh, sw, top, left, out):
+    """out[n, oy, ox, c] = the maximum of window (oy, ox) of x (taps outside x left out)."""
+    n_batch, h, w, channels = x.shape
+    _, oh, ow, _ = out.shape
+    for n in range(n_batch):
+        for oy in range(oh):
+            for ox in range(ow):
+                best = out[n, oy, ox]
+                first = True
+                for i in range(kh):
+                    row = oy * sh - top + i
+                    if row < 0 or row >= h:
+                        continue
+                    for j in range(kw):
+                        col = ox * sw - left + j
+                        if col < 0 or col >= w:
+                            continue
+                        xv = x[n, row, col]
+                        if first:
+                            for c in range(channels):
+                                best[c] = xv[c]
+                            first = False
+                        else:
+                            for c in range(channels):
+                                v = xv[c]
+                                best[c] = v if (v > best[c] or v != v) else best[c]   # a NaN stays
+                if first:       # a window wholly in explicit padding: the padding's -inf
+                    for c in range(channels):
+                        best[c] = -np.inf
+
+
+def _compile_forward(numba):
+    loop = numba.njit(nogil=True, cache=True)(_max_pool_loop)
+    i64 = numba.int64
+    for t in (numba.float32, numba.float64):
+        loop.compile((t[:, :, :, ::1], i64, i64, i64, i64, i64, i64, t[:, :, :, ::1]))
+    return loop
+
+
+def max_pool_2d(x, kernel, strides, pads, out_sizes):
+    """The 2-D NHWC max pool of `x` into [N, *out_sizes, C], or None when the compiled loop does not
+    apply (yet): numba missing or the op not hot yet, a dtype other than float32/float64."""
+    if not (x.dtype in _DTYPES and x.ndim == 4):
+        return None
+    loop = jit.when_hot("max_pool_2d", _compile_forward, HOT_CALLS)
+    if loop is None:
+        return None
+    out = np.empty((x.shape[0],) + tuple(out_sizes) + (x.shape[-1],), x.dtype)
+    loop(np.ascontiguousarray(x), kernel[0], kernel[1], strides[0], strides[1], pads[0], pads[1], out)
+    return out
 
 
 def _compile(numba):

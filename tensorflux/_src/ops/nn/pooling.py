@@ -53,6 +53,12 @@ def _pool_kernel(x, ksize, strides, padding, explicit_paddings, data_format, ave
         if out < 0:
             raise _kernel_error(f"Computed output size would be negative: {(size - k) // s + 1} "
                                 f"[input_size: {size}, effective_filter_size: {k}, stride: {s}]")
+    if not average and x.ndim == 4 and x.size and all(out > 0 for out, _, _ in geometry):
+        # the compiled single pass (numba, once hot); the taps below otherwise
+        out = compiled_pooling.max_pool_2d(x, ks, st, [before for _, before, _ in geometry],
+                                           [out for out, _, _ in geometry])
+        if out is not None:
+            return _from_channels_last(out, data_format)
     work = x.astype(np.float32) if x.dtype in _NARROW else x
     pads = [(0, 0)] + [(b, a) for _, b, a in geometry] + [(0, 0)]
     if average:

@@ -33,6 +33,7 @@ from ...types.shape import TensorShape
 from ..linalg.blas_threads import gemm, gemm_tn
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
+from . import compiled_recurrent
 
 __all__ = ["recurrent_sequence", "lstm_sequence"]
 
@@ -75,6 +76,13 @@ def _check(cell, x, h0, c0, kernel, recurrent, bias):
 # backward keeps; writes the new states into h_new (and c_new) --------------------------------------------
 def _lstm_step(z, kept, h, hr, c, recurrent, recurrent_bias, h_new, c_new, units):
     z += hr @ recurrent
+    compiled = compiled_recurrent.lstm_kernels()
+    if compiled is not None:
+        z *= compiled_recurrent.sigmoid_halving(units, z.dtype)
+        np.tanh(z, out=z)
+        compiled[0](z, c, c_new, units)
+        np.multiply(z[:, 3 * units:], np.tanh(c_new), out=h_new)
+        return
     _sigmoid_(z[:, :2 * units])
     np.tanh(z[:, 2 * units:3 * units], out=z[:, 2 * units:3 * units])
     _sigmoid_(z[:, 3 * units:])
@@ -164,8 +172,14 @@ def _forward(cell, x, h0, c0, kernel, recurrent, bias, mask, recurrent_scale, ze
 # (into dz) and of its recurrent projection (into drec, when not the same); returns the gradient reaching
 # the previous h through the recurrent product (before the dropout scale) and the direct one (and dc) ---
 def _lstm_back(kept, h_prev, hr, c_prev, c_new, recurrent_t, dh_new, dc_new, dz, drec, units):
-    i, f, g, o = kept[:, :units], kept[:, units:2 * units], kept[:, 2 * units:3 * units], kept[:, 3 * units:]
     tanh_c = np.tanh(c_new)     # where a step is masked c_new is the old state, but its gradient is zero
+    compiled = compiled_recurrent.lstm_kernels()
+    if compiled is not None:
+        dc_prev = np.empty_like(tanh_c)
+        compiled[1](kept, tanh_c, c_prev, np.ascontiguousarray(dh_new), np.ascontiguousarray(dc_new), dz, dc_prev,
+                    units)
+        return dz @ recurrent_t, None, dc_prev
+    i, f, g, o = kept[:, :units], kept[:, units:2 * units], kept[:, 2 * units:3 * units], kept[:, 3 * units:]
     d_i, d_f, d_g, d_o = dz[:, :units], dz[:, units:2 * units], dz[:, 2 * units:3 * units], dz[:, 3 * units:]
     np.multiply(dh_new, tanh_c, out=d_o)
     dc_new = dc_new + dh_new * o * (1 - tanh_c * tanh_c)
