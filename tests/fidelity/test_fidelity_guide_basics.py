@@ -316,10 +316,8 @@ True
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    'two faults: fit raises ValueError because add_weight calls initializer(shape, dtype) '
-    'positionally (tf.random.normal takes the dtype as its mean; Keras passes dtype=); past that, '
     "model.save raises ValueError 'lambdas, as in a Lambda layer, cannot be saved' (Keras 3 saves "
-    'them)'))
+    "them as bytecode; tensorflux never writes Python bytecode, by design)"))
 def test_keras_fit_and_save(tmp_path):
     with fid.capture() as out:
         inputs = tf.cast(tf.linspace(-2, 2, 201), tf.float32)

@@ -350,8 +350,6 @@ def test_keras_layer_from_module(capsys):
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a Keras layer accepts a bare Python list as positional input; Keras 3 raises ValueError"))
 def test_keras_layer_rejects_python_list_input():
     # The guide calls the layer on a bare Python list; Keras 3 (TF 2.21) refuses it.
     layer = MyDense(name="simple", in_features=3, out_features=3)
@@ -378,9 +376,6 @@ Model results: tf.Tensor(
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the MatMul InvalidArgumentError is raised bare, without Keras' 'Exception encountered when calling "
-    "FlexibleDense.call()' / 'Arguments received by' wrapping"))
 def test_keras_layer_rejects_incompatible_input(capsys):
     layer = FlexibleDense(out_features=3)
     layer(tf.constant([[2.0, 2.0, 2.0], [3.0, 3.0, 3.0]]))
@@ -394,9 +389,6 @@ def test_keras_layer_rejects_incompatible_input(capsys):
     assert "inputs=tf.Tensor(shape=(1, 4), dtype=float32)" in message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "model.variables lists the sublayers' plain tf.Variables (Keras 3: []); and the first sublayer's "
-    "build() runs once, Keras 3 runs it twice (symbolic build pass first), so other weights are drawn"))
 def test_keras_model_subclass(capsys):
     model = MySequentialModel(name="the_model")
     print("Model results:", model(tf.constant([[2.0, 2.0, 2.0]])))
@@ -453,10 +445,6 @@ def test_functional_model_call(capsys):
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.keras.utils.register_keras_serializable is missing (AttributeError); past it, the tracked "
-    "tf.Variables are saved in the .keras file, so the reloaded model repeats the original output where "
-    "Keras 3 rebuilds fresh weights"))
 def test_keras_file_save_and_load(capsys, tmp_path):
     _register_model_class()
     model = MySequentialModel(name="the_model")

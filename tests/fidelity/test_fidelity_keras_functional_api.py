@@ -403,9 +403,6 @@ XFAILS = {
     "custom_layer_config_roundtrip":
         "Functional.get_config holds layer objects and 'nodes'/'inputs'/'outputs' keys instead of Keras' "
         "serialized layer dicts (class_name/config/inbound_nodes) and 'input_layers'/'output_layers'",
-    "functional_inside_subclassed_layer":
-        "the first call of a Layer without build() runs call() once; Keras 3 runs it twice (first "
-        "symbolically, to build the sublayers), so call's print shows twice",
 }
 
 

@@ -333,9 +333,6 @@ def ex_vae_end_to_end():
 
 
 XFAILS = {
-    "get_config_with_base_config":
-        "Layer.get_config gives 'dtype': 'float32' (and puts the subclass's init args first) instead of "
-        "Keras 3's serialized DTypePolicy dict {'module': 'keras', 'class_name': 'DTypePolicy', ...}",
     "vae_end_to_end":
         "inside fit's traced step, tf.random.normal(shape=(batch, dim)) with symbolic scalar tensors "
         "raises TypeError instead of auto-packing the tuple into a shape tensor",

@@ -409,22 +409,12 @@ XFAILS = {
     "clone_model":
         "clone_model of a Functional model names the cloned input layer 'input_layer' instead of "
         "'keras_tensor', and the clone has no `optimizer` attribute (None) where Keras' clone has one",
-    "layer_get_config_from_config":
-        "Dense.get_config() is {'units', 'activation', 'name', 'trainable', 'dtype': 'float32'}; Keras "
-        "gives name/trainable/DTypePolicy dict first, then use_bias, serialized initializers, "
-        "regularizers, constraints and quantization_config",
     "sequential_config_roundtrip":
         "Sequential.get_config() holds layer objects and 'input_shape' instead of serialized layer dicts "
         "(an InputLayer first), 'dtype' and 'build_input_shape'",
     "functional_config_roundtrip":
         "Functional.get_config() has a different structure (layer objects, 'nodes', 'input_names') and "
         "Model.from_config of it raises ValueError (unrecognized keyword arguments)",
-    "serialize_keras_object":
-        "L1(0.005).get_config() keeps l1=0.005 where Keras stores the float32 value 0.004999999888241291",
-    "config_methods_nested_layer":
-        "a subclass's super().get_config() holds its recorded constructor arguments (units, nested_model, ...) "
-        "where Keras's base Layer.get_config() gives name/trainable/dtype only, so the keys come out in "
-        "another order",
     "from_config_override":
         "Functional.get_config() has tensorflux's structure (layer objects, 'nodes', 'input_names') and "
         "Model.from_config of it raises ValueError (unrecognized keyword arguments)",

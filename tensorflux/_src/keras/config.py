@@ -1,10 +1,11 @@
 """Constructor arguments as configs: every Keras object (layer, optimizer, loss, metric) remembers the
-arguments it was created with, so that `type(obj)(**obj.get_config())` rebuilds it.
+arguments it was created with, so that its config can be written from them.
 
 Keras asks each class to write `get_config()` by hand (and custom layers must, to be saved). Here the
 base classes record the arguments of the outermost `__init__` call instead — the most derived
-constructor, which is what a user called — bound to parameter names. Classes that also write
-`get_config` keep working: theirs extends what was recorded.
+constructor, which is what a user called — bound to parameter names. A built-in layer's `get_config()`
+is Keras 3's config made from them (keras.saving.keras_config, read back by `from_config`); a user's
+layer that writes no `get_config` gets them after the base entries, as Keras' automatic config.
 """
 import functools
 import inspect

@@ -4,6 +4,7 @@ Random initializers draw from `tf.random` (so `tf.random.set_seed` / `keras.util
 reproducible). Given an integer `seed`, they are stateless: every call returns the same values, as
 Keras documents for seeded initializers.
 """
+import inspect
 import math
 
 import tensorflux as tf
@@ -186,9 +187,24 @@ def get(identifier):
             return cls()
     elif isinstance(identifier, type) and issubclass(identifier, Initializer):
         return identifier()
+    elif isinstance(identifier, dict) and isinstance(identifier.get("class_name"), str):
+        return _from_keras_config(identifier)
     elif callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+
+
+def _from_keras_config(entry):
+    """An initializer from Keras 3's serialized form (`{"class_name": "GlorotUniform", "config": {...}}`,
+    what a layer's get_config() holds); Keras arguments this class lacks are dropped when unset (None)."""
+    cls = _BY_NAME.get(entry["class_name"])
+    config = entry.get("config") or {}
+    if cls is None or not isinstance(config, dict):
+        raise ValueError(f"Could not interpret initializer identifier: {entry}")
+    accepted = inspect.signature(cls.__init__).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+        config = {k: v for k, v in config.items() if k in accepted or v is not None}
+    return cls(**config)
 
 
 _ALIASES = ("zeros", "ones", "constant", "random_uniform", "random_normal", "truncated_normal", "variance_scaling",

@@ -5,6 +5,8 @@
 As in Keras: L1 is `l1 · Σ|w|`, L2 is `l2 · Σ w²` (no ½), L1L2 both; the names "l1", "l2", "l1_l2" give
 the default factor 0.01.
 """
+import numpy as np
+
 import tensorflux as tf
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "get"]
@@ -39,7 +41,9 @@ class L1(Regularizer):
         return self.l1 * tf.reduce_sum(tf.abs(x))
 
     def get_config(self):
-        return {"l1": self.l1}
+        # Keras 3 keeps L1's factor as a float32 tensor, so its config holds the float32 value
+        # (0.005 -> 0.004999999888241291); L2 and L1L2 keep the Python float.
+        return {"l1": float(np.float32(self.l1))}
 
 
 class L2(Regularizer):

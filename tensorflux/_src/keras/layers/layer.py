@@ -24,6 +24,8 @@ import numpy as np
 
 import tensorflux as tf
 
+from .. import call_errors as _call_errors
+from ...framework.context import state as _context_state
 from .. import config as _config
 from .. import initializers as _initializers
 from .. import keras_tensor
@@ -94,6 +96,28 @@ def _shape_of(x):
     if shape is None:
         return None
     return tuple(tf.TensorShape(shape).as_list())
+
+
+_KERAS_PACKAGE = __name__.rsplit(".", 2)[0]     # tensorflux._src.keras
+
+
+def _is_builtin(cls):
+    """Whether `cls` is one of tensorflux's own Keras classes (not a user's subclass)."""
+    return cls.__module__.startswith(_KERAS_PACKAGE)
+
+
+def _writes_get_config(cls):
+    """Whether a user's class (or a user base of it) defines its own get_config()."""
+    for klass in cls.__mro__:
+        if _is_builtin(klass):
+            return False
+        if "get_config" in vars(klass):
+            return True
+    return False
+
+
+class _SymbolicRunStopped(Exception):
+    """A plain tf.Variable was made during a symbolic build run (Keras' scratch graph refuses it)."""
 
 
 class Layer:
@@ -181,7 +205,28 @@ class Layer:
     def call(self, *args, **kwargs):
         raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call()` method implemented.")
 
+    # Keras 3 takes only tensors (arrays, converted) as positional arguments, except in the data layers
+    # (preprocessing) that accept Python values.
+    _allow_non_tensor_positional_args = False
+
+    def _checked_positional(self, args):
+        """`args` with arrays made tensors; ValueError (Keras 3's) for any other non-tensor leaf."""
+        def convert(x):
+            if x is None or isinstance(x, (tf.Tensor, tf.Variable, keras_tensor.KerasTensor)) or tf.is_tensor(x):
+                return x
+            if isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "__array__"):
+                return _as_input(x)
+            if self._allow_non_tensor_positional_args:
+                return x
+            raise ValueError(f"Only input tensors may be passed as positional arguments. The following argument "
+                             f"value should be passed as a keyword argument: {x} (of type {type(x)})")
+        if self._allow_non_tensor_positional_args and not any(isinstance(a, (list, tuple, dict)) for a in args):
+            return args
+        return tuple(tf.nest.map_structure(convert, list(args)))
+
     def __call__(self, *args, **kwargs):
+        if args and (len(args) != 1 or not isinstance(args[0], tf.Tensor)):    # one tensor: nothing to check
+            args = self._checked_positional(args)
         first = args[0] if args else kwargs.get("inputs")
         if isinstance(first, keras_tensor.KerasTensor) or (
                 isinstance(first, (list, tuple, dict)) and keras_tensor.any_symbolic(first)):
@@ -197,6 +242,8 @@ class Layer:
         else:
             first = None
         if not self.built:
+            if getattr(type(self).build, "_default_build", False) and type(self)._build_for is Layer._build_for:
+                self._build_by_symbolic_run(args, kwargs)
             self._build_for(first)
         has_training, default = _call_spec(type(self))
         training = kwargs.pop("training", None)
@@ -211,7 +258,10 @@ class Layer:
         _TRAINING.append(training)
         try:
             with _layer_scope(self):    # weights made in call() get this layer's path, as Keras'
-                outputs = self.call(*args, **kwargs)
+                try:
+                    outputs = self.call(*args, **kwargs)
+                except Exception as error:
+                    raise _call_errors.with_call_context(self, error, args, kwargs) from None
         finally:
             _TRAINING.pop()
         if getattr(self, "activity_regularizer", None) is not None:
@@ -284,6 +334,43 @@ class Layer:
     def output(self):
         """The KerasTensor(s) the first functional call of this layer produced."""
         return self._first_node_or_raise("output").structure
+
+    def _build_by_symbolic_run(self, args, kwargs):
+        """Keras 3 builds a layer without its own build() whose sublayers are unbuilt by first running
+        call() on symbolic stand-ins of the eager inputs (so call's side effects happen twice). As in
+        Keras (which runs it in a scratch graph), a plain tf.Variable cannot be made there: the run stops,
+        and the eager call builds what is left."""
+        flat = tf.nest.flatten((args, kwargs))
+        if not any(isinstance(x, tf.Tensor) for x in flat) or \
+                any(isinstance(x, tf.Tensor) and getattr(x, "_value", None) is None for x in flat):
+            return      # eager inputs only (inside a traced function the call itself is symbolic)
+        if all(layer.built for layer in self._flat_layers()):
+            return
+        tensors = [x for x in flat if isinstance(x, tf.Tensor)]
+        runs = []
+
+        def run(*values):
+            if runs:    # tf.function traces again after variables were made: once is Keras' run
+                raise _SymbolicRunStopped()
+            runs.append(True)
+            it = iter(values)
+            a, k = tf.nest.pack_sequence_as((args, kwargs), [next(it) if isinstance(x, tf.Tensor) else x
+                                                              for x in flat])
+            with _layer_scope(self):
+                self.call(*a, **k)
+
+        def refuse_plain_variables(variable):
+            if not isinstance(variable, _KerasVariable):
+                raise _SymbolicRunStopped()
+        observers = _context_state.variable_observers
+        observers.append(refuse_plain_variables)
+        try:
+            tf.function(run, autograph=False).get_concrete_function(*[tf.TensorSpec(t.shape, t.dtype) for t in tensors])
+        except Exception:   # noqa: BLE001 - as Keras: a call that cannot run symbolically is built eagerly
+            pass
+        finally:
+            observers.remove(refuse_plain_variables)
+            self._clear_losses()    # losses of the throwaway graph
 
     def _build_for(self, first):
         shape = tf.nest.map_structure(_shape_of, first) if first is not None else None
@@ -474,16 +561,44 @@ class Layer:
                                  f"compatible with provided weight shape {value.shape}.")
             variable.assign(value)
 
+    # Set by keras.saving (which builds on this module): Keras 3's config of a built-in layer, and the
+    # layer made from one.
+    _builtin_get_config = _builtin_from_config = None
+    _KERAS_POLICY = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
+                     "registered_name": None}
+
     def get_config(self):
-        """The constructor arguments this layer was created with (see keras.config), with its name."""
-        config = _config.init_arguments(self)
-        config.update({"name": self._name, "trainable": self._trainable, "dtype": "float32"})
-        return config
+        """Keras 3's config. A built-in layer gives all its arguments (serialized as Keras does); a
+        subclass gets the base entries (name, trainable, the DTypePolicy) to extend in its own
+        get_config(), or, when it writes none, those followed by the arguments it was made with."""
+        cls = type(self)
+        if _is_builtin(cls) and Layer._builtin_get_config is not None:
+            return Layer._builtin_get_config(self)
+        config = {"name": self._name, "trainable": self._trainable,
+                  "dtype": {**Layer._KERAS_POLICY, "config": {"name": "float32"}}}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = self.activity_regularizer
+        if _writes_get_config(cls):
+            return config
+        arguments = _config.init_arguments(self)
+        arguments.pop("name", None)
+        # Keras' automatic config: the name, the constructor's arguments, then the base entries; the name
+        # only when __init__ takes it (as `name` or through a `**kwargs` so spelled), as Keras decides.
+        try:
+            spec = inspect.getfullargspec(inspect.unwrap(cls.__init__))
+            keep_name = spec.varkw == "kwargs" or "name" in spec.args[1:] or "name" in spec.kwonlyargs
+        except TypeError:
+            keep_name = True
+        head = {"name": self._name} if keep_name else {}
+        return {**head, **arguments, **{k: v for k, v in config.items() if k != "name"}}
 
     @classmethod
     def from_config(cls, config):
-        """`cls(**config)`, leaving out the base entries (name, trainable, dtype) a subclass's `__init__`
-        does not accept."""
+        """A layer from `get_config()`'s form: a built-in class reads Keras 3's config; another gets
+        `cls(**config)`, leaving out the base entries (name, trainable, dtype) its `__init__` does not
+        accept."""
+        if _is_builtin(cls) and Layer._builtin_from_config is not None:
+            return Layer._builtin_from_config(cls, config)
         try:
             parameters = inspect.signature(cls.__init__).parameters
         except (TypeError, ValueError):

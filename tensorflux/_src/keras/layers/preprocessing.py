@@ -20,6 +20,8 @@ _EPSILON = 1e-7  # Keras's backend epsilon: the smallest standard deviation Norm
 class Rescaling(Layer):
     """`inputs * scale + offset` (both may be scalars or arrays broadcasting against the inputs)."""
 
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
+
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
         self.scale = scale
@@ -37,6 +39,8 @@ class Normalization(Layer):
     """`(inputs - mean) / sqrt(variance)` per entry of the kept `axis` (an int, a tuple, or None for one
     mean over everything), with `mean` and `variance` given or learned by `adapt(data)`; `invert=True`
     maps normalized values back."""
+
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
 
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
@@ -174,6 +178,8 @@ class Resizing(Layer):
     `crop_to_aspect_ratio=True` it first crops the centred box shaped like the target so nothing is
     distorted."""
 
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
+
     def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,
                  pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0, antialias=False,
                  data_format=None, **kwargs):
@@ -206,6 +212,8 @@ class Resizing(Layer):
 class CenterCrop(Layer):
     """Crops the centre (`height`, `width`) of images; an image smaller than that on either side is
     instead cropped to the target's aspect ratio and resized (bilinear) to the target size."""
+
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
 
     def __init__(self, height, width, data_format=None, **kwargs):
         super().__init__(**kwargs)

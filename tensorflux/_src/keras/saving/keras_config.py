@@ -87,13 +87,17 @@ def _constructor_defaults(cls):
     return defaults
 
 
-def _config_of(obj):
-    """The config Keras would write for a tensorflux object (defaults overlaid by its arguments)."""
+def _config_of(obj, recorded_only=False):
+    """The config Keras would write for a tensorflux object (defaults overlaid by its arguments); with
+    `recorded_only`, from its recorded arguments alone (what a built-in layer's own get_config() uses)."""
     cls = type(obj)
-    if keras_module_of(cls) is None:        # a user's class: its get_config() is its config, as in Keras
+    if keras_module_of(cls) is None and not recorded_only:  # a user's class: its get_config(), as in Keras
         return obj.get_config() if hasattr(obj, "get_config") else _config.init_arguments(obj)
     own = _config.init_arguments(obj)       # what it was made with; get_config() adds current values
-    own.update(obj.get_config() if hasattr(obj, "get_config") else {})
+    if recorded_only:
+        own.update({"name": obj.name, "trainable": obj.trainable})
+    else:
+        own.update(obj.get_config() if hasattr(obj, "get_config") else {})
     config = _constructor_defaults(cls)
     config.update(own)
     config.pop("weights", None)                   # initial weights: Keras never writes them in a config
@@ -162,14 +166,17 @@ _NOT_WRITTEN_BY_KERAS = {
 }
 
 
-def keras_object(value):
-    """`value` in Keras 3's JSON form (see the module docstring)."""
+def keras_object(value, tuples=False):
+    """`value` in Keras 3's JSON form (see the module docstring); with `tuples`, tuples stay tuples (as
+    a `get_config()` returns them, before JSON)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, tuple) and tuples:
+        return tuple(keras_object(v, tuples) for v in value)
     if isinstance(value, (list, tuple)):
-        return [keras_object(v) for v in value]
+        return [keras_object(v, tuples) for v in value]
     if isinstance(value, dict):
-        return {str(k): keras_object(v) for k, v in value.items()}
+        return {str(k): keras_object(v, tuples) for k, v in value.items()}
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -253,8 +260,8 @@ def _input_shape_of(layer):
     return keras_object(shapes)
 
 
-def _layer_config(layer):
-    config = dict(_config_of(layer))
+def _layer_config(layer, recorded_only=False, tuples=False):
+    config = dict(_config_of(layer, recorded_only))
     builtin = keras_module_of(type(layer)) is not None
     for key in ("activation", "recurrent_activation"):
         if builtin and key in config and config[key] is None:
@@ -264,8 +271,17 @@ def _layer_config(layer):
     if "trainable" in _NOT_WRITTEN_BY_KERAS.get(type(layer).__name__, ()):
         del ordered["trainable"]
     config.pop("dtype", None)
-    ordered.update({k: keras_object(_as_object(k, v) if builtin else v) for k, v in config.items()})
+    ordered.update({k: keras_object(_as_object(k, v) if builtin else v, tuples) for k, v in config.items()})
     return ordered
+
+
+def builtin_layer_get_config(layer):
+    """What `get_config()` of a built-in layer returns: Keras 3's config of it (name, trainable, the
+    DTypePolicy, then every constructor argument in Keras's order, objects serialized, tuples kept)."""
+    return _layer_config(layer, recorded_only=True, tuples=True)
+
+
+Layer._builtin_get_config = staticmethod(builtin_layer_get_config)
 
 
 def _module_name(cls):

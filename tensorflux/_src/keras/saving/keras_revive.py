@@ -297,6 +297,17 @@ def revive(data, custom_objects=None, safe_mode=True):
     return _Reviver(custom_objects, safe_mode).value(data)
 
 
+def builtin_from_config(cls, config):
+    """A built-in layer from its Keras 3 config (serialized objects revived, arguments tensorflux's class
+    lacks dropped when they hold Keras' "unused" value)."""
+    reviver = _Reviver(None, True)
+    config = _fit_arguments(cls, {k: reviver.value(v) for k, v in config.items()})
+    return cls(**config)
+
+
+Layer._builtin_from_config = staticmethod(builtin_from_config)
+
+
 def revive_model(data, custom_objects=None, safe_mode=True):
     """The (built) model of a `.keras` archive's `config.json`."""
     if not isinstance(data, dict):
