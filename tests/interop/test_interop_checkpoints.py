@@ -145,3 +145,29 @@ def test_tensorflow_restores_a_tensorflux_keras_model_and_optimizer(tmp_path):
     for theirs, mine in zip(got["slots"], slots):
         assert np.shape(theirs) == mine.shape
         np.testing.assert_allclose(theirs, mine, rtol=1e-6)
+
+
+_TF_GENERATOR = "import sys, json, numpy as np, tensorflow as tf\n" + """
+gen = tf.random.Generator.from_seed(1)
+tf.train.Checkpoint(generator=gen).read(sys.argv[1]).assert_consumed()
+restored_state = gen.state.numpy().tolist()
+drawn = gen.normal([3]).numpy().tolist()
+mine = tf.random.Generator.from_seed(7)
+mine.normal([5])
+tf.train.Checkpoint(generator=mine).write(sys.argv[2])
+print(json.dumps({"state": restored_state, "drawn": drawn, "next": mine.normal([2]).numpy().tolist()}))
+"""
+
+
+def test_random_generator_streams_continue_across_tensorflow_and_tensorflux(tmp_path):
+    """A Generator's checkpoint (its state variable, `generator/_state_var`) restores in either library, and
+    the restored stream continues with the same numbers there."""
+    gen = tf.random.Generator.from_seed(1)
+    gen.normal([4])
+    path = tf.train.Checkpoint(generator=gen).write(str(tmp_path / "ours"))
+    got = run_tensorflow(_TF_GENERATOR, path, str(tmp_path / "theirs"))
+    assert got["state"] == gen.state.numpy().tolist()
+    np.testing.assert_array_equal(np.float32(got["drawn"]), gen.normal([3]).numpy())
+    theirs = tf.random.Generator.from_seed(0)
+    tf.train.Checkpoint(generator=theirs).read(str(tmp_path / "theirs")).assert_consumed()
+    np.testing.assert_array_equal(np.float32(got["next"]), theirs.normal([2]).numpy())
