@@ -205,11 +205,16 @@ def test_a_call_the_kernel_rejects_gets_the_numpy_paths_error():
 
 def test_without_numba_jit_compile_warns_and_runs_numpy(monkeypatch, caplog):
     monkeypatch.setattr(tiering, "numba_module", lambda: None)
+    monkeypatch.setattr(jit_module, "_WARNED_NO_NUMBA", [])
     f = tf.function(_chain, jit_compile=True)
     with caplog.at_level(logging.WARNING, logger="tensorflux"):
         result = f(tf.constant(1.0))
     assert 'pip install "tensorflux[jit]"' in caplog.text
     _same_bits(result.numpy(), tf.function(_chain)(tf.constant(1.0)).numpy())
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="tensorflux"):
+        tf.function(lambda x: _chain(x) * 2.0, jit_compile=True)(tf.constant(1.0))
+    assert "numba" not in caplog.text      # said once per process
 
 
 def test_hot_function_switches_to_the_kernel_in_the_background(monkeypatch):

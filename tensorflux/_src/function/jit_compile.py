@@ -3,9 +3,10 @@
 TensorFlow's meaning is kept: the function compiles on its first call, synchronously, or the call raises
 TensorFlow's `InvalidArgumentError` ("Detected unsupported operations when trying to compile graph …")
 for an op XLA has no kernel for either (strings, Python callbacks, files: `lowering.NOT_XLA_COMPILABLE`).
-Two cases TensorFlow does not have run the NumPy path instead, with one warning per function: an op
-XLA compiles but tensorflux's lowering does not (yet) — stateful ops such as variable updates, matmul,
-reductions over some axes — and a machine without numba (`pip install "tensorflux[jit]"`).
+Two cases TensorFlow does not have run the NumPy path instead, with a warning: an op XLA compiles but
+tensorflux's lowering does not (yet) — stateful ops such as variable reads and updates, matmul,
+reductions over some axes, float-to-int casts, broadcasting selects (one warning per function) — and a
+machine without numba (`pip install "tensorflux[jit]"`; one warning per process).
 `experimental_get_compiler_ir(...)(stage='hlo')` returns the kernel's source.
 """
 import logging
@@ -17,6 +18,7 @@ __all__ = ["must_compile", "lowered_or_none", "worth_tiering", "compiler_ir", "C
 
 logger = logging.getLogger("tensorflux")
 
+_WARNED_NO_NUMBA = []
 MIN_TIERING_WORK = 8     # ops (a While loop counts 100) below which a hot function keeps its NumPy code
 COMPILER_IR_STAGES = ("hlo", "hlo_serialized", "optimized_hlo", "optimized_hlo_serialized", "optimized_hlo_dot")
 
@@ -74,8 +76,10 @@ def must_compile(cf, numpy_fn, sample_args):
                        "the NumPy path", cf.name, str(e).splitlines()[0] if str(e) else type(e).__name__)
         return numpy_fn
     if runner is None:
-        logger.warning('tensorflux: jit_compile=True needs numba (pip install "tensorflux[jit]"); %s runs on '
-                       'the NumPy path', cf.name)
+        if not _WARNED_NO_NUMBA:    # once per process: every jit_compile function would say the same
+            _WARNED_NO_NUMBA.append(True)
+            logger.warning('tensorflux: jit_compile=True needs numba (pip install "tensorflux[jit]"); %s and '
+                           'other jit_compile functions run on the NumPy path', cf.name)
         return numpy_fn
     return tiering.guarded(runner, numpy_fn)
 
