@@ -6,7 +6,10 @@ has one replica and behaves as TensorFlow's do on a single-CPU machine. Launched
 `multi_worker.py` and `mpi.py`): variables created under `scope()` start equal on every worker (rank 0's
 values are broadcast at creation), `run` calls the function in a *replica context* whose `all_reduce`
 combines values across workers, and `reduce` combines a per-replica result in the *cross-replica
-context*.
+context*. In a single process, `MirroredStrategy(["cpu:0", "cpu:1", ...])` over the logical CPU devices
+of `tf.config.set_logical_device_configuration` has one replica per device instead, run as TensorFlow
+runs them (one thread each, in turn: `mirrored_run.py`), with `PerReplica` results and mirrored variables
+(`values.py`).
 
 Contexts, as TensorFlow defines them: outside any strategy, code runs in the default replica context of
 the default strategy; inside `with strategy.scope():` it is in the strategy's cross-replica context
