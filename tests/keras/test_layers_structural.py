@@ -75,3 +75,27 @@ def test_input_spec():
     assert spec.get_config() == {"dtype": None, "shape": None, "ndim": 2, "max_ndim": None, "min_ndim": None,
                                  "axes": {-1: 3}, "optional": False}
     assert L.InputSpec.from_config(spec.get_config()).axes == {-1: 3}
+
+
+def test_depthwise_conv1d_matches_keras():
+    x = np.arange(2 * 6 * 3, dtype="float32").reshape(2, 6, 3) / 10
+    layer = L.DepthwiseConv1D(3, depth_multiplier=2, depthwise_initializer=ONE, bias_initializer=ONE)
+    out = layer(x)
+    assert out.shape.as_list() == [2, 4, 6] and tuple(layer.kernel.shape) == (3, 3, 2)
+    np.testing.assert_allclose(out.numpy()[0], [[0.19, 0.19, 0.22, 0.22, 0.25, 0.25],
+                                                [0.28, 0.28, 0.31, 0.31, 0.34, 0.34],
+                                                [0.37, 0.37, 0.40, 0.40, 0.43, 0.43],
+                                                [0.46, 0.46, 0.49, 0.49, 0.52, 0.52]], rtol=2e-6)
+    same = L.DepthwiseConv1D(2, strides=2, padding="same", depthwise_initializer=ONE, use_bias=False)
+    assert same(x).shape.as_list() == [2, 3, 3] and same.compute_output_shape((2, 6, 3)) == (2, 3, 3)
+
+
+def test_reversible_embedding_matches_keras():
+    layer = L.ReversibleEmbedding(5, 3, embeddings_initializer=ONE)
+    np.testing.assert_allclose(layer(np.array([[1, 2]])).numpy(), [[[0.1] * 3] * 2], rtol=1e-6)
+    np.testing.assert_allclose(layer(np.ones((1, 3), "float32"), reverse=True).numpy(), [[0.3] * 5], rtol=1e-6)
+    assert [w.name for w in layer.weights] == ["embeddings"]
+    untied = L.ReversibleEmbedding(5, 3, tie_weights=False, embeddings_initializer=ONE, logit_soft_cap=0.2)
+    untied(np.array([0]))
+    assert [(w.name, tuple(w.shape)) for w in untied.weights] == [("embeddings", (5, 3)), ("reverse_embeddings", (3, 5))]
+    np.testing.assert_allclose(untied(np.ones((1, 3), "float32"), reverse=True).numpy(), [[0.18102966] * 5], rtol=1e-6)

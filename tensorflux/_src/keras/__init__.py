@@ -18,6 +18,7 @@ from .layers import (input_layer, core as layers, activations as layers_activati
     merging as layers_merge, preprocessing as layers_preprocessing, reshaping as layers_reshaping,
     rnn as layers_rnn, bidirectional as layers_bidirectional, masking as layers_masking)
 from .layers import (adaptive_pooling as layers_adaptive_pooling, group_normalization as layers_group_norm,
+    depthwise1d as layers_depthwise1d, reversible_embedding as layers_reversible_embedding,
     regularizing as layers_regularizing, structural as layers_structural, volumetric as layers_volumetric)
 from .optimizers import optimizer as optimizers, schedules
 from .saving import saving, serialization
@@ -29,7 +30,8 @@ _SOURCES = (activations, backend_config, callbacks, constraints, initializers, i
             layers_reshaping, layers_rnn, layers_bidirectional, layers_masking, losses, metrics, models, ops,
             optimizers, py_dataset, random, regularizers, saving, schedules, serialization, tensorboard, utils,
             variables,
-            layers_adaptive_pooling, layers_group_norm, layers_regularizing, layers_structural, layers_volumetric)
+            layers_adaptive_pooling, layers_group_norm, layers_regularizing, layers_structural, layers_volumetric,
+            layers_depthwise1d, layers_reversible_embedding)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,
