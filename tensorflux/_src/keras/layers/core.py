@@ -1,8 +1,6 @@
-"""`keras.layers`: the built-in layers (Dense, EinsumDense, Conv2D, pooling, Flatten, Reshape, Dropout,
-Activation)."""
+"""`keras.layers`: the built-in layers (Dense, Conv2D, pooling, Flatten, Reshape, Dropout, Activation)."""
 import inspect
 import math
-import re
 
 import tensorflux as tf
 
@@ -110,97 +108,6 @@ class Dense(Layer):
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)[:-1] + (self.units,)
-
-
-_EINSUM_DENSE_EQUATION = re.compile(r"^(\.\.\.)?([a-zA-Z]+),([a-zA-Z]+)->(\.\.\.)?([a-zA-Z]+)$")
-
-
-class EinsumDense(Layer):
-    """`activation(einsum(equation, inputs, kernel) + bias)`: a dense layer over any axes, e.g.
-    `EinsumDense("abc,cde->abde", output_shape=(None, 2, 16), bias_axes="de")`.
-
-    `output_shape` leaves out the batch dimension (and the dimensions an ellipsis stands for); the kernel's
-    dims are the input's for letters the input has and the output's otherwise; the bias covers the output
-    from its first `bias_axes` letter on, with size 1 along letters not in `bias_axes`. An ellipsis may
-    lead the input and output terms ("...b,bc->...c"), not trail them. The product runs through `tf.einsum`,
-    so it is one BLAS matrix product per call.
-    """
-
-    def __init__(self, equation, output_shape, activation=None, bias_axes=None, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, lora_rank=None,
-                 **kwargs):
-        super().__init__(**kwargs)
-        if lora_rank is not None:
-            raise ValueError("tensorflux's EinsumDense does not support LoRA (`lora_rank`).")
-        self.equation = equation
-        self.partial_output_shape = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
-        self.activation = _activations.get(activation)
-        self.bias_axes = bias_axes
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
-        self.full_output_shape = None
-
-    def _shapes(self, input_shape):
-        """(kernel shape, bias shape or None, full output shape) for inputs of `input_shape`."""
-        match = _EINSUM_DENSE_EQUATION.match(self.equation.replace(" ", ""))
-        if match is None:
-            raise ValueError(f"Invalid einsum equation '{self.equation}'. Equations must be in the form "
-                             f"[X],[Y]->[Z], ...[X],[Y]->...[Z], or [X]...,[Y]->[Z]....")
-        dots_in, input_spec, weight_spec, dots_out, output_spec = match.groups()
-        if bool(dots_in) != bool(dots_out):
-            raise ValueError(f"Invalid einsum equation '{self.equation}': an ellipsis must lead both the input "
-                             f"and the output.")
-        input_shape = list(input_shape)
-        elided = len(input_shape) - len(input_spec) if dots_in else 0
-        if dots_in:
-            full = input_shape[:elided] + list(self.partial_output_shape)
-        else:
-            full = [input_shape[0]] + list(self.partial_output_shape)
-        if len(full) != elided + len(output_spec):
-            raise ValueError(f"Output shape {self.partial_output_shape} does not match the output spec "
-                             f"'{output_spec}' of the equation '{self.equation}'.")
-        for c in output_spec:
-            if c not in input_spec and c not in weight_spec:
-                raise ValueError(f"Dimension '{c}' was specified in the output '{output_spec}' but has no "
-                                 f"corresponding dim in the input spec '{input_spec}' or weight spec "
-                                 f"'{output_spec}'")
-        kernel = []
-        for c in weight_spec:
-            if c in input_spec:
-                kernel.append(input_shape[elided + input_spec.index(c)])
-            elif c in output_spec:
-                kernel.append(full[elided + output_spec.index(c)])
-            else:
-                raise ValueError(f"Weight dimension '{c}' did not have a match in either the input spec "
-                                 f"'{input_spec}' or the output spec '{output_spec}'. For this layer, the weight "
-                                 f"must be fully specified.")
-        bias = None
-        if self.bias_axes is not None:
-            for c in self.bias_axes:
-                if c not in output_spec:
-                    raise ValueError(f"Bias dimension '{c}' was requested, but is not part of the output spec "
-                                     f"'{output_spec}'")
-            first = min(output_spec.find(c) for c in self.bias_axes)
-            bias = [full[elided + output_spec.find(c)] if c in self.bias_axes else 1 for c in output_spec[first:]]
-        return kernel, bias, full
-
-    def build(self, input_shape):
-        kernel, bias, self.full_output_shape = self._shapes(input_shape)
-        self.kernel = self.add_weight(shape=tuple(kernel), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
-        self.bias = None if bias is None else self.add_weight(
-            shape=tuple(bias), initializer=self.bias_initializer, regularizer=self.bias_regularizer, name="bias")
-
-    def call(self, inputs):
-        x = tf.einsum(self.equation, inputs, self.kernel)
-        if self.bias is not None:
-            x = x + self.bias
-        return self.activation(x)
-
-    def compute_output_shape(self, input_shape):
-        return tuple(self._shapes(input_shape)[2])
 
 
 class Flatten(Layer):
@@ -428,5 +335,5 @@ class AveragePooling2D(_Pooling2D):
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 
-API = {"keras.layers": ["Layer", "Dense", "EinsumDense", "Flatten", "Reshape", "Dropout", "Activation", "Lambda", "Conv2D",
+API = {"keras.layers": ["Layer", "Dense", "Flatten", "Reshape", "Dropout", "Activation", "Lambda", "Conv2D",
                         "MaxPooling2D", "AveragePooling2D", "MaxPool2D", "AvgPool2D"]}
