@@ -18,9 +18,13 @@ def _split_cpu():
         pass   # already fixed by an earlier module of this process (the fidelity tests split it in three)
 
 
-_split_cpu()
-pytestmark = pytest.mark.skipif(len(tf.config.list_logical_devices("CPU")) < 2,
-                                reason="the CPU was fixed as one device before this module was imported")
+_split_cpu()   # configures only: listing the devices (which fixes them) waits for the first test
+
+
+@pytest.fixture(autouse=True)
+def _two_logical_cpus():
+    if len(tf.config.list_logical_devices("CPU")) < 2:
+        pytest.skip("the CPU was fixed as one device before this module was imported")
 
 
 def _two():
