@@ -409,9 +409,6 @@ XFAILS = {
     "clone_model":
         "clone_model of a Functional model names the cloned input layer 'input_layer' instead of "
         "'keras_tensor', and the clone has no `optimizer` attribute (None) where Keras' clone has one",
-    "sequential_config_roundtrip":
-        "Sequential.get_config() holds layer objects and 'input_shape' instead of serialized layer dicts "
-        "(an InputLayer first), 'dtype' and 'build_input_shape'",
     "functional_config_roundtrip":
         "Functional.get_config() has a different structure (layer objects, 'nodes', 'input_names') and "
         "Model.from_config of it raises ValueError (unrecognized keyword arguments)",

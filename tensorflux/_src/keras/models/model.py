@@ -585,12 +585,22 @@ class Sequential(Model):
             input_shape = layer.compute_output_shape(input_shape)
         return input_shape
 
+    # Set by keras.saving: Keras 3's config of a Sequential (serialized layers) and the model made from it.
+    _keras_get_config = _keras_from_config = None
+
     def get_config(self):
+        if Sequential._keras_get_config is not None:
+            return Sequential._keras_get_config(self)
         return {"name": self.name, "trainable": self.trainable, "layers": self.layers,
                 "input_shape": list(self._input_shape) if self._input_shape is not None else None}
 
     @classmethod
     def from_config(cls, config):
+        """From Keras 3's config (layers as serialized dicts), or from layer objects and an input shape."""
+        layers = config.get("layers") or []
+        if cls is Sequential and Sequential._keras_from_config is not None and any(
+                isinstance(entry, dict) for entry in layers):
+            return Sequential._keras_from_config(config)
         model = cls(name=config["name"], trainable=config["trainable"])
         if config.get("input_shape") is not None:
             model.add(InputLayer(batch_shape=config["input_shape"]), rebuild=False)

@@ -283,6 +283,26 @@ def builtin_layer_get_config(layer):
 
 Layer._builtin_get_config = staticmethod(builtin_layer_get_config)
 
+_SHAPE_KEYS = ("batch_shape", "input_shape", "build_input_shape")
+
+
+def _shapes_as_tuples(value, key=None):
+    """A config with its shapes as tuples, as `get_config()` returns them (JSON makes them lists)."""
+    if isinstance(value, dict):
+        return {k: _shapes_as_tuples(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_shapes_as_tuples(v) for v in value]
+        return tuple(items) if key in _SHAPE_KEYS else items
+    return value
+
+
+def sequential_get_config(model):
+    """What `Sequential.get_config()` returns: Keras 3's config (serialized layers, an InputLayer first)."""
+    return _shapes_as_tuples(_sequential_entry(model)["config"])
+
+
+Sequential._keras_get_config = staticmethod(sequential_get_config)
+
 
 def _module_name(cls):
     """The module Keras writes for a user's class (None for `__main__`, as Keras writes it)."""

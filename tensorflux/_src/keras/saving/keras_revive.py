@@ -308,6 +308,17 @@ def builtin_from_config(cls, config):
 Layer._builtin_from_config = staticmethod(builtin_from_config)
 
 
+def sequential_from_config(config):
+    """A Sequential model from Keras 3's config of one (what its get_config() returns)."""
+    shape = config.get("build_input_shape")
+    if isinstance(shape, tuple):
+        config = dict(config, build_input_shape=list(shape))
+    return _Reviver(None, True).sequential(config, 0)
+
+
+Sequential._keras_from_config = staticmethod(sequential_from_config)
+
+
 def revive_model(data, custom_objects=None, safe_mode=True):
     """The (built) model of a `.keras` archive's `config.json`."""
     if not isinstance(data, dict):
