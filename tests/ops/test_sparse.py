@@ -215,3 +215,20 @@ def test_datasets_of_sparse_tensors():
     rows = tf.data.Dataset.from_tensor_slices(sp)
     assert repr(rows.element_spec) == "SparseTensorSpec(TensorShape([4]), tf.int32)"
     assert [_parts(x) for x in rows] == [([[0]], [1], [4]), ([[2]], [2], [4]), ([], [], [4])]
+
+
+def test_nest_expands_composites_on_request():
+    sp = tf.SparseTensor([[0, 0], [1, 2]], [1., 2.], [3, 4])
+    rt = tf.ragged.constant([[1, 2], [3]])
+    assert tf.nest.flatten(sp) == [sp]
+    flat = tf.nest.flatten({"a": sp, "b": [rt, 5]}, expand_composites=True)
+    assert [f if isinstance(f, int) else f.numpy().tolist() for f in flat] == \
+        [[[0, 0], [1, 2]], [1.0, 2.0], [3, 4], [1, 2, 3], [0, 2, 3], 5]
+    doubled = tf.nest.map_structure(lambda t: t * 2 if t.dtype != tf.int64 else t, {"a": sp, "b": rt},
+                                    expand_composites=True)   # values doubled, indices and row splits kept
+    assert _parts(doubled["a"]) == ([[0, 0], [1, 2]], [2.0, 4.0], [3, 4])
+    assert doubled["b"].to_list() == [[2, 4], [6]]
+    specs = tf.nest.flatten(tf.SparseTensorSpec([3, 4], tf.float32), expand_composites=True)
+    assert specs == [tf.TensorSpec([None, 2], tf.int64), tf.TensorSpec([None], tf.float32), tf.TensorSpec([2], tf.int64)]
+    packed = tf.nest.pack_sequence_as(sp, [sp.indices, sp.values * 10, sp.dense_shape], expand_composites=True)
+    assert _parts(packed) == ([[0, 0], [1, 2]], [10.0, 20.0], [3, 4])

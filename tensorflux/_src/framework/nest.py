@@ -34,8 +34,20 @@ def _children(x):
     return list(x)
 
 
+def _is_composite(x):
+    """A composite value (SparseTensor, RaggedTensor, IndexedSlices: framework/composite.py, which imports this
+    module, hence the duck typing) or a composite's TypeSpec."""
+    return hasattr(x, "_type_spec") and hasattr(x, "_to_components") or hasattr(x, "_component_specs")
+
+
+def _components(x):
+    return list(x._component_specs()) if hasattr(x, "_component_specs") else list(x._to_components())
+
+
 def flatten(structure, expand_composites=False):
-    """The leaves of `structure` in a deterministic order."""
+    """The leaves of `structure` in a deterministic order (a composite's components with `expand_composites`)."""
+    if expand_composites:
+        return [c for leaf in flatten(structure) for c in (_components(leaf) if _is_composite(leaf) else (leaf,))]
     if not is_nested(structure):
         return [structure]
     out = []
@@ -72,7 +84,21 @@ def _rebuild(template, children):
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
-    """Builds a structure shaped like `structure` whose leaves are `flat_sequence`, in order."""
+    """Builds a structure shaped like `structure` whose leaves are `flat_sequence`, in order (with
+    `expand_composites`, each composite of `structure` takes as many items as it has components)."""
+    if expand_composites:
+        flat, packed = list(flat_sequence), []
+        for leaf in flatten(structure):
+            if _is_composite(leaf):
+                count = len(_components(leaf))
+                spec = leaf if hasattr(leaf, "_component_specs") else leaf._type_spec
+                packed.append(spec._from_components(flat[:count]))
+                flat = flat[count:]
+            else:
+                packed.append(flat.pop(0) if flat else None)
+        if flat:
+            raise ValueError(f"Could not pack sequence: {len(flat)} items were left over.")
+        return pack_sequence_as(structure, packed)
     if not is_nested(flat_sequence):
         raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but found "
                         f"incompatible type `{type(flat_sequence)}` instead.")
@@ -169,14 +195,14 @@ def map_structure(func, *structure, **kwargs):
     if not structure:
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", None)
+    expand = kwargs.pop("expand_composites", False)
     if kwargs:
         names = ", ".join(f"`{k}`" for k in kwargs)
         raise ValueError(f"Only valid keyword arguments are `check_types` and `expand_composites`, not: {names}")
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
-    flats = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
+    flats = [flatten(s, expand_composites=expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)], expand_composites=expand)
 
 
 def flatten_with_paths(structure):
