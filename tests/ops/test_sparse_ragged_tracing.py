@@ -40,6 +40,10 @@ RAGGED_OPS = {
     "concat1": lambda r: tf.concat([r, r], 1).flat_values,
     "bounding": lambda r: r.bounding_shape(),
     "map": lambda r: tf.ragged.map_flat_values(tf.square, r).flat_values,
+    "rows_1_3": lambda r: r[1:3].flat_values,
+    "rows_last_2": lambda r: r[-2:].row_splits,
+    "rows_but_last": lambda r: r[:-1].flat_values,
+    "column_slice": lambda r: r[:, :2].flat_values,
 }
 
 

@@ -66,12 +66,20 @@ def _row(rt, i):
 def _row_range(rt, key):
     if key.step not in (None, 1):
         raise ValueError("RaggedTensor slicing with a step on the outer dimension is not supported")
-    n = int(rt.nrows().numpy()) if hasattr(rt.nrows(), "numpy") else None
-    if n is None:
-        raise ValueError("slicing the rows of a RaggedTensor inside tf.function needs eager row counts")
+    splits = rt.row_splits
+    if getattr(splits, "_value", None) is None:
+        # while tracing: the row splits sliced as a Python list would be (splits has one more entry than
+        # there are rows, hence the shifted bounds); the slice must select at least one row
+        start, stop = key.start, key.stop
+        lo = 0 if start is None else (start if start >= 0 else start - 1)
+        part = splits[lo:] if stop is None else (splits[lo:stop + 1] if stop >= 0 else splits[lo:stop])
+        first = part[0]
+        values = _slice(rt.values, first, part[-1]) if not isinstance(rt.values, RaggedTensor) else \
+            _rows(rt.values, first, part[-1])
+        return RaggedTensor._make(values, part - first)
+    n = len(splits._value) - 1
     start, stop, _ = key.indices(n)
     stop = max(stop, start)
-    splits = rt.row_splits
     first = splits[start]
     return RaggedTensor._make(_rows(rt.values, first, splits[stop]), splits[start:stop + 1] - first)
 
