@@ -400,9 +400,6 @@ def ex_subclassed_layer_inside_functional():
 
 
 XFAILS = {
-    "custom_layer_config_roundtrip":
-        "Functional.get_config holds layer objects and 'nodes'/'inputs'/'outputs' keys instead of Keras' "
-        "serialized layer dicts (class_name/config/inbound_nodes) and 'input_layers'/'output_layers'",
 }
 
 

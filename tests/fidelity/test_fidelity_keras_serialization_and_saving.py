@@ -408,13 +408,8 @@ def ex_registered_name_in_config():
 XFAILS = {
     "clone_model":
         "clone_model of a Functional model names the cloned input layer 'input_layer' instead of "
-        "'keras_tensor', and the clone has no `optimizer` attribute (None) where Keras' clone has one",
-    "functional_config_roundtrip":
-        "Functional.get_config() has a different structure (layer objects, 'nodes', 'input_names') and "
-        "Model.from_config of it raises ValueError (unrecognized keyword arguments)",
-    "from_config_override":
-        "Functional.get_config() has tensorflux's structure (layer objects, 'nodes', 'input_names') and "
-        "Model.from_config of it raises ValueError (unrecognized keyword arguments)",
+        "'keras_tensor' (so Keras' clone has another config, tensorflux's the same), and the clone has no "
+        "`optimizer` (None) where Keras' clone has one",
 }
 
 

@@ -140,7 +140,16 @@ class Functional(Model):
     def compute_output_shape(self, input_shape):
         return self.output_shape
 
+    # Set by keras.saving: Keras 3's config of a functional model and the model made from one.
+    _keras_get_config = _keras_from_config = None
+
     def get_config(self):
+        """Keras 3's config (serialized layers with their inbound nodes, input_layers, output_layers)."""
+        if Functional._keras_get_config is not None:
+            return Functional._keras_get_config(self)
+        return self._tensorflux_config()
+
+    def _tensorflux_config(self):
         """The layers and the graph of calls between them: each Node as the layer (by name) or operator
         (by Keras class name) it calls, with its KerasTensor arguments as references
         `{"__keras_tensor__": ["input", i, 0] or ["node", k, output index]}` to earlier results."""
@@ -165,7 +174,15 @@ class Functional(Model):
                 "outputs": tf.nest.map_structure(encode, self._output_struct)}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None):
+        """Replays the saved calls on the (already rebuilt) layers to make the same graph; Keras 3's config
+        (layers as serialized dicts with `input_layers`) is read by keras.saving."""
+        if Functional._keras_from_config is not None and "input_layers" in config:
+            return Functional._keras_from_config(config, custom_objects)
+        return cls._from_tensorflux_config(config)
+
+    @classmethod
+    def _from_tensorflux_config(cls, config):
         """Replays the saved calls on the (already rebuilt) layers to make the same graph.
 
         The config may come from a file: every reference (layer name, operator name, earlier result) is

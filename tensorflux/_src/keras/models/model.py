@@ -67,6 +67,16 @@ class Model(Layer):
     def call(self, *args, **kwargs):
         raise NotImplementedError(f"Model {type(self).__name__} does not have a `call()` method implemented.")
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A functional model's config (`input_layers`, `output_layers`) makes a functional model, as in
+        Keras; any other config goes to the class's constructor."""
+        functional = Model._functional
+        if functional is not None and isinstance(config, dict) and "input_layers" in config and \
+                "output_layers" in config and (cls is Model or issubclass(cls, functional)):
+            return functional.from_config(config, custom_objects)
+        return super().from_config(config)
+
     @property
     def layers(self):
         return self._flat_layers()

@@ -263,6 +263,8 @@ def _input_shape_of(layer):
 def _layer_config(layer, recorded_only=False, tuples=False):
     config = dict(_config_of(layer, recorded_only))
     builtin = keras_module_of(type(layer)) is not None
+    if not builtin and not recorded_only:   # a user's get_config() is written as it is, as Keras does
+        return {k: keras_object(v, tuples) for k, v in config.items()}
     for key in ("activation", "recurrent_activation"):
         if builtin and key in config and config[key] is None:
             config[key] = "linear"
@@ -286,14 +288,35 @@ Layer._builtin_get_config = staticmethod(builtin_layer_get_config)
 _SHAPE_KEYS = ("batch_shape", "input_shape", "build_input_shape")
 
 
-def _shapes_as_tuples(value, key=None):
-    """A config with its shapes as tuples, as `get_config()` returns them (JSON makes them lists)."""
+def _shapes_as_tuples(value, key=None, tensor=False):
+    """A config with its shapes (and a node's positional `args`) as tuples, as `get_config()` returns them
+    (JSON makes them lists)."""
     if isinstance(value, dict):
-        return {k: _shapes_as_tuples(v, k) for k, v in value.items()}
+        tensor = value.get("class_name") == "__keras_tensor__"
+        return {k: _shapes_as_tuples(v, k, tensor and k == "config") for k, v in value.items()}
     if isinstance(value, list):
         items = [_shapes_as_tuples(v) for v in value]
-        return tuple(items) if key in _SHAPE_KEYS else items
+        return tuple(items) if key in _SHAPE_KEYS or key == "args" else items
     return value
+
+
+def _tensor_shapes_as_tuples(value):
+    if isinstance(value, dict):
+        if value.get("class_name") == "__keras_tensor__" and isinstance(value.get("config"), dict):
+            config = dict(value["config"])
+            if isinstance(config.get("shape"), list):
+                config["shape"] = tuple(config["shape"])
+            return dict(value, config=config)
+        return {k: _tensor_shapes_as_tuples(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_tensor_shapes_as_tuples(v) for v in value)
+    return value
+
+
+def functional_get_config(model):
+    """What a functional model's `get_config()` returns: Keras 3's config (serialized layers with their
+    inbound nodes, input_layers and output_layers)."""
+    return _tensor_shapes_as_tuples(_shapes_as_tuples(_functional_entry(model)["config"]))
 
 
 def sequential_get_config(model):
@@ -302,6 +325,7 @@ def sequential_get_config(model):
 
 
 Sequential._keras_get_config = staticmethod(sequential_get_config)
+Model._functional._keras_get_config = staticmethod(functional_get_config)
 
 
 def _module_name(cls):

@@ -319,6 +319,22 @@ def sequential_from_config(config):
 Sequential._keras_from_config = staticmethod(sequential_from_config)
 
 
+def _as_json_lists(value):
+    if isinstance(value, dict):
+        return {k: _as_json_lists(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_json_lists(v) for v in value]
+    return value
+
+
+def functional_from_config(config, custom_objects=None):
+    """A functional model from Keras 3's config of one (what its get_config() returns)."""
+    return _Reviver(custom_objects, True).functional(_as_json_lists(config), 0)
+
+
+Model._functional._keras_from_config = staticmethod(functional_from_config)
+
+
 def revive_model(data, custom_objects=None, safe_mode=True):
     """The (built) model of a `.keras` archive's `config.json`."""
     if not isinstance(data, dict):
