@@ -17,7 +17,6 @@ def split_everything(monkeypatch):
     """Every product goes through the threaded blocks, however small, with blocks of 8 rows."""
     monkeypatch.setattr(blas_threads, "PARALLEL_MIN_FLOPS", 0)
     monkeypatch.setattr(blas_threads, "MIN_BLOCK_ROWS", 8)
-    monkeypatch.setattr(blas_threads, "_others_hold_the_cores", lambda: False)
     blas_threads._start()
     if blas_threads._state["workers"] < 2:
         monkeypatch.setitem(blas_threads._state, "workers", 2)
@@ -47,7 +46,7 @@ def test_gemm_same_bits_with_and_without_threads(split_everything, monkeypatch):
     a, b, c = rng.rand(1000, 70).astype(np.float32), rng.rand(70, 33).astype(np.float32), \
         rng.rand(1000, 33).astype(np.float32)
     threaded = blas_threads.gemm(a, b), blas_threads.gemm_tn(a, c)
-    monkeypatch.setattr(blas_threads, "_others_hold_the_cores", lambda: True)
+    monkeypatch.setitem(blas_threads._state, "workers", 1)
     assert blas_threads.usable_workers() == 1
     for got, want in zip(threaded, (blas_threads.gemm(a, b), blas_threads.gemm_tn(a, c))):
         np.testing.assert_array_equal(got, want)
@@ -64,27 +63,6 @@ def test_gemm_big_product_uses_workers_and_matches():
     a, b = rng.rand(4096, 300).astype(np.float32), rng.rand(300, 64).astype(np.float32)
     np.testing.assert_allclose(blas_threads.gemm(a, b), a @ b, rtol=1e-5)
     np.testing.assert_allclose(blas_threads.gemm_tn(a, rng.rand(4096, 8).astype(np.float32)).shape, (300, 8))
-
-
-def test_busy_machine_keeps_products_on_the_caller(monkeypatch, tmp_path):
-    blas_threads._start()
-    monkeypatch.setitem(blas_threads._state, "workers", 2)
-    monkeypatch.setattr(blas_threads, "_busy", [False, -1e9])
-    import builtins
-    real_open = builtins.open
-
-    def fake_loadavg(running):
-        def fake_open(path, *a, **k):
-            if path == "/proc/loadavg":
-                (tmp_path / "loadavg").write_text(f"3.00 2.00 1.00 {running}/150 999\n")
-                return real_open(tmp_path / "loadavg", *a, **k)
-            return real_open(path, *a, **k)
-        return fake_open
-    monkeypatch.setattr(builtins, "open", fake_loadavg(3))
-    assert blas_threads._others_hold_the_cores(now=100.0)
-    monkeypatch.setattr(builtins, "open", fake_loadavg(1))
-    assert blas_threads._others_hold_the_cores(now=100.1), "answers are kept for _BUSY_CHECK_SECONDS"
-    assert not blas_threads._others_hold_the_cores(now=101.0)
 
 
 def test_worker_count_respects_openblas_num_threads(monkeypatch):
@@ -116,7 +94,6 @@ def test_conv2d_split_equals_unsplit_float32(monkeypatch):
             y = tf.nn.conv2d(xt, wt, 1, "VALID")
         return [y.numpy()] + [g.numpy() for g in tape.gradient(y, [xt, wt], output_gradients=tf.constant(dy))]
     plain = run()
-    monkeypatch.setattr(blas_threads, "_others_hold_the_cores", lambda: False)
     monkeypatch.setattr(blas_threads, "PARALLEL_MIN_FLOPS", 0)
     monkeypatch.setattr(blas_threads, "MIN_BLOCK_ROWS", 8)
     for a, b in zip(run(), plain):
