@@ -202,9 +202,6 @@ def test_gradient_of_vector_target_is_gradient_of_sum(capsys):
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.nn.sigmoid is missing (AttributeError); tf.math.sigmoid's float32 values also differ from TF's in"
-    " the last digits"))
 def test_elementwise_sigmoid_derivative(capsys):
     grid = tf.linspace(-10.0, 10.0, 200 + 1)
     with tf.GradientTape() as g:

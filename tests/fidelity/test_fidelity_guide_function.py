@@ -561,9 +561,6 @@ array([0.24372403, 0.23841476, 0.22649494, 0.19414046, 0.09310987],
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "numerics: last digit (tf.tanh differs from TensorFlow's Eigen tanh by an ulp, visible in "
-    "tf.print's 9 digits, e.g. 0.716297805 vs 0.716297865)"))
 def test_autograph_while_loop():
     with fid.capture() as out:
         @tf.function

@@ -222,7 +222,9 @@ def test_round_is_bankers():
 
 def test_sigmoid_is_stable():
     r = tf.sigmoid(tf.constant([-100.0, 0.0, 100.0, -1000.0]))
-    assert r.numpy().tolist() == [pytest.approx(3.7e-44, abs=1e-44), 0.5, 1.0, 0.0]
+    # TensorFlow 2.21 prints 0.0 for sigmoid(-100): its CPU kernels flush the subnormal 3.7e-44 to zero.
+    assert r.numpy().tolist() == [0.0, 0.5, 1.0, 0.0]
+    assert tf.sigmoid(tf.constant([-100.0], tf.float64)).numpy()[0] == pytest.approx(3.72e-44, rel=1e-2)
     r = tf.sigmoid(tf.constant([1j]))
     np.testing.assert_allclose(r.numpy(), 1 / (1 + np.exp(-1j)))
 

@@ -140,14 +140,15 @@ def test_transcendental_float32_is_within_a_few_ulp():
         return x
     x = tf.constant([0.61853385, 0.565122664, 0.620023966, 0.718450546, 0.70036608], dtype=tf.float32) * 5
     plain, compiled, cf = _both(loop, x)
-    # Each tanh is within 3 ulp of NumPy's (measured over 4M values); over the loop's iterations the
-    # differences add up a little.
-    np.testing.assert_array_max_ulp(plain.numpy(), compiled.numpy(), maxulp=16)
+    # The plain path computes float32 tanh/exp as TensorFlow's Eigen kernels do (ops/math/eigen_float.py,
+    # within 5 ulp of libm's); the kernel calls libm. Over the loop's iterations the differences add up a
+    # little.
+    np.testing.assert_array_max_ulp(plain.numpy(), compiled.numpy(), maxulp=24)
     assert not jit_module.lowered_or_none(cf).exact     # so automatic tiering leaves it on NumPy
     many = tf.constant(np.random.RandomState(0).randn(1 << 16).astype(np.float32) * 4)
     for fn in (tf.tanh, tf.exp, tf.sin, tf.cos):
         plain, compiled, _ = _both(lambda x: fn(x) * 1.0 + 0.0, many)
-        np.testing.assert_array_max_ulp(plain.numpy(), compiled.numpy(), maxulp=4)
+        np.testing.assert_array_max_ulp(plain.numpy(), compiled.numpy(), maxulp=6)
     x64 = tf.constant(np.linspace(-4, 4, 257))
     plain, compiled, cf = _both(lambda x: tf.exp(x) + tf.math.log(tf.abs(x) + 1.0) * tf.sin(x), x64)
     _same_bits(plain.numpy(), compiled.numpy())          # float64: NumPy calls the same libm

@@ -16,6 +16,7 @@ from ..conversion_ops import CAST
 from ..infer import infer_broadcast, infer_unary
 from ..registry import OpDef, apply, FLOAT, COMPLEX, INT, REAL, NUMBER
 from ..shapes import creators as _creators
+from . import eigen_float as _eigen
 from . import summation as _summation
 
 _SIGNED = (_dt.int8, _dt.int16, _dt.int32, _dt.int64)
@@ -324,7 +325,21 @@ def scalar_mul(scalar, x, name=None):
 
 # -- unary -----------------------------------------------------------------------------------------
 
+def _eigen_or(fn, numpy_fn):
+    """A kernel computing float32 as TensorFlow's Eigen kernels do (eigen_float.py), other dtypes with
+    NumPy."""
+    def kernel(x):
+        if x.dtype == np.float32:
+            return fn(x)
+        with np.errstate(**_QUIET):
+            return numpy_fn(x)
+    kernel.__name__ = f"{numpy_fn.__name__}_kernel"
+    return kernel
+
+
 def _sigmoid_kernel(x):
+    if x.dtype == np.float32:
+        return _eigen.sigmoid(x)
     with np.errstate(**_QUIET):
         if x.dtype.kind == "c":
             return np.reciprocal(1 + np.exp(-x))
@@ -439,9 +454,9 @@ SQUARE = OpDef("Square", infer_unary, np.square, allowed=NUMBER, grad=_chain(lam
 SQRT = OpDef("Sqrt", infer_unary, np.sqrt, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: realdiv(0.5, y)))
 RSQRT = OpDef("Rsqrt", infer_unary, _rsqrt_kernel, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: multiply(multiply(square(y), y), -0.5)))
-EXP = OpDef("Exp", infer_unary, np.exp, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: y))
+EXP = OpDef("Exp", infer_unary, _eigen_or(_eigen.exp, np.exp), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: y))
 EXPM1 = OpDef("Expm1", infer_unary, np.expm1, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: exp(x)))
-LOG = OpDef("Log", infer_unary, np.log, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: reciprocal(x)))
+LOG = OpDef("Log", infer_unary, _eigen_or(_eigen.log, np.log), allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: reciprocal(x)))
 LOG1P = OpDef("Log1p", infer_unary, np.log1p, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: reciprocal(add(x, 1))))
 SIN = OpDef("Sin", infer_unary, np.sin, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cos(x)))
@@ -456,7 +471,7 @@ ATAN = OpDef("Atan", infer_unary, np.arctan, allowed=_FLOAT_COMPLEX,
              grad=_chain(lambda x, y: reciprocal(add(square(x), 1))))
 SINH = OpDef("Sinh", infer_unary, np.sinh, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: cosh(x)))
 COSH = OpDef("Cosh", infer_unary, np.cosh, allowed=_FLOAT_COMPLEX, grad=_chain(lambda x, y: sinh(x)))
-TANH = OpDef("Tanh", infer_unary, np.tanh, allowed=_FLOAT_COMPLEX,
+TANH = OpDef("Tanh", infer_unary, _eigen_or(_eigen.tanh, np.tanh), allowed=_FLOAT_COMPLEX,
              grad=_chain(lambda x, y: _one_minus_square(y)))
 ASINH = OpDef("Asinh", infer_unary, np.arcsinh, allowed=_FLOAT_COMPLEX,
               grad=_chain(lambda x, y: reciprocal(cosh(y))))
@@ -654,6 +669,5 @@ API = {
 # (Floating-point warnings these raise are silenced for tensorflux code by the registry's warnings filter.)
 for _op, _ufunc in ((ADD, np.add), (SUB, np.subtract), (MUL, np.multiply), (MAXIMUM, np.maximum),
                     (MINIMUM, np.minimum), (NEG, np.negative), (ABS, np.abs), (SQUARE, np.square),
-                    (REALDIV, np.true_divide), (SQRT, np.sqrt), (EXP, np.exp), (LOG, np.log), (SIN, np.sin),
-                    (COS, np.cos), (TANH, np.tanh)):
+                    (REALDIV, np.true_divide), (SQRT, np.sqrt), (SIN, np.sin), (COS, np.cos)):
     _op.inplace = _ufunc

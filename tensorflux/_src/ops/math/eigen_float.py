@@ -1,0 +1,184 @@
+"""TensorFlow's float32 `exp`, `log`, `tanh` and `sigmoid`, bit for bit.
+
+TensorFlow's CPU kernels evaluate these with Eigen's vectorised approximations, not with the C
+library: a range reduction plus a polynomial (exp, log), a rational function (tanh) and an
+exp-based form (logistic), each step rounded to float32, with multiply and add rounded separately (the
+TensorFlow 2.21 wheel is built without FMA). NumPy's own float32 `exp`/`tanh`/`log` differ from them in
+the last bits for 40-60 % of inputs, which shows in printed results. Here the same steps are done on
+whole arrays, in the same order and precision. Measured against TensorFlow 2.21 on 550,001 values per
+function (normal, uniform, tiny and evenly spaced inputs): no differing bit.
+
+Eigen works in packets of 8 floats (AVX); the last `n % 8` elements of a tensor go through its scalar
+path, which for exp, log and the logistic calls the C library (correctly rounded here through float64),
+and for tanh the same rational function. `_with_tail` reproduces that split. TensorFlow's CPU threads
+also flush denormals: subnormal inputs count as zero and subnormal results become zero.
+
+Once a function is hot and numba (`[jit]`) is installed, the same steps run as one compiled loop
+(`eigen_float_compiled.py`: only float32 adds, multiplies, divides, floor and exact power-of-two
+scaling, no fast-math, so the bits are the same), about as fast as NumPy's own ufuncs.
+"""
+import numpy as np
+
+from .. import jit
+
+__all__ = ["exp", "log", "tanh", "sigmoid"]
+
+_F = np.float32
+_PACKET = 8
+_TINY = _F(1.17549435e-38)      # the smallest normal float32
+HOT_CALLS = 3
+
+
+def _daz(x):
+    """Subnormal inputs as (signed) zeros, as TensorFlow's denormals-are-zero mode reads them."""
+    sub = (np.abs(x) < _TINY) & (x != 0)
+    if sub.any():
+        x = np.where(sub, np.copysign(_F(0.0), x), x).astype(_F)
+    return x
+
+
+def _ftz(out):
+    sub = (np.abs(out) < _TINY) & (out != 0)
+    if sub.any():
+        out[sub] = np.copysign(_F(0.0), out[sub])
+    return out
+
+
+def _compiled(name):
+    from . import eigen_float_compiled
+    return jit.when_hot(f"eigen_float_{name}", eigen_float_compiled.build(name), HOT_CALLS)
+
+
+def _madd(a, b, c):
+    """a * b + c with two roundings (no fused multiply-add), as Eigen's pmadd without FMA."""
+    out = np.multiply(a, b, dtype=_F)
+    out += c
+    return out
+
+
+def _with_tail(x, packet_fn, scalar_fn, name):
+    n = x.size
+    tail = n % _PACKET
+    flat = np.ascontiguousarray(x).reshape(-1)
+    loop = _compiled(name) if n >= _PACKET else None
+    if loop is not None:
+        out = np.empty(n, _F)
+        loop(flat, out, n - tail)
+    else:
+        out = _ftz(packet_fn(_daz(flat)))
+    if tail:
+        out[n - tail:] = _ftz(scalar_fn(_daz(flat[n - tail:])))
+    return out.reshape(x.shape)
+
+
+def _exp_packet(x):
+    zero = x < _F(-104.0)
+    x = np.minimum(x, _F(88.723))
+    m = np.floor(_madd(x, _F(1.44269504088896341), _F(0.5)))
+    r = _madd(m, _F(-0.693359375), x)
+    r = _madd(m, _F(2.12194440e-4), r)
+    r2 = np.multiply(r, r, dtype=_F)
+    even = _madd(r2, _F(1.37449637986719608306884765625e-3), _F(4.166965186595916748046875e-2))
+    odd = _madd(r2, _F(8.36894474923610687255859375e-3), _F(0.16666518151760101318359375))
+    even = _madd(r2, even, _F(0.49999988079071044921875))
+    y = _madd(r, odd, even)
+    y = _madd(r2, y, r + _F(1.0))
+    out = np.ldexp(y, m.astype(np.int32)).astype(_F, copy=False)
+    np.maximum(out, x, out=out)     # +inf stays +inf and NaN propagates, as Eigen's max with the input does
+    out[zero] = 0
+    return out
+
+
+def _libm(fn):
+    return lambda x: fn(x.astype(np.float64)).astype(_F)
+
+
+def exp(x):
+    """float32 exp as TensorFlow computes it."""
+    with np.errstate(all="ignore"):
+        return _with_tail(x, _exp_packet, _libm(np.exp), "exp")
+
+
+def _log_packet(x0):
+    mantissa, exponent = np.frexp(x0)
+    mantissa = mantissa.astype(_F, copy=False)
+    e = exponent.astype(_F)
+    below = mantissa < _F(0.707106781186547524)
+    x = mantissa - _F(1.0)
+    e -= below.astype(_F)
+    x += np.where(below, mantissa, _F(0.0))
+    p = _madd(x, _F(0.18256296349849254), _F(1.0000000190281063))
+    p = _madd(x, p, _F(1.0000000190281136))
+    p = np.multiply(x, p, dtype=_F)
+    q = _madd(x, _F(0.049616247954120038), _F(0.59923249590823520))
+    q = _madd(x, q, _F(1.4999999999999927))
+    q = _madd(x, q, _F(1.0))
+    out = _madd(e, _F(0.693147180559945309417232121458176568), np.divide(p, q, dtype=_F))
+    out[x0 == np.inf] = np.inf
+    out[(x0 < 0) | np.isnan(x0)] = np.nan
+    out[x0 == 0] = -np.inf
+    return out
+
+
+def log(x):
+    """float32 log as TensorFlow computes it."""
+    with np.errstate(all="ignore"):
+        return _with_tail(x, _log_packet, _libm(np.log), "log")
+
+
+def _tanh_all(a):
+    x = np.clip(a, _F(-7.90738964080810547), _F(7.90738964080810547))
+    x2 = np.multiply(x, x, dtype=_F)
+    x3 = np.multiply(x2, x, dtype=_F)
+    p = _madd(x2, _F(1.394553628e-8), _F(2.102733560e-5))
+    p = _madd(p, x2, _F(3.520756727e-3))
+    p = _madd(p, x2, _F(1.340216100e-1))
+    q = _madd(x2, _F(8.015776984e-7), _F(3.326951409e-4))
+    q = _madd(q, x2, _F(2.597254514e-2))
+    q = _madd(q, x2, _F(4.673548340e-1))
+    q = _madd(q, x2, _F(1.0))
+    p = _madd(x3, p, x)
+    return np.divide(p, q, dtype=_F)
+
+
+def tanh(x):
+    """float32 tanh as TensorFlow computes it (the same rational function on every element)."""
+    with np.errstate(all="ignore"):
+        flat = np.ascontiguousarray(x).reshape(-1)
+        loop = _compiled("tanh") if flat.size >= _PACKET else None
+        if loop is not None:
+            out = np.empty(flat.size, _F)
+            loop(flat, out, flat.size)
+            return out.reshape(x.shape)
+        return _ftz(_tanh_all(_daz(flat))).reshape(x.shape)
+
+
+def _sigmoid_packet(x0):
+    zero = x0 < _F(-104.0)
+    x = np.minimum(x0, _F(16.6355324))
+    x *= _F(0.5)
+    m = np.floor(_madd(x, _F(1.44269504088896341), _F(0.5)))
+    r = _madd(m, _F(-0.693359375), x)
+    r = _madd(m, _F(2.12194440e-4), r)
+    r2 = np.multiply(r, r, dtype=_F)
+    even = _madd(r2, _F(4.1898667812347412109375e-2), _F(0.49999141693115234375))
+    odd = _madd(r2, _F(8.33471305668354034423828125e-3), _F(0.16666877269744873046875))
+    p = _madd(r, odd, even)
+    p = _madd(r2, p, r + _F(1.0))
+    e = np.ldexp(p, m.astype(np.int32)).astype(_F, copy=False)
+    e *= e
+    out = np.divide(e, e + _F(1.0), dtype=_F)
+    out[zero] = 0
+    out[np.isnan(x0)] = np.nan
+    return out
+
+
+def _sigmoid_scalar(x):
+    e = np.exp(np.minimum(x, _F(16.6355324)).astype(np.float64)).astype(_F)
+    return np.divide(e, e + _F(1.0), dtype=_F)
+
+
+def sigmoid(x):
+    """float32 sigmoid as TensorFlow computes it."""
+    with np.errstate(all="ignore"):
+        return _with_tail(x, _sigmoid_packet, _sigmoid_scalar, "sigmoid")
