@@ -358,10 +358,11 @@ class Graph:
     def _scope_implicit_constants(self, op, input_names):
         """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`."""
         trailing = set()
-        for prior in reversed(self._ops[:-1]):
-            if id(prior) not in self._implicit_consts:
+        ops = self._ops
+        for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
+            if id(ops[k]) not in self._implicit_consts:
                 break
-            trailing.add(id(prior))
+            trailing.add(id(ops[k]))
         for i, t in enumerate(op.inputs):
             const = t.op
             if id(const) in trailing and i < len(input_names):
