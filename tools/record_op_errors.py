@@ -36,6 +36,7 @@ def main(argv):
     import table_rest
     import table_special
     import table_extra
+    import table_composite
 
     tf.get_logger().setLevel("ERROR")
     os.chdir(table_rest.PROBE_DIR)   # relative junk file names resolve there, as in the test
@@ -43,7 +44,7 @@ def main(argv):
     if only is not None:
         with open(out_path) as f:
             outcomes = json.load(f)["outcomes"]
-    for case in table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES:
+    for case in table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES + table_composite.CASES:
         if only is not None and case.op not in only:
             continue
         for variant, replaced in sweep.expand(case):

@@ -148,6 +148,13 @@ CASES = [
 # that do have a public call (listed above), so the malformed inputs reach them only through those.
 _GRADIENT_ONLY = "made only by the gradient of {} (its inputs are the forward op's, swept there)"
 UNREACHABLE = {
+    "SoftmaxGrad": _GRADIENT_ONLY.format("Softmax") + " (a tensorflux op type: the fused softmax backward)",
+    "LogSoftmaxGrad": _GRADIENT_ONLY.format("LogSoftmax") + " (a tensorflux op type: the fused backward)",
+    "SparseAddGrad": _GRADIENT_ONLY.format("SparseAdd"),
+    "SparseSliceGrad": _GRADIENT_ONLY.format("SparseSlice"),
+    "FusedRecurrentSequence": "a tensorflux op type: Keras LSTM/GRU/SimpleRNN layers run a whole sequence with it; no "
+                              "public TensorFlow call creates it (TensorFlow's Keras layers loop over cells)",
+    "FusedRecurrentSequenceGrad": _GRADIENT_ONLY.format("FusedRecurrentSequence") + " (a tensorflux op type)",
     "AvgPoolGrad": _GRADIENT_ONLY.format("AvgPool"),
     "AvgPool3DGrad": _GRADIENT_ONLY.format("AvgPool3D"),
     "MaxPoolGrad": _GRADIENT_ONLY.format("MaxPool"),

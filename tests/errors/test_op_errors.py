@@ -36,6 +36,7 @@ import table_math  # noqa: E402
 import table_rest  # noqa: E402
 import table_special  # noqa: E402
 import table_extra  # noqa: E402
+import table_composite  # noqa: E402
 
 import tensorflux as tf  # noqa: E402
 from tensorflux._src.ops.registry import OPS  # noqa: E402
@@ -52,7 +53,7 @@ def _in_probe_directory():
     finally:
         os.chdir(previous)
 
-CASES = table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES
+CASES = table_math.CASES + table_array.CASES + table_rest.CASES + table_special.CASES + table_extra.CASES + table_composite.CASES
 KNOWN_PATH = os.path.join(HERE, "known_differences.json")
 
 
