@@ -95,10 +95,16 @@ def test_products_are_row_major_and_bfloat16_computed_wide():
     np.testing.assert_allclose(tf.cast(wide, tf.float32).numpy(), a[0] @ b[0].T, rtol=3e-2, atol=3e-2)
 
 
-def test_blas_threads_follow_the_product_size():
-    threads = einsum_module.BLAS_THREADS
-    assert threads.for_flops(10_000) == 1
-    assert threads.for_flops(1 << 31) == threads._most
-    tf.einsum("ij,jk->ik", np.ones((8, 8), np.float32), np.ones((8, 8), np.float32))
-    if threads._set is not None:
-        assert threads._current == 1
+def test_stacked_products_are_shared_out_and_give_matmuls_bits():
+    """Every product kernel runs under ops/linalg/blas_threads: a big stack of products is computed in
+    blocks of whole matrices over the worker threads, each matrix as np.matmul computes it."""
+    from tensorflux._src.ops.linalg import blas_threads
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((16, 128, 96)).astype(np.float32)
+    b = rng.standard_normal((16, 96, 200)).astype(np.float32)
+    assert 16 * 128 * 96 * 200 >= blas_threads.PARALLEL_MIN_FLOPS
+    np.testing.assert_array_equal(blas_threads.matmul(a, b), np.matmul(a, b))
+    np.testing.assert_array_equal(tf.einsum("bij,bjk->bik", a, b).numpy(), np.matmul(a, b))
+    np.testing.assert_array_equal(tf.linalg.matmul(a, b).numpy(), np.matmul(a, b))
+    small = blas_threads.matmul(a[:2, :4, :4], b[:2, :4, :4])
+    np.testing.assert_array_equal(small, np.matmul(a[:2, :4, :4], b[:2, :4, :4]))

@@ -26,7 +26,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["gemm", "gemm_tn", "worker_count", "usable_workers", "run_blocks", "PARALLEL_MIN_FLOPS"]
+__all__ = ["gemm", "gemm_tn", "matmul", "worker_count", "usable_workers", "run_blocks", "PARALLEL_MIN_FLOPS"]
 
 # Products below this many multiply-adds run on the calling thread: waking a worker costs 20-40 µs on
 # an idle machine and a GIL hand-over that can take milliseconds on a busy one. Measured on 2 cores
@@ -176,6 +176,34 @@ def gemm(a, b, out=None):
         np.matmul(a[lo:hi], b, out=out[lo:hi])
     run_blocks(run_block, len(bounds))
     return out
+
+
+def matmul(a, b):
+    """`np.matmul(a, b)` under this module's thread policy, for every product kernel (MatMul,
+    BatchMatMul, einsum, tensordot): OpenBLAS on one thread; a big 2-D product in row blocks (`gemm`);
+    a big stack of products with one batch shape in blocks of whole matrices, shared out over the
+    worker threads. Each matrix of a stack is computed whole, so a stack gives np.matmul's bits."""
+    if _state["workers"] is None:
+        _start()
+    if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype.kind == "f":
+        return gemm(a, b)
+    if a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or _state["workers"] == 1:
+        return np.matmul(a, b)
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    batch = a.shape[:-2]
+    count = int(np.prod(batch, dtype=np.int64))
+    if count < 2 or count * m * k * n < PARALLEL_MIN_FLOPS:
+        return np.matmul(a, b)
+    flat_a, flat_b = a.reshape((count, m, k)), b.reshape((count, k, n))
+    out = np.empty((count, m, n), np.result_type(a, b))
+    step = -(-count // BLOCKS)
+
+    def run_block(i):
+        lo, hi = i * step, min((i + 1) * step, count)
+        np.matmul(flat_a[lo:hi], flat_b[lo:hi], out=out[lo:hi])
+    run_blocks(run_block, -(-count // step))
+    return out.reshape(batch + (m, n))
 
 
 def gemm_tn(a, b):

@@ -15,6 +15,7 @@ from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, FLOAT, COMPLEX
 from ..shapes import common as _common
+from . import blas_threads as _blas
 from ..array import join as _join
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
@@ -143,68 +144,8 @@ def _einsum_shape(equation, shapes, static):
 # depends on the equation and the shapes only, so it is made once and cached (the graph's shape
 # inference makes it while tracing when the shapes are static).
 
-# -- BLAS threads per call size -------------------------------------------------------------------
-# OpenBLAS wakes its worker threads for every GEMM above a tiny size. Measured on the 2-core machine
-# with other processes running, a (6400x32)·(32x64) product took 0.8 ms on one thread and 24 ms on two,
-# and 512^3 took 12 ms against 60 ms: a second thread that is not scheduled at once stalls the call.
-# Only products of about a GFLOP (tens of milliseconds of work) amortise that; smaller ones run on
-# one thread. The count is switched only when it changes (one C call, ~2.5 us); the library is found
-# among the loaded ones as threadpoolctl finds it (no dependency), and left alone if it is not
-# OpenBLAS or the user pinned it to one thread.
-
-_THREADED_FLOPS = 1 << 30
-
-
-class _BlasThreads:
-    def __init__(self):
-        self._set = None
-        self._most = 1
-        self._current = None
-        self._loaded = False
-
-    def _load(self):
-        self._loaded = True
-        import ctypes
-        for path in _loaded_libraries("openblas"):
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
-                continue
-            for prefix in ("scipy_openblas", "openblas"):
-                for suffix in ("64_", "_64_", ""):
-                    setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-                    getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                    if setter is not None and getter is not None:
-                        setter.argtypes, setter.restype = [ctypes.c_int], None
-                        self._most = self._current = int(getter())
-                        self._set = setter
-                        return
-
-    def for_flops(self, flops):
-        """The thread count a GEMM of `flops` floating-point operations should run with."""
-        if not self._loaded:
-            self._load()
-        return self._most if flops >= _THREADED_FLOPS else 1
-
-    def use(self, count):
-        if count != self._current and self._set is not None:
-            self._set(count)
-            self._current = count
-
-
-def _loaded_libraries(fragment):
-    """Paths of the shared libraries this process has mapped whose file name contains `fragment`."""
-    try:
-        with open("/proc/self/maps") as maps:
-            found = {line.split()[-1] for line in maps if fragment in line.rsplit("/", 1)[-1]}
-    except OSError:  # not Linux: look beside NumPy's own libraries
-        import glob
-        import os
-        found = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy*libs", f"*{fragment}*"))
-    return sorted(found)
-
-
-BLAS_THREADS = _BlasThreads()
+# Products run under blas_threads' policy (OpenBLAS on one thread, big products shared out in blocks
+# over worker threads), like every other product kernel.
 
 
 _PLANS = {}
@@ -248,7 +189,6 @@ def _pair_step(x_labels, y_labels, keep, sizes, order=None):
     rows = int(np.prod([sizes[c] for c in free_x], dtype=np.int64))
     cols = int(np.prod([sizes[c] for c in free_y], dtype=np.int64))
     depth = int(np.prod([sizes[c] for c in contracted], dtype=np.int64))
-    threads = BLAS_THREADS.for_flops(2 * rows * cols * depth)  # per matrix of the stack
     perm_x = [x_labels.index(c) for c in batch + free_x + contracted]
     perm_y = [y_labels.index(c) for c in batch + contracted + free_y]
     result_labels = batch + free_x + free_y
@@ -273,15 +213,13 @@ def _pair_step(x_labels, y_labels, keep, sizes, order=None):
         perm_yt = [y_labels.index(c) for c in batch + free_y + contracted]
 
         def step(x, y):
-            BLAS_THREADS.use(threads)
-            product = np.matmul(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
-                                _matrix_stack(x, perm_xt, batch_shape, depth, rows))
+            product = _blas.matmul(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
+                                   _matrix_stack(x, perm_xt, batch_shape, depth, rows))
             return product.reshape(result_shape)
     else:
         def step(x, y):
-            BLAS_THREADS.use(threads)
-            product = np.matmul(_matrix_stack(x, perm_x, batch_shape, rows, depth),
-                                _matrix_stack(y, perm_y, batch_shape, depth, cols))
+            product = _blas.matmul(_matrix_stack(x, perm_x, batch_shape, rows, depth),
+                                   _matrix_stack(y, perm_y, batch_shape, depth, cols))
             return product.reshape(result_shape)
     return step, result_labels
 

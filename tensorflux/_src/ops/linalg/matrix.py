@@ -17,6 +17,7 @@ from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, COMPLEX
 from ..array import reorder as _reorder
+from . import blas_threads as _blas
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes import creators as _creators
@@ -33,8 +34,8 @@ _BF16 = _dt.bfloat16._np
 def _product(a, b):
     """np.matmul / einsum helper: bfloat16 has no NumPy matmul loop, so it is computed in float32."""
     if a.dtype == _BF16:
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(_BF16)
-    return np.matmul(a, b)
+        return _blas.matmul(a.astype(np.float32), b.astype(np.float32)).astype(_BF16)
+    return _blas.matmul(a, b)
 
 
 def _swap(a):
