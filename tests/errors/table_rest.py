@@ -148,6 +148,7 @@ CASES = [
 # that do have a public call (listed above), so the malformed inputs reach them only through those.
 _GRADIENT_ONLY = "made only by the gradient of {} (its inputs are the forward op's, swept there)"
 UNREACHABLE = {
+    "ReluGrad": _GRADIENT_ONLY.format("Relu"),
     "SoftmaxGrad": _GRADIENT_ONLY.format("Softmax") + " (a tensorflux op type: the fused softmax backward)",
     "LogSoftmaxGrad": _GRADIENT_ONLY.format("LogSoftmax") + " (a tensorflux op type: the fused backward)",
     "SparseAddGrad": _GRADIENT_ONLY.format("SparseAdd"),
