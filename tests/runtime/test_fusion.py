@@ -146,8 +146,12 @@ def test_transcendental_chains_equal_eager_at_fusion_size(backend, op_type, dtyp
     check_chain_parity(steps, fusion.FUSE_MIN_ELEMENTS, dtype, backend)
 
 
+# float32 Exp, Log and Tanh are computed as TensorFlow's Eigen kernels compute them
+# (ops/math/eigen_float.py), not by a ufunc, so they are never fused (they split a chain into regions);
+# random chains draw from the fusible unary ops, and the parity test above still runs them in chains.
+FUSIBLE_UNARY = sorted(set(UNARY) - {"Exp", "Log", "Tanh"})
 CHAIN_STEP = st.one_of(
-    st.tuples(st.sampled_from(sorted(UNARY)), st.none()),
+    st.tuples(st.sampled_from(FUSIBLE_UNARY), st.none()),
     st.tuples(st.sampled_from(sorted(BINARY)), st.sampled_from(["y", "prev", 0.75, -2.0, 3.0])))
 
 
