@@ -131,9 +131,6 @@ print(json.dumps({"y": model.predict(x, verbose=0).tolist(), "iterations": int(o
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tensorflux's Keras Adam creates its slots as all momentums, then all velocities; Keras 3 interleaves "
-    "them per variable (momentum, velocity), so `optimizer/_variables/N` hold other slots (keras/optimizers)"))
 def test_tensorflow_restores_a_tensorflux_keras_model_and_optimizer(tmp_path):
     model, optimizer, x = _train_ours()
     path = tf.train.Checkpoint(model=model, optimizer=optimizer).save(str(tmp_path / "ckpt"))

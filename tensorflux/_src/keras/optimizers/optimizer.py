@@ -116,7 +116,18 @@ class Optimizer:
         return variable
 
     def add_optimizer_variables(self, var_list, name, initializer="zeros"):
-        return [self.add_variable_from_reference(v, name, initializer) for v in var_list]
+        """Slots for every variable of `var_list`. With a list of names (and optionally one initializer per
+        name), the slots are made variable by variable -- m0, v0, m1, v1, ... as Keras 3 makes them, which is
+        the order of `optimizer/_variables/N` in checkpoints -- and a tuple of one list per name returned."""
+        if isinstance(name, str):
+            return [self.add_variable_from_reference(v, name, initializer) for v in var_list]
+        names = list(name)
+        initializers = list(initializer) if isinstance(initializer, (list, tuple)) else [initializer] * len(names)
+        slots = [[] for _ in names]
+        for v in var_list:
+            for k, (slot_name, init) in enumerate(zip(names, initializers)):
+                slots[k].append(self.add_variable_from_reference(v, slot_name, init))
+        return tuple(slots)
 
     def build(self, var_list):
         self._trainable_variables = list(var_list)
@@ -277,8 +288,7 @@ class Adam(Optimizer):
 
     def build(self, var_list):
         super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums, self._velocities = self.add_optimizer_variables(var_list, ["momentum", "velocity"])
         self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat") if self.amsgrad else []
 
     _takes_slices = True
@@ -311,8 +321,7 @@ class Nadam(Optimizer):
 
     def build(self, var_list):
         super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums, self._velocities = self.add_optimizer_variables(var_list, ["momentum", "velocity"])
         dtype = var_list[0].dtype if var_list else tf.float32
         self._u_product = tf.Variable(tf.constant(1.0, dtype), trainable=False, name=f"{self.name}/u_product")
         self._variables.append(self._u_product)
@@ -431,8 +440,7 @@ class Adamax(Optimizer):
 
     def build(self, var_list):
         super().build(var_list)
-        self._m = self.add_optimizer_variables(var_list, "momentum")
-        self._u = self.add_optimizer_variables(var_list, "norm")
+        self._m, self._u = self.add_optimizer_variables(var_list, ["momentum", "norm"])
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
@@ -454,8 +462,8 @@ class Adadelta(Optimizer):
 
     def build(self, var_list):
         super().build(var_list)
-        self._accumulated_grads = self.add_optimizer_variables(var_list, "accumulated_grad")
-        self._accumulated_delta_vars = self.add_optimizer_variables(var_list, "accumulated_delta_var")
+        self._accumulated_grads, self._accumulated_delta_vars = self.add_optimizer_variables(
+            var_list, ["accumulated_grad", "accumulated_delta_var"])
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
@@ -495,9 +503,8 @@ class Ftrl(Optimizer):
 
     def build(self, var_list):
         super().build(var_list)
-        self._accumulators = self.add_optimizer_variables(var_list, "accumulator",
-                                                          float(self.initial_accumulator_value))
-        self._linears = self.add_optimizer_variables(var_list, "linear")
+        self._accumulators, self._linears = self.add_optimizer_variables(
+            var_list, ["accumulator", "linear"], [float(self.initial_accumulator_value), "zeros"])
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
