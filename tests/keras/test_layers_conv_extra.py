@@ -294,12 +294,10 @@ def test_gradients_match_finite_differences(make):
     (lambda: layers.Conv2DTranspose(2, 3, strides=2, dilation_rate=2), "dilation_rate"),
     (lambda: layers.Conv1DTranspose(2, 3, padding="causal"), "padding"),
     (lambda: layers.Conv2DTranspose(2, 3, data_format="channels_first"), "data_format"),
-    (lambda: layers.Conv2DTranspose(2, 3, kernel_constraint="non_neg"), "kernel_constraint"),
     (lambda: layers.SeparableConv2D(2, 3, depth_multiplier=0), "depth_multiplier"),
     (lambda: layers.SeparableConv1D(-1, 3), "filters"),
     (lambda: layers.SeparableConv2D(2, 3, strides=0), "strides"),
     (lambda: layers.SeparableConv2D(2, 3, strides=2, dilation_rate=2), "dilation_rate"),
-    (lambda: layers.SeparableConv2D(2, 3, pointwise_constraint="non_neg"), "pointwise_constraint"),
 ])
 def test_bad_or_unsupported_arguments_raise_value_error(make, argument):
     with pytest.raises(ValueError, match=argument):

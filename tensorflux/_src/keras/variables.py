@@ -83,7 +83,7 @@ class Variable(_TFVariable):
     aggregation="none", synchronization="auto", name=None)`: `initializer` is a value, or a callable
     (an initializer object or name) called with `shape` and `dtype`."""
 
-    __slots__ = ("_short_name", "_path", "_autocast", "_aggregation", "_synchronization")
+    __slots__ = ("_short_name", "_path", "_autocast", "_aggregation", "_synchronization", "_constraint")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation="none",
                  synchronization="auto", name=None, **kwargs):
@@ -127,6 +127,7 @@ class Variable(_TFVariable):
         self._autocast = bool(autocast)
         self._aggregation = aggregation or "none"
         self._synchronization = synchronization or "none"
+        self._constraint = None
 
     @classmethod
     def _graph_view(cls, handle, like):
@@ -155,6 +156,15 @@ class Variable(_TFVariable):
     @trainable.setter
     def trainable(self, value):
         self._trainable = bool(value)
+
+    @property
+    def constraint(self):
+        """The weight constraint the optimizer applies after each update (set by `add_weight`), or None."""
+        return self._constraint
+
+    @constraint.setter
+    def constraint(self, value):
+        self._constraint = value
 
     @property
     def aggregation(self):

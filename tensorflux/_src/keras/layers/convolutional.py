@@ -10,6 +10,7 @@ The 1-D layers run as their 2-D counterparts over a height-1 image.
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .layer import Layer
@@ -35,10 +36,10 @@ def _positive(value, arg):
     return value
 
 
-def _no_constraints(layer, **constraints):
+def _set_constraints(layer, **constraints):
+    """The layer's weight constraints as attributes (`kernel_constraint` ...), as Keras objects."""
     for arg, value in constraints.items():
-        if value is not None:
-            raise ValueError(f"tensorflux's {layer} does not support `{arg}`. Received: {arg}={value!r}")
+        setattr(layer, arg, _constraints.get(value))
 
 
 def transpose_output_length(size, kernel, stride, padding, output_padding, dilation):
@@ -78,7 +79,7 @@ class _ConvTranspose(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
-        _no_constraints(type(self).__name__, kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+        _set_constraints(self, kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
         rank = self.rank
         self.filters = _positive(filters, "filters")
         self.kernel_size = _tuple(kernel_size, rank, "kernel_size")
@@ -107,9 +108,10 @@ class _ConvTranspose(Layer):
         channels = channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (self.filters, channels),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      name="kernel")
+                                      constraint=self.kernel_constraint, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                    name="bias") if self.use_bias else None
 
     def _spatial_lengths(self, sizes):
         output_padding = self.output_padding or (None,) * self.rank
@@ -171,8 +173,8 @@ class _SeparableConv(Layer):
                  pointwise_regularizer=None, bias_regularizer=None, depthwise_constraint=None,
                  pointwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
-        _no_constraints(type(self).__name__, depthwise_constraint=depthwise_constraint,
-                        pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint)
+        _set_constraints(self, depthwise_constraint=depthwise_constraint, pointwise_constraint=pointwise_constraint,
+                         bias_constraint=bias_constraint)
         rank = self.rank
         self.depth_multiplier = _positive(depth_multiplier, "depth_multiplier")
         self.filters = _positive(filters, "filters")
@@ -196,13 +198,16 @@ class _SeparableConv(Layer):
         channels = channel_dim(input_shape)
         self.depthwise_kernel = self.add_weight(shape=self.kernel_size + (channels, self.depth_multiplier),
                                                 initializer=self.depthwise_initializer,
-                                                regularizer=self.depthwise_regularizer, name="depthwise_kernel")
+                                                regularizer=self.depthwise_regularizer,
+                                                constraint=self.depthwise_constraint, name="depthwise_kernel")
         self.pointwise_kernel = self.add_weight(shape=(1,) * self.rank + (channels * self.depth_multiplier,
                                                                           self.filters),
                                                 initializer=self.pointwise_initializer,
-                                                regularizer=self.pointwise_regularizer, name="pointwise_kernel")
+                                                regularizer=self.pointwise_regularizer,
+                                                constraint=self.pointwise_constraint, name="pointwise_kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                    name="bias") if self.use_bias else None
 
     def call(self, inputs):
         depthwise, pointwise = self.depthwise_kernel, self.pointwise_kernel

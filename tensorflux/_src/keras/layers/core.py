@@ -5,6 +5,7 @@ import math
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .layer import Layer
@@ -74,7 +75,8 @@ class Dense(Layer):
     supports_masking = True     # masks pass through (keras.masks)
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, **kwargs):
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
@@ -86,6 +88,8 @@ class Dense(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
         self.kernel_regularizer = _regularizers.get(kernel_regularizer)
         self.bias_regularizer = _regularizers.get(bias_regularizer)
+        self.kernel_constraint = _constraints.get(kernel_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
@@ -93,9 +97,11 @@ class Dense(Layer):
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {input_shape}")
         self.kernel = self.add_weight(shape=(input_dim, self.units), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                      name="kernel")
         self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                    name="bias") if self.use_bias else None
 
     def call(self, inputs):
         if inputs.shape.rank == 2:
@@ -262,8 +268,10 @@ class Conv2D(Layer):
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
-                 bias_regularizer=None, **kwargs):
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self.kernel_constraint = _constraints.get(kernel_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
         if not isinstance(filters, int) or filters <= 0:
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. "
                              f"Received filters={filters}.")
@@ -287,9 +295,10 @@ class Conv2D(Layer):
         channels = channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      name="kernel")
+                                      constraint=self.kernel_constraint, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                    name="bias") if self.use_bias else None
 
     def call(self, inputs):
         x = tf.nn.conv2d(inputs, self.kernel, self.strides, self.padding.upper(), dilations=self.dilation_rate)

@@ -27,6 +27,7 @@ import tensorflux as tf
 from .. import call_errors as _call_errors
 from ...framework.context import state as _context_state
 from .. import config as _config
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import keras_tensor
 from .. import masks as _masks
@@ -390,9 +391,8 @@ class Layer:
                    regularizer=None, constraint=None, aggregation="none", overwrite_with_gradient=False,
                    name=None):
         """Creates a variable owned by this layer (initialised by `initializer`, glorot_uniform for floats)."""
-        if constraint is not None or overwrite_with_gradient:
-            raise ValueError("tensorflux's Keras layers support neither weight `constraint`s nor "
-                             "`overwrite_with_gradient`.")
+        if overwrite_with_gradient:
+            raise ValueError("tensorflux's Keras layers do not support `overwrite_with_gradient`.")
         shape = () if shape is None else tuple(shape)
         dtype = tf.as_dtype(getattr(dtype, "name", dtype) or "float32")
         if initializer is None:
@@ -409,6 +409,8 @@ class Layer:
         regularizer = _regularizers.get(regularizer)
         if regularizer is not None:
             self._regularized.append((variable, regularizer))
+        # Applied by the optimizer after each update (Keras' _apply_weight_constraints).
+        variable.constraint = _constraints.get(constraint)
         return variable
 
     def _flat_layers(self):

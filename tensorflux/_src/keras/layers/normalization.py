@@ -7,6 +7,7 @@ statistics otherwise, and moves those statistics by `moving * momentum + batch *
 """
 import tensorflux as tf
 
+from .. import constraints as _constraints
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -61,8 +62,8 @@ class BatchNormalization(Layer):
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  synchronized=False, **kwargs):
         super().__init__(**kwargs)
-        if beta_constraint is not None or gamma_constraint is not None:
-            raise ValueError("tensorflux's BatchNormalization does not support weight constraints.")
+        self.beta_constraint = _constraints.get(beta_constraint)
+        self.gamma_constraint = _constraints.get(gamma_constraint)
         self.axis = axis
         self.momentum = float(momentum)
         self.epsilon = float(epsilon)
@@ -84,10 +85,10 @@ class BatchNormalization(Layer):
         self._reduction_axes = [a for a in range(rank) if a not in self._feature_axes]
         if self.scale:
             self.gamma = self.add_weight(shape=shape, initializer=self.gamma_initializer, name="gamma",
-                                         regularizer=self.gamma_regularizer)
+                                         regularizer=self.gamma_regularizer, constraint=self.gamma_constraint)
         if self.center:
             self.beta = self.add_weight(shape=shape, initializer=self.beta_initializer, name="beta",
-                                        regularizer=self.beta_regularizer)
+                                        regularizer=self.beta_regularizer, constraint=self.beta_constraint)
         self.moving_mean = self.add_weight(shape=shape, initializer=self.moving_mean_initializer,
                                            name="moving_mean", trainable=False)
         self.moving_variance = self.add_weight(shape=shape, initializer=self.moving_variance_initializer,
@@ -123,8 +124,8 @@ class LayerNormalization(Layer):
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
                  beta_constraint=None, gamma_constraint=None, **kwargs):
         super().__init__(**kwargs)
-        if beta_constraint is not None or gamma_constraint is not None:
-            raise ValueError("tensorflux's LayerNormalization does not support weight constraints.")
+        self.beta_constraint = _constraints.get(beta_constraint)
+        self.gamma_constraint = _constraints.get(gamma_constraint)
         self.axis = axis
         self.epsilon = float(epsilon)
         self.center, self.scale, self.rms_scaling = center, scale, rms_scaling
@@ -138,10 +139,10 @@ class LayerNormalization(Layer):
         shape = _param_shape(input_shape, self._norm_axes)
         if self.scale or self.rms_scaling:
             self.gamma = self.add_weight(shape=shape, initializer=self.gamma_initializer, name="gamma",
-                                         regularizer=self.gamma_regularizer)
+                                         regularizer=self.gamma_regularizer, constraint=self.gamma_constraint)
         if self.center and not self.rms_scaling:
             self.beta = self.add_weight(shape=shape, initializer=self.beta_initializer, name="beta",
-                                        regularizer=self.beta_regularizer)
+                                        regularizer=self.beta_regularizer, constraint=self.beta_constraint)
 
     def call(self, inputs):
         rank, axes = inputs.shape.rank, self._norm_axes
@@ -174,8 +175,9 @@ class Embedding(Layer):
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"Received an invalid value for `{arg}`, expected a positive integer. Received: "
                                  f"{arg}={value}")
-        if embeddings_constraint is not None or lora_rank is not None:
-            raise ValueError("tensorflux's Embedding supports neither constraints nor LoRA.")
+        if lora_rank is not None:
+            raise ValueError("tensorflux's Embedding does not support LoRA (lora_rank).")
+        self.embeddings_constraint = _constraints.get(embeddings_constraint)
         self.input_dim, self.output_dim = input_dim, output_dim
         self.mask_zero = bool(mask_zero)
         self.supports_masking = self.mask_zero
@@ -186,7 +188,8 @@ class Embedding(Layer):
     def build(self, input_shape=None):
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer, name="embeddings",
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
 
@@ -273,10 +276,12 @@ class Conv1D(Layer):
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None,
-                 bias_regularizer=None, **kwargs):
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
         if groups != 1:
             raise ValueError(f"tensorflux's Conv1D supports groups=1 only. Received: groups={groups}")
+        self.kernel_constraint = _constraints.get(kernel_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
         self.filters = _positive_filters(filters)
         self.kernel_size = _single(kernel_size, "kernel_size")
         self.strides = _single(strides, "strides")
@@ -295,9 +300,10 @@ class Conv1D(Layer):
         channels = _layers.channel_dim(input_shape)
         self.kernel = self.add_weight(shape=(self.kernel_size, channels, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      name="kernel")
+                                      constraint=self.kernel_constraint, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                    name="bias") if self.use_bias else None
 
     def call(self, inputs):
         padding = self.padding.upper()

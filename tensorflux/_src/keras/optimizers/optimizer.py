@@ -182,6 +182,10 @@ class Optimizer:
             for v in variables:
                 v.assign_sub(v * tf.cast(self.weight_decay, v.dtype) * tf.cast(learning_rate, v.dtype))
         self._update_all(_summed_across_replicas(grads), variables, learning_rate)
+        for v in variables:       # Keras applies weight constraints right after the update
+            constraint = getattr(v, "constraint", None)
+            if constraint is not None:
+                v.assign(constraint(v))
         self._iterations.assign_add(tf.constant(1, tf.int64))
 
     # Whether update_step takes a tf.IndexedSlices as it is (reading it with _dense and _squared).
