@@ -189,9 +189,10 @@ def test_could_not_transform_warning_to_stdout():
         "WARNING:tensorflow:" + COULD_NOT_TRANSFORM + "WARNING: " + COULD_NOT_TRANSFORM + "8\n")
 
 
-@pytest.mark.xfail(strict=True, reason="too slow: the 50005 ops of the unrolled loop take ~45 s to trace and "
-                                       "compile (TensorFlow: a few seconds), past the example's 10 s; the warning "
-                                       "itself is TensorFlow's (tests/autograph/test_unroll_check.py)")
+@pytest.mark.xfail(strict=False, reason="timing: the example gives the script 10 s; tracing and compiling the "
+                                        "50005 ops of the unrolled loop take 6-9 s on the 2-core machine (45 s "
+                                        "before tracing stopped being quadratic), so a loaded machine misses it; "
+                                        "the warning itself is TensorFlow's (tests/autograph/test_unroll_check.py)")
 def test_large_unrolled_loop_warning():
     text = output_of(ex_large_unrolled_loop_warning)
     assert text.startswith(
