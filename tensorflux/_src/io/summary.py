@@ -20,9 +20,7 @@ text as string tensors ("text"), images as `[width, height, png, ...]` string te
 import contextlib
 import logging
 import re
-import struct
 import threading
-import zlib
 
 import numpy as np
 
@@ -33,6 +31,7 @@ from ..ops.convert import convert_to_tensor
 from ..ops.logging import assert_scalar
 from ..ops.math.arith import cast
 from ..ops.registry import OpDef, apply
+from .codecs import png_encode
 from .summary_events import EventFileWriter, encode_run_metadata, encode_summary_metadata
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
@@ -325,24 +324,9 @@ def text(name, data, step=None, description=None):
         return _write(tag, data, step, encode_summary_metadata("text", b"", description))
 
 
-# PNG color types by channel count: gray, gray + alpha, RGB, RGBA.
-_PNG_COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}
-
-
-def _png_chunk(kind, payload):
-    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
-
-
 def encode_png(pixels):
-    """A PNG file of an 8-bit `[height, width, channels]` image (rows unfiltered, zlib-compressed)."""
-    height, width, channels = pixels.shape
-    if channels not in _PNG_COLOR_TYPES:
-        raise errors.InvalidArgumentError(None, "EncodePng",
-                                          f"image must have 1, 2, 3, or 4 channels, got {channels}")
-    header = struct.pack(">IIBBBBB", width, height, 8, _PNG_COLOR_TYPES[channels], 0, 0, 0)
-    rows = np.concatenate([np.zeros((height, 1), np.uint8), pixels.reshape(height, width * channels)], axis=1)
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(rows.tobytes())) + _png_chunk(b"IEND", b""))
+    """A PNG file of an 8-bit `[height, width, channels]` image (the codec `tf.io.encode_png` uses)."""
+    return png_encode.encode_batch(pixels).item()
 
 
 def _as_uint8_pixels(images):

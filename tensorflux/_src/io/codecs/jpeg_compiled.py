@@ -6,7 +6,6 @@ windows and lookup tables and writes the same coefficients, in a few millisecond
 JPEG decoding is hot (`jit.when_hot`); until then, and without numba, the Python loop runs. Both report
 malformed data the same way (a status code the caller turns into the same error).
 """
-import numpy as np
 
 from ...ops import jit
 
@@ -78,7 +77,3 @@ def _compile(numba):
 def baseline_segment():
     """The compiled loop, or None while JPEG decoding is not hot yet (or numba is missing)."""
     return jit.when_hot("jpeg_baseline_segment", _compile, HOT_CALLS)
-
-
-def as_arrays(table_lists):
-    return np.array(table_lists, dtype=np.int64)

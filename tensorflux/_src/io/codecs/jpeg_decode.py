@@ -120,9 +120,9 @@ class _Bits:
     """Reads bits from one entropy-coded segment; past its end it reads zeros, as libjpeg does."""
     __slots__ = ("windows", "array", "pos", "limit")
 
-    def __init__(self, segment, as_list=True):
+    def __init__(self, segment):
         self.array = bit_windows(segment)
-        self.windows = self.array.tolist() if as_list else None
+        self.windows = self.array.tolist()
         self.pos = 0
         self.limit = len(self.array) - 1
 

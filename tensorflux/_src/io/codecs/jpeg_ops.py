@@ -50,10 +50,6 @@ def _encode(image, quality, format, progressive, optimize_size, chroma_downsampl
     return np.array(data, dtype=object)
 
 
-def _encode_kernel(image, **attrs):
-    return _encode(image, **attrs)
-
-
 def _variable_quality_kernel(image, quality):
     q = np.asarray(quality)
     if q.dtype != np.int32:
@@ -71,7 +67,7 @@ def _encode_infer(inputs, attrs):
     return [(_dt.string, TensorShape([]))]
 
 
-ENCODE_JPEG = OpDef("EncodeJpeg", _encode_infer, _encode_kernel, allowed=(_dt.uint8,), input_names=("image",))
+ENCODE_JPEG = OpDef("EncodeJpeg", _encode_infer, _encode, allowed=(_dt.uint8,), input_names=("image",))
 ENCODE_JPEG_VARIABLE_QUALITY = OpDef("EncodeJpegVariableQuality", _encode_infer, _variable_quality_kernel,
                                      allowed=(_dt.uint8,), input_names=("images", "quality"))
 

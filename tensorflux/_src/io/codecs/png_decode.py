@@ -86,10 +86,8 @@ def _samples(lines, width, depth, channels):
     if depth == 8:
         return lines[:, :width * channels].reshape(lines.shape[0], width, channels)
     bits = np.unpackbits(lines, axis=1)
-    per = 8 // depth
     groups = bits[:, :width * depth].reshape(lines.shape[0], width, depth)
     weights = (1 << np.arange(depth - 1, -1, -1)).astype(np.uint8)
-    del per
     return (groups * weights).sum(axis=2, dtype=np.uint8)[:, :, None]
 
 
