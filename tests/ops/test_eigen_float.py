@@ -46,3 +46,27 @@ def test_other_dtypes_keep_numpy():
     x = np.linspace(-3, 3, 11)
     np.testing.assert_array_equal(tf.math.exp(x).numpy(), np.exp(x))
     np.testing.assert_array_equal(tf.math.tanh(x).numpy(), np.tanh(x))
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sigmoid"])
+def test_short_tails_in_python_equal_the_numpy_scalar_path(name):
+    """Tensors of fewer than 8 elements (or the last n % 8) go through the scalar path; for a few elements
+    it runs on Python floats, and must give the NumPy form's values, special values included."""
+    values = np.array([0.0, -0.0, 1e-40, -1e-40, 0.5, -3.25, 88.0, 89.0, -100.0, -104.5, 20.0,
+                       np.inf, -np.inf, np.nan, 3.4e38, -3.4e38], np.float32)
+    if name == "log":
+        values = np.abs(values)
+    numpy_scalar = {"exp": eigen_float._libm(np.exp), "log": eigen_float._libm(np.log),
+                    "sigmoid": eigen_float._sigmoid_scalar}[name]
+    for k in range(0, len(values), 4):
+        chunk = values[k:k + 4]
+        want = eigen_float._ftz(numpy_scalar(eigen_float._daz(chunk)))
+        assert same_bits(eigen_float._scalar_tail(chunk, name), want)
+        assert same_bits(getattr(eigen_float, name)(chunk), want)
+
+
+def test_tanh_of_a_few_elements_in_python_equals_the_array_form():
+    values = np.concatenate([X[:40], np.array([1e-40, -1e-40, 7.9, 7.91, -8.5], np.float32)])
+    for k in range(0, len(values), 5):
+        chunk = values[k:k + 5]
+        assert same_bits(eigen_float.tanh(chunk), eigen_float._ftz(eigen_float._tanh_all(eigen_float._daz(chunk))))

@@ -17,15 +17,20 @@ Once a function is hot and numba (`[jit]`) is installed, the same steps run as o
 (`eigen_float_compiled.py`: only float32 adds, multiplies, divides, floor and exact power-of-two
 scaling, no fast-math, so the bits are the same), about as fast as NumPy's own ufuncs.
 """
+import math
+
 import numpy as np
 
 from .. import jit
+from . import eigen_float_compiled as _compiled_loops
 
 __all__ = ["exp", "log", "tanh", "sigmoid"]
 
 _F = np.float32
 _PACKET = 8
 _TINY = _F(1.17549435e-38)      # the smallest normal float32
+_TINY_PY = float(_TINY)
+_SIGMOID_HI_PY = float(_F(16.6355324))
 HOT_CALLS = 3
 
 
@@ -44,9 +49,11 @@ def _ftz(out):
     return out
 
 
+_BUILDERS = {name: _compiled_loops.build(name) for name in ("exp", "log", "tanh", "sigmoid")}
+
+
 def _compiled(name):
-    from . import eigen_float_compiled
-    return jit.when_hot(f"eigen_float_{name}", eigen_float_compiled.build(name), HOT_CALLS)
+    return jit.when_hot(f"eigen_float_{name}", _BUILDERS[name], HOT_CALLS)
 
 
 def _madd(a, b, c):
@@ -57,18 +64,60 @@ def _madd(a, b, c):
 
 
 def _with_tail(x, packet_fn, scalar_fn, name):
-    n = x.size
-    tail = n % _PACKET
+    """The packet function on the first n - n % 8 elements, the scalar one on the rest (each element is
+    computed once: a small tensor is all tail)."""
     flat = np.ascontiguousarray(x).reshape(-1)
-    loop = _compiled(name) if n >= _PACKET else None
-    if loop is not None:
-        out = np.empty(n, _F)
-        loop(flat, out, n - tail)
-    else:
-        out = _ftz(packet_fn(_daz(flat)))
-    if tail:
-        out[n - tail:] = _ftz(scalar_fn(_daz(flat[n - tail:])))
+    n = flat.size
+    head = n - n % _PACKET
+    out = np.empty(n, _F)
+    if head:
+        loop = _compiled(name)
+        if loop is not None:
+            loop(flat, out, head)
+        else:
+            out[:head] = _ftz(packet_fn(_daz(flat[:head])))
+    if head < n:
+        out[head:] = _scalar_tail(flat[head:], name) if n - head <= _PYTHON_TAIL else \
+            _ftz(scalar_fn(_daz(flat[head:])))
     return out.reshape(x.shape)
+
+
+_PYTHON_TAIL = 7        # up to this many elements, Python's math beats a dozen NumPy calls on tiny arrays
+
+
+def _python_exp(v):
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def _python_log(v):
+    if v != v or v < 0:
+        return math.nan
+    if v == 0:
+        return -math.inf
+    return math.log(v) if v != math.inf else math.inf
+
+
+def _scalar_tail(values, name):
+    """The scalar path for a few elements with Python floats: the C library in double precision rounded
+    once to float32 -- the same values as the NumPy form of the scalar path -- denormals flushed."""
+    out = []
+    for v in values.tolist():
+        if v != 0 and abs(v) < _TINY_PY:
+            v = math.copysign(0.0, v)
+        if name == "exp":
+            r = float(_F(_python_exp(v)))
+        elif name == "log":
+            r = float(_F(_python_log(v)))
+        else:   # sigmoid: e = exp(min(x, c)) rounded to float32, then e / (1 + e) in float32
+            e = _F(_python_exp(min(v, _SIGMOID_HI_PY))) if v == v else _F(math.nan)
+            r = float(e / (e + _F(1.0)))
+        if r != 0 and abs(r) < _TINY_PY:
+            r = math.copysign(0.0, r)
+        out.append(r)
+    return np.array(out, _F)
 
 
 def _exp_packet(x):
@@ -141,10 +190,34 @@ def _tanh_all(a):
     return np.divide(p, q, dtype=_F)
 
 
+_T_CLAMP = _F(7.90738964080810547)
+_T_P = [_F(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1)]
+_T_Q = [_F(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0)]
+
+
+def _tanh_python(v):
+    """`_tanh_all` for one element on float32 scalars (each product and sum rounded to float32)."""
+    if v != 0 and abs(v) < _TINY_PY:
+        v = math.copysign(0.0, v)
+    x = _F(v) if v != v else min(max(_F(v), -_T_CLAMP), _T_CLAMP)
+    x2 = x * x
+    x3 = x2 * x
+    p = _T_P[0]
+    for c in _T_P[1:]:
+        p = p * x2 + c
+    q = _T_Q[0]
+    for c in _T_Q[1:]:
+        q = q * x2 + c
+    r = float((x3 * p + x) / q)
+    return math.copysign(0.0, r) if r != 0 and abs(r) < _TINY_PY else r
+
+
 def tanh(x):
     """float32 tanh as TensorFlow computes it (the same rational function on every element)."""
     with np.errstate(all="ignore"):
         flat = np.ascontiguousarray(x).reshape(-1)
+        if flat.size <= _PYTHON_TAIL:
+            return np.array([_tanh_python(v) for v in flat.tolist()], _F).reshape(x.shape)
         loop = _compiled("tanh") if flat.size >= _PACKET else None
         if loop is not None:
             out = np.empty(flat.size, _F)
