@@ -321,6 +321,7 @@ class Function:
             again = trace_function(python_function, params, trace_types, self._name, outer)
             if again.created_variables:
                 raise ValueError(_SINGLETON_MESSAGE)
+            self._tracing_count += 1   # TensorFlow counts that second trace too
         signature_params = [(n, k, t) for (n, k, _), t in zip(params, trace_types)]
         cf = ConcreteFunction(result, python_function, self._signature, self._name, signature_params,
                               jit_compile=self._jit_compile)
