@@ -1,0 +1,162 @@
+"""The Hashing layer, and the one-hot / multi-hot / count encoder it shares with the lookup layers
+(CategoryEncoding itself lives in structural.py).
+
+Encodings follow Keras 3's TensorFlow backend: `one_hot` encodes every element (a trailing axis of size 1 is
+replaced by the encoding), `multi_hot` and `count` fold the last axis (a sample's tokens) into one vector of
+`depth` entries; indices outside [0, depth) are dropped (TensorFlow's bincount ignores them). Ragged inputs
+(whitespace-split text) are folded row by row. Hashing maps values to bins with FarmHash64 (TensorFlow's
+`to_hash_bucket_fast`), or SipHash keyed by `salt` (`to_hash_bucket_strong`); numbers are hashed as their
+decimal strings, floats after truncation to int64, as Keras does.
+"""
+import tensorflux as tf
+
+from .layer import Layer
+
+_ENCODING_MODES = ("one_hot", "multi_hot", "count")
+
+
+def _fold_last_axis(one_hot, ids):
+    """Sums a one-hot encoding over the tokens of each sample (the last axis of `ids`)."""
+    if isinstance(ids, tf.RaggedTensor):
+        return tf.math.unsorted_segment_sum(one_hot, ids.value_rowids(), ids.nrows())
+    return tf.reduce_sum(one_hot, axis=-2)
+
+
+def encode_categorical(ids, output_mode, depth, dtype, sparse=False, count_weights=None):
+    """Integer `ids` (a tensor or a RaggedTensor) as `output_mode` encodings of `depth` entries."""
+    if output_mode == "int":
+        return tf.cast(ids, dtype)
+    ragged = isinstance(ids, tf.RaggedTensor)
+    flat = ids.flat_values if ragged else ids
+    if not ragged and ids.shape.rank == 0:
+        ids = flat = tf.expand_dims(ids, -1)
+    if output_mode == "one_hot":
+        if ragged:
+            raise ValueError("output_mode='one_hot' needs dense inputs; received a RaggedTensor.")
+        if ids.shape.rank > 1 and ids.shape[-1] == 1:
+            ids = tf.squeeze(ids, -1)
+        outputs = tf.one_hot(tf.cast(ids, tf.int64), depth, dtype=tf.float32)
+    else:
+        encoded = tf.one_hot(tf.cast(flat, tf.int64), depth, dtype=tf.float32)
+        if count_weights is not None:
+            weights = count_weights.flat_values if isinstance(count_weights, tf.RaggedTensor) else count_weights
+            encoded = encoded * tf.expand_dims(tf.cast(weights, tf.float32), -1)
+        if ragged:
+            outputs = _fold_last_axis(encoded, ids)
+        else:
+            outputs = _fold_last_axis(encoded, ids) if ids.shape.rank > 1 else tf.reduce_sum(encoded, axis=0)
+        if output_mode == "multi_hot":
+            outputs = tf.minimum(outputs, 1.0)
+    outputs = tf.cast(outputs, dtype)
+    return tf.sparse.from_dense(outputs) if sparse else outputs
+
+
+def _as_tensor(inputs):
+    if isinstance(inputs, (tf.Tensor, tf.RaggedTensor, tf.SparseTensor)) or tf.is_tensor(inputs):
+        return inputs
+    return tf.convert_to_tensor(inputs)
+
+
+def _base_config(layer, dtype="float32"):
+    return {"name": layer.name, "trainable": layer.trainable,
+            "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": dtype},
+                      "registered_name": None}}
+
+
+def _salt_pair(salt, owner):
+    if salt is None:
+        return None
+    if isinstance(salt, (tuple, list)) and len(salt) == 2:
+        return list(salt)
+    if isinstance(salt, int):
+        return [salt, salt]
+    raise ValueError(f"The `salt` argument for `{owner}` can only be a tuple of size 2 integers, or a single "
+                     f"integer. Received: salt={salt}.")
+
+
+def hash_to_bins(values, num_bins, salt=None):
+    """`values` (strings or numbers) hashed to int64 bins in [0, num_bins), as Keras hashes them."""
+    if values.dtype.is_floating:
+        values = tf.cast(values, tf.int64)
+    if values.dtype != tf.string:
+        values = tf.strings.as_string(values)
+    if salt is not None:
+        return tf.strings.to_hash_bucket_strong(values, num_bins, key=salt)
+    return tf.strings.to_hash_bucket_fast(values, num_bins)
+
+
+class Hashing(Layer):
+    """Hashes strings or integers into `num_bins` bins (bin 0 kept for `mask_value` when one is given),
+    then encodes the bins as `output_mode` says."""
+
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
+
+    def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False, **kwargs):
+        dtype = kwargs.pop("dtype", None)
+        dtype = getattr(dtype, "name", dtype) or ("int64" if output_mode == "int" else "float32")
+        if isinstance(dtype, dict):     # a serialized DTypePolicy
+            dtype = (dtype.get("config") or {}).get("name")
+        super().__init__(**kwargs)
+        if num_bins is None or num_bins <= 0:
+            raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive values. "
+                             f"Received: num_bins={num_bins}.")
+        if output_mode == "int" and dtype not in ("int32", "int64"):
+            raise ValueError(f"When `output_mode=\"int\"`, `dtype` should be an integer type, 'int32' or 'in64'. "
+                             f"Received: dtype={dtype}")
+        modes = ("int",) + _ENCODING_MODES
+        if output_mode not in modes:
+            raise ValueError(f"Invalid value for argument `output_mode`. Expected one of {modes}. "
+                             f"Received: output_mode={output_mode}")
+        if sparse and output_mode == "int":
+            raise ValueError(f"`sparse` may only be true if `output_mode` is `\"one_hot\"`, `\"multi_hot\"`, or "
+                             f"`\"count\"`. Received: sparse={sparse} and output_mode={output_mode}")
+        self.num_bins = num_bins
+        self.mask_value = mask_value
+        self.salt = _salt_pair(salt, "Hashing")
+        self.strong_hash = self.salt is not None
+        self.output_mode = output_mode
+        self.sparse = sparse
+        self._output_dtype = dtype
+
+    @property
+    def dtype(self):
+        return self._output_dtype
+
+    compute_dtype = dtype
+
+    def _bins(self, values):
+        bins = self.num_bins
+        mask = None
+        if self.mask_value is not None and bins > 1:
+            bins -= 1       # bin 0 is the mask's
+            mask = tf.equal(values, tf.cast(self.mask_value, values.dtype))
+        hashed = hash_to_bins(values, bins, self.salt)
+        if mask is not None:
+            hashed = tf.where(mask, tf.zeros_like(hashed), hashed + 1)
+        return hashed
+
+    def call(self, inputs):
+        inputs = _as_tensor(inputs)
+        if self.output_mode == "one_hot" and inputs.shape.rank and inputs.shape[-1] == 1:
+            inputs = tf.squeeze(inputs, -1)
+        if isinstance(inputs, tf.RaggedTensor):
+            indices = tf.ragged.map_flat_values(self._bins, inputs)
+        elif isinstance(inputs, tf.SparseTensor):
+            indices = tf.SparseTensor(inputs.indices, self._bins(inputs.values), inputs.dense_shape)
+        else:
+            indices = self._bins(inputs)
+        return encode_categorical(indices, self.output_mode, self.num_bins, tf.as_dtype(self._output_dtype),
+                                  self.sparse)
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        if self.output_mode == "int":
+            return input_shape
+        return (self.num_bins,) if not input_shape else input_shape[:-1] + (self.num_bins,)
+
+    def get_config(self):
+        return {**_base_config(self, self._output_dtype), "num_bins": self.num_bins, "salt": self.salt,
+                "mask_value": self.mask_value, "output_mode": self.output_mode, "sparse": self.sparse}
+
+
+API = {"keras.layers": ["Hashing"]}
