@@ -12,10 +12,11 @@ Slots are keyed by the variable's handle id, which a variable keeps when passed 
 number of steps taken so far) on every step, or any other callable, called without arguments.
 
 Sparse gradients (`tf.IndexedSlices`, from gather and Embedding) are applied as Keras 3 applies them on
-TensorFlow: SGD without momentum subtracts the scaled rows at their indices; Adam, AdamW, Nadam, RMSprop and
-Adagrad, whose TensorFlow backend squares the slices before they are summed, accumulate the sum of the
-squared rows where an index repeats (not the square of the summed row); the rest of each rule, and every
-other optimizer, uses the densified gradient.
+TensorFlow: SGD without momentum subtracts the scaled rows at their indices; Adam, AdamW, Nadam, RMSprop,
+Adagrad, Adadelta and Ftrl, whose TensorFlow backend squares the slices before they are summed, accumulate
+the sum of the squared rows where an index repeats (not the square of the summed row); Adadelta also keeps
+one step per slice (squared before summing, scatter-added); the rest of each rule, and every other
+optimizer, uses the densified gradient.
 """
 import tensorflux as tf
 
@@ -469,13 +470,27 @@ class Adadelta(Optimizer):
         self._accumulated_grads, self._accumulated_delta_vars = self.add_optimizer_variables(
             var_list, ["accumulated_grad", "accumulated_delta_var"])
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         i = self._index(variable)
         accumulated_grad, accumulated_delta = self._accumulated_grads[i], self._accumulated_delta_vars[i]
         rho = self.rho
-        accumulated_grad.assign(rho * accumulated_grad + (1 - rho) * tf.square(gradient))
-        delta = -(tf.sqrt(accumulated_delta + self.epsilon) * gradient) / tf.sqrt(accumulated_grad + self.epsilon)
+        accumulated_grad.assign(rho * accumulated_grad + (1 - rho) * _squared(gradient))
+        rms_delta = tf.sqrt(accumulated_delta + self.epsilon)
+        rms_grad = tf.sqrt(accumulated_grad + self.epsilon)
+        if isinstance(gradient, tf.IndexedSlices):
+            # Keras' TensorFlow backend multiplies slices by dense tensors row by row (gathering the dense
+            # rows), so each slice keeps its own step: the squares of the steps are summed where an index
+            # repeats (not the square of their sum) and the steps are scatter-added to the variable.
+            rows = gradient.indices
+            steps = -(tf.gather(rms_delta, rows) * gradient.values) / tf.gather(rms_grad, rows)
+            accumulated_delta.assign(rho * accumulated_delta + (1 - rho) * _squared(
+                tf.IndexedSlices(steps, rows, gradient.dense_shape)))
+            variable.assign(tf.tensor_scatter_nd_add(variable, tf.expand_dims(rows, -1), lr * steps))
+            return
+        delta = -(rms_delta * gradient) / rms_grad
         accumulated_delta.assign(rho * accumulated_delta + (1 - rho) * tf.square(delta))
         variable.assign_add(lr * delta)
 
@@ -510,14 +525,18 @@ class Ftrl(Optimizer):
         self._accumulators, self._linears = self.add_optimizer_variables(
             var_list, ["accumulator", "linear"], [float(self.initial_accumulator_value), "zeros"])
 
+    _takes_slices = True
+
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         i = self._index(variable)
         accumulator, linear = self._accumulators[i], self._linears[i]
         power = -self.learning_rate_power
         l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
-        shrunk_gradient = gradient + 2 * self.l2_shrinkage_regularization_strength * variable
-        new_accumulator = accumulator + tf.square(gradient)
+        # Slices: the accumulator sums the squared rows where an index repeats (Keras' TensorFlow backend);
+        # everything else uses the densified gradient.
+        shrunk_gradient = _dense(gradient) + 2 * self.l2_shrinkage_regularization_strength * variable
+        new_accumulator = accumulator + _squared(gradient)
         sigma = (tf.pow(new_accumulator, power) - tf.pow(accumulator, power)) / lr
         linear.assign_add(shrunk_gradient - sigma * variable)
         quadratic = tf.pow(new_accumulator, power) / lr + 2 * l2
