@@ -205,7 +205,6 @@ def ex_image_standardization_layers():
 
 
 XFAILS = {
-    "image_augmentation_recipe": "keras.layers has no RandomFlip / RandomRotation / RandomZoom (AttributeError)",
     "text_as_token_indices": "Dataset.batch of string slices stacks bytes into a fixed-width 'S' array (KeyError "
                              "dtype('S33') in data/dataset.py); with that fixed, the GRU's output differs in the "
                              "8th digit (0.37151313 for 0.37151307)",

@@ -232,7 +232,6 @@ XFAILS = {
         "mode (moving stats unchanged, loss 0.6981); Keras 3's fit passes training=True through the "
         "Functional call, overriding the recorded training=False (keras-team/keras#20285), so the moving "
         "statistics update (loss 0.6968)",
-    "augmentation_layers_in_pipeline": "keras.layers has no RandomFlip / RandomRotation (AttributeError)",
 }
 
 

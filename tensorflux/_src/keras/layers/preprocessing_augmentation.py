@@ -1,0 +1,303 @@
+"""Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast and
+RandomBrightness.
+
+Each draws its random numbers as Keras 3 on TensorFlow does: the layer holds a seed stream (Keras'
+SeedGenerator: an int64 state `[seed, n]` whose value seeds one stateless draw and whose `n` then advances;
+`seed=None` picks a random seed), and every draw is `tf.random.stateless_uniform` with that state taken
+modulo 2**31 - 2 as an int32 seed. So with a seed, the flips, angles and zooms are TensorFlow's. The state
+is a variable, so the layers draw fresh values at every call in eager code, inside `tf.function` and in
+`Dataset.map`. With `training=False` a layer returns its input (as float32). Geometric layers warp with
+`keras.ops.image.affine_transform` (TensorFlow's projective-transform convention; edge pixels may differ
+slightly from TensorFlow's kernel in the "reflect"/"wrap" fill modes). Images are channels_last or
+channels_first, batched (rank 4) or single (rank 3).
+"""
+import math
+import random as _python_random
+
+import tensorflux as tf
+
+from . import core as _layers
+from .layer import Layer
+from .preprocessing_encoding import _base_config
+
+_INT32_SEED_MODULUS = 2 ** 31 - 2       # Keras' TensorFlow backend folds the int64 state into int32 seeds
+_FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+_INTERPOLATIONS = ("nearest", "bilinear")
+
+
+class _SeedStream:
+    """Keras' SeedGenerator: `next()` gives the current `[seed, n]` state and advances `n`."""
+
+    def __init__(self, seed):
+        seed = _python_random.randint(1, int(1e9)) if seed is None else seed
+        if not isinstance(seed, int):
+            raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
+        self.state = tf.Variable([seed, 0], dtype=tf.int64, trainable=False, name="seed_generator_state")
+
+    def next(self):
+        value = tf.identity(self.state.read_value())
+        self.state.assign_add(tf.constant([0, 1], tf.int64))
+        return tf.cast(tf.math.floormod(value, _INT32_SEED_MODULUS), tf.int32)
+
+    def uniform(self, shape, minval=0.0, maxval=1.0):
+        return tf.random.stateless_uniform(shape, seed=self.next(), minval=minval, maxval=maxval, dtype=tf.float32)
+
+
+def _symmetric_range(factor, bounds, message):
+    """(lower, upper) from a number (±|factor| clipped to `bounds`) or a pair (sorted)."""
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
+            raise ValueError(message)
+        return tuple(sorted(factor))
+    if isinstance(factor, (int, float)):
+        if not bounds[0] <= factor <= bounds[1]:
+            raise ValueError(message)
+        factor = abs(factor)
+        return (max(-factor, bounds[0]), factor)
+    raise ValueError(message)
+
+
+class _ImageAugmentation(Layer):
+    """A random image transformation drawn per image when training, the identity otherwise."""
+
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
+    _FACTOR_BOUNDS = (-1, 1)
+
+    def __init__(self, seed=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.seed = seed
+        self.generator = _SeedStream(seed)
+        self.data_format = _layers._channels_last(data_format)
+        self.built = True
+
+    def _set_factor(self, factor):
+        low, high = self._FACTOR_BOUNDS
+        self.factor = _symmetric_range(factor, self._FACTOR_BOUNDS, (
+            f"The `factor` argument should be a number (or a list of two numbers) in the range [{low}, {high}]. "
+            f"Received: factor={factor}"))
+
+    def _axes(self, rank):
+        """(height axis, width axis) of images of `rank`."""
+        return (-2, -1) if self.data_format == "channels_first" else (-3, -2)
+
+    def call(self, inputs, training=True):
+        images = tf.cast(tf.convert_to_tensor(inputs) if not tf.is_tensor(inputs) else inputs, tf.float32)
+        rank = images.shape.rank
+        if rank not in (3, 4):
+            raise ValueError(f"Expected image tensor to have rank 3 (single image) or 4 (batch of images). "
+                             f"Received: data.shape={tuple(images.shape.as_list())}")
+        if not training:
+            return images
+        batched = images if rank == 4 else tf.expand_dims(images, 0)
+        outputs = self._augment(batched)
+        return outputs if rank == 4 else tf.squeeze(outputs, 0)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def _batch_size(self, images):
+        size = images.shape[0]
+        return size if size is not None else tf.shape(images)[0]
+
+    def _spatial_size(self, images):
+        height_axis, width_axis = self._axes(4)
+        shape = images.shape.as_list()
+        dynamic = tf.shape(images)
+        height = shape[height_axis] if shape[height_axis] is not None else dynamic[height_axis]
+        width = shape[width_axis] if shape[width_axis] is not None else dynamic[width_axis]
+        return height, width
+
+    def _config(self, **entries):
+        return {**_base_config(self), "data_format": self.data_format, **entries}
+
+
+class RandomFlip(_ImageAugmentation):
+    """Flips each image left-right and/or upside down with probability 1/2 (one coin per image for both)."""
+
+    def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        if mode not in ("horizontal", "vertical", "horizontal_and_vertical"):
+            raise ValueError(f"RandomFlip layer {self.name} received an unknown mode argument {mode}")
+        self.mode = mode
+
+    def _augment(self, images):
+        flips = self.generator.uniform(tf.stack([self._batch_size(images), 1, 1, 1])) <= 0.5
+        height_axis, width_axis = self._axes(4)
+        if self.mode in ("horizontal", "horizontal_and_vertical"):
+            images = tf.where(flips, tf.reverse(images, [width_axis % 4]), images)
+        if self.mode in ("vertical", "horizontal_and_vertical"):
+            images = tf.where(flips, tf.reverse(images, [height_axis % 4]), images)
+        return images
+
+    def get_config(self):
+        return {**self._config(), "seed": self.seed, "mode": self.mode}
+
+
+def _check_warp_options(fill_mode, interpolation):
+    if fill_mode not in _FILL_MODES:
+        raise NotImplementedError(f"Unknown `fill_mode` {fill_mode}. Expected of one {_FILL_MODES}.")
+    if interpolation not in _INTERPOLATIONS:
+        raise NotImplementedError(f"Unknown `interpolation` {interpolation}. Expected of one {_INTERPOLATIONS}.")
+
+
+class _Warp(_ImageAugmentation):
+    """A random affine warp per image, sampled with `interpolation` and filled as `fill_mode` says."""
+
+    def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        _check_warp_options(fill_mode, interpolation)
+        self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
+
+    def _warp(self, images, transform):
+        return tf.keras.ops.image.affine_transform(images, transform, interpolation=self.interpolation,
+                                                   fill_mode=self.fill_mode, fill_value=self.fill_value,
+                                                   data_format=self.data_format)
+
+
+class RandomRotation(_Warp):
+    """Rotates each image about its centre by a random fraction of a full turn in `factor`'s range."""
+
+    def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0,
+                 data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self._set_factor(factor)
+
+    def _augment(self, images):
+        batch = self._batch_size(images)
+        height, width = self._spatial_size(images)
+        angle = self.generator.uniform(tf.reshape(batch, [1]) if tf.is_tensor(batch) else [batch],
+                                       self.factor[0] * 360.0, self.factor[1] * 360.0)
+        angle = angle * (math.pi / 180.0)
+        # Keras' affine matrix (output -> input point) for a rotation about the pixel centre.
+        cx = 0.5 * (tf.cast(width, tf.float32) - 1)
+        cy = 0.5 * (tf.cast(height, tf.float32) - 1)
+        cos, sin = tf.cos(angle), tf.sin(angle)
+        a0, a1, b0, b1 = cos, -sin, sin, cos
+        a2 = cx - cx * a0 - cy * a1
+        b2 = cy - cx * b0 - cy * b1
+        zeros = tf.zeros_like(angle)
+        transform = tf.stack([a0, a1, a2, b0, b1, b2, zeros, zeros], axis=1)
+        return self._warp(images, transform)
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "fill_mode": self.fill_mode,
+                "fill_value": self.fill_value, "interpolation": self.interpolation, "seed": self.seed}
+
+
+def _factor_pair(factor, name, strict_lower):
+    message = (f"The `{name}` argument should be a number (or a list of two numbers) in the range [-1.0, 1.0]. "
+               f"Received: {name}={factor}")
+    values = factor if isinstance(factor, (tuple, list)) else [factor]
+    if not isinstance(factor, (tuple, list, int, float)) or (isinstance(factor, (tuple, list)) and len(factor) != 2):
+        raise ValueError(message)
+    for v in values:
+        if v > 1.0 or (v <= -1.0 if strict_lower else v < -1.0):
+            raise ValueError(message)
+    if isinstance(factor, (tuple, list)):
+        return tuple(sorted(factor))
+    return (-abs(factor), abs(factor))
+
+
+class RandomZoom(_Warp):
+    """Zooms each image about its centre: heights scaled by 1 + a draw from `height_factor`'s range (a
+    positive factor zooms out), widths likewise (by the height's draw when `width_factor` is None)."""
+
+    def __init__(self, height_factor, width_factor=None, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.height_factor, self.width_factor = height_factor, width_factor
+        self.height_lower, self.height_upper = _factor_pair(height_factor, "height_factor", True)
+        if width_factor is not None:
+            self.width_lower, self.width_upper = _factor_pair(width_factor, "width_factor", True)
+
+    def _augment(self, images):
+        shape = tf.stack([self._batch_size(images), 1])
+        height_zoom = self.generator.uniform(shape, 1.0 + self.height_lower, 1.0 + self.height_upper)
+        width_zoom = height_zoom if self.width_factor is None else \
+            self.generator.uniform(shape, 1.0 + self.width_lower, 1.0 + self.width_upper)
+        height, width = self._spatial_size(images)
+        x_offset = (tf.cast(width, tf.float32) - 1.0) / 2.0 * (1.0 - width_zoom)
+        y_offset = (tf.cast(height, tf.float32) - 1.0) / 2.0 * (1.0 - height_zoom)
+        zeros = tf.zeros_like(width_zoom)
+        transform = tf.concat([width_zoom, zeros, x_offset, zeros, height_zoom, y_offset, zeros, zeros], axis=1)
+        return self._warp(images, transform)
+
+    def get_config(self):
+        return {**_base_config(self), "data_format": self.data_format, "height_factor": self.height_factor,
+                "width_factor": self.width_factor, "fill_mode": self.fill_mode, "interpolation": self.interpolation,
+                "seed": self.seed, "fill_value": self.fill_value}
+
+
+class RandomTranslation(_Warp):
+    """Shifts each image by a random fraction of its height and of its width (the factors' ranges)."""
+
+    def __init__(self, height_factor, width_factor, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.height_factor, self.width_factor = height_factor, width_factor
+        self.height_lower, self.height_upper = _factor_pair(height_factor, "height_factor", False)
+        self.width_lower, self.width_upper = _factor_pair(width_factor, "width_factor", False)
+
+    def _augment(self, images):
+        shape = tf.stack([self._batch_size(images), 1])
+        height, width = self._spatial_size(images)
+        dy = self.generator.uniform(shape, self.height_lower, self.height_upper) * tf.cast(height, tf.float32)
+        dx = self.generator.uniform(shape, self.width_lower, self.width_upper) * tf.cast(width, tf.float32)
+        ones, zeros = tf.ones_like(dx), tf.zeros_like(dx)
+        transform = tf.concat([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
+        return self._warp(images, transform)
+
+    def get_config(self):
+        return {**self._config(), "height_factor": self.height_factor, "width_factor": self.width_factor,
+                "fill_mode": self.fill_mode, "interpolation": self.interpolation, "seed": self.seed,
+                "fill_value": self.fill_value}
+
+
+class RandomContrast(_ImageAugmentation):
+    """Scales each image's deviation from its per-channel mean by a factor drawn from
+    [1 - lower, 1 + upper], then clips to `value_range`."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self._set_factor(factor)
+        self.value_range = value_range
+
+    def _augment(self, images):
+        factor = self.generator.uniform(tf.stack([self._batch_size(images), 1, 1, 1]), 1.0 - self.factor[0],
+                                        1.0 + self.factor[1])
+        height_axis, width_axis = self._axes(4)
+        mean = tf.reduce_mean(tf.reduce_mean(images, axis=height_axis, keepdims=True), axis=width_axis,
+                              keepdims=True)
+        outputs = (images - mean) * factor + mean
+        return tf.clip_by_value(outputs, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+class RandomBrightness(_ImageAugmentation):
+    """Adds to each image a random delta, a fraction (in `factor`'s range) of `value_range`'s span, then
+    clips to `value_range`."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self._set_factor(factor)
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError(f"The `value_range` argument should be a list of two numbers. Received: "
+                             f"value_range={value_range}")
+        self.value_range = sorted(value_range)
+
+    def _augment(self, images):
+        delta = self.generator.uniform(tf.stack([self._batch_size(images), 1, 1, 1]), self.factor[0], self.factor[1])
+        images = images + delta * (self.value_range[1] - self.value_range[0])
+        return tf.clip_by_value(images, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+API = {"keras.layers": ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
+                        "RandomBrightness"]}
