@@ -147,5 +147,66 @@ def test_values_from_function_and_devices_that_do_not_exist():
     assert [v.numpy() for v in strategy.run(lambda x: x + 1, args=(values,)).values] == [1, 3]
     with pytest.raises(ValueError, match="logical CPU device"):
         tf.distribute.MirroredStrategy(["cpu:0", "cpu:7"])
-    with pytest.raises(NotImplementedError, match="between the 2 replicas"):
-        strategy.experimental_distribute_dataset(tf.data.Dataset.range(4).batch(2))
+
+
+def _local_results(strategy, dataset):
+    return [[v.numpy().tolist() for v in strategy.experimental_local_results(x)] for x in dataset]
+
+
+# Recorded from TensorFlow 2.21: MirroredStrategy(["cpu:0", "cpu:1"]) over two logical CPUs.
+def test_a_distributed_dataset_gives_each_replica_its_slice_of_the_global_batch():
+    strategy = _two()
+    assert _local_results(strategy, strategy.experimental_distribute_dataset(tf.data.Dataset.range(10).batch(4))) \
+        == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8], [9]]]
+    assert _local_results(strategy, strategy.experimental_distribute_dataset(tf.data.Dataset.range(7).batch(7))) \
+        == [[[0, 1, 2, 3], [4, 5, 6]]]
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    off = strategy.experimental_distribute_dataset(tf.data.Dataset.range(10).batch(4).with_options(options))
+    assert _local_results(strategy, off) == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8, 9], []]]
+    first = next(iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(4))))
+    assert repr(first) == ("PerReplica:{\n  0: <tf.Tensor: shape=(2,), dtype=int64, numpy=array([0, 1])>,\n"
+                           "  1: <tf.Tensor: shape=(2,), dtype=int64, numpy=array([2, 3])>\n}")
+    assert str(strategy.run(lambda v: v * 2, args=(first,))) == (
+        "PerReplica:{\n  0: tf.Tensor([0 2], shape=(2,), dtype=int64),\n  1: tf.Tensor([4 6], shape=(2,), "
+        "dtype=int64)\n}")
+    assert repr(strategy.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(4)).element_spec) == (
+        "PerReplicaSpec(TensorSpec(shape=(None,), dtype=tf.int64, name=None), "
+        "TensorSpec(shape=(None,), dtype=tf.int64, name=None))")
+
+
+def test_distributed_datasets_from_a_function_take_consecutive_elements_per_replica():
+    strategy = _two()
+    contexts = []
+
+    def dataset_fn(context):
+        contexts.append((context.num_input_pipelines, context.input_pipeline_id, context.num_replicas_in_sync,
+                         context.get_per_replica_batch_size(4)))
+        return tf.data.Dataset.range(10).batch(2)
+
+    assert _local_results(strategy, strategy.distribute_datasets_from_function(dataset_fn)) == \
+        [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8, 9], []]]
+    assert contexts == [(1, 0, 2, 2)]
+
+
+def test_per_replica_batches_feed_a_tf_function_traced_once():
+    strategy = _two()
+    traces = []
+
+    @tf.function
+    def step(batch):
+        traces.append(1)
+        return strategy.run(tf.reduce_sum, args=(batch,))
+
+    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(4))
+    results = [[int(v) for v in strategy.experimental_local_results(step(x))] for x in dataset]
+    assert results == [[1, 5], [9, 13]] and len(traces) == 1     # TensorFlow's values
+
+    @tf.function
+    def total(dataset):
+        s = tf.constant(0, tf.int64)
+        for x in dataset:
+            s += strategy.reduce("SUM", strategy.run(tf.reduce_sum, args=(x,)), axis=None)
+        return s
+
+    assert int(total(dataset)) == 28

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 
 import numpy as np
 
@@ -97,18 +98,99 @@ def scenario_sharding():
         options.experimental_distribute.auto_shard_policy = getattr(tf.data.experimental.AutoShardPolicy, policy)
         out[policy.lower()] = [x.numpy().tolist() for x in
                                strategy.experimental_distribute_dataset(base.with_options(options))]
-    options = tf.data.Options()
-    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.FILE
-    try:
-        strategy.experimental_distribute_dataset(base.with_options(options))
-        out["file"] = "accepted"
-    except tf.errors.InvalidArgumentError as e:
-        out["file"] = "InvalidArgumentError" if "FILE" in e.message else e.message
+    files = text_files()
+    lines = lambda d: [[v.decode() for v in x.numpy().tolist()]  # noqa: E731
+                       for x in strategy.experimental_distribute_dataset(d)]
+    out["file"] = _outcome(lambda: list(strategy.experimental_distribute_dataset(with_policy(base, "FILE"))))      # raised when iterated, as TensorFlow
+    out["file_lines"] = lines(with_policy(tf.data.TextLineDataset(files).batch(2), "FILE"))
+    out["auto_list_files"] = lines(tf.data.Dataset.list_files(os.path.join(os.path.dirname(files[0]), "*.txt"),
+                                                              shuffle=False).flat_map(tf.data.TextLineDataset).batch(2))
+    out["file_records"] = lines(with_policy(tf.data.TFRecordDataset(tf.data.Dataset.from_tensor_slices(
+        record_files())).batch(2), "FILE"))
+    out["too_few_files"] = _outcome(lambda: lines(with_policy(tf.data.Dataset.list_files(files[0]).flat_map(
+        tf.data.TextLineDataset).batch(2), "FILE")))
+    hint = tf.data.Dataset.range(8).shard(tf.data.experimental.SHARD_HINT, tf.data.experimental.SHARD_HINT).batch(2)
+    numbers = lambda d: [x.numpy().tolist() for x in strategy.experimental_distribute_dataset(d)]  # noqa: E731
+    out["hint"] = numbers(with_policy(hint, "HINT"))
+    out["hint_under_auto"] = _outcome(lambda: numbers(hint))
     fn_data = strategy.distribute_datasets_from_function(
         lambda ctx: tf.data.Dataset.range(8).shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(
             ctx.get_per_replica_batch_size(4)))
     out["from_function"] = [x.numpy().tolist() for x in fn_data]
     report(rank=strategy.cluster_resolver.task_id, **out)
+
+
+def with_policy(dataset, policy):
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = getattr(tf.data.experimental.AutoShardPolicy, policy)
+    return dataset.with_options(options)
+
+
+def _outcome(fn):
+    """What a call did: its value, or the class of the TensorFlow error it raised and its message's start."""
+    try:
+        return fn()
+    except tf.errors.OpError as e:
+        return f"{type(e).__name__}: {e.message}"
+
+
+def text_files():
+    """Four text files of three lines each ("k-j"), the same on every worker (each writes its own copy)."""
+    folder = tempfile.mkdtemp(prefix="tfx-text-")
+    paths = []
+    for k in range(4):
+        path = os.path.join(folder, f"f{k}.txt")
+        with open(path, "w") as f:
+            f.write("".join(f"{k}-{j}\n" for j in range(3)))
+        paths.append(path)
+    return paths
+
+
+def record_files():
+    folder = tempfile.mkdtemp(prefix="tfx-records-")
+    paths = []
+    for k in range(3):
+        path = os.path.join(folder, f"r{k}.tfrecord")
+        with tf.io.TFRecordWriter(path) as writer:
+            for j in range(2):
+                writer.write(f"r{k}-{j}".encode())
+        paths.append(path)
+    return paths
+
+
+def scenario_mirrored(use_function):
+    """MirroredStrategy over two logical CPUs in each of the workers: four replicas in all."""
+    cpus = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+    strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+    rank = int(os.environ.get("PMI_RANK", "0"))
+    pieces = [[v.numpy().tolist() for v in strategy.experimental_local_results(x)]
+              for x in strategy.experimental_distribute_dataset(tf.data.Dataset.range(16).batch(8))]
+    ids = strategy.experimental_local_results(strategy.run(
+        lambda: tf.distribute.get_replica_context().replica_id_in_sync_group))
+    x, y = data()
+    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+    with strategy.scope():
+        w = tf.Variable(tf.random.normal([4, 1], seed=100 + rank))   # differs per rank until broadcast
+        b = tf.Variable(tf.zeros([1]))
+
+    def step_fn(xb, yb):
+        with tf.GradientTape() as tape:
+            per_example = tf.reduce_sum(tf.square(tf.matmul(xb, w) + b - yb), axis=1)
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=8)
+        grads = tape.gradient(loss, [w, b])
+        grads = tf.distribute.get_replica_context().all_reduce("SUM", grads)
+        w.assign_sub(0.1 * grads[0])
+        b.assign_sub(0.1 * grads[1])
+        return loss
+
+    def train_step(xb, yb):
+        return strategy.reduce("SUM", strategy.run(step_fn, args=(xb, yb)), axis=None)
+
+    step = tf.function(train_step) if use_function else train_step
+    losses = [float(step(xb, yb)) for xb, yb in dataset]
+    report(rank=rank, size=strategy.num_replicas_in_sync, pieces=pieces, ids=[int(i) for i in ids],
+           w=w.numpy().ravel().tolist(), b=b.numpy().tolist(), losses=losses)
 
 
 def scenario_train(use_function):
@@ -197,6 +279,8 @@ if __name__ == "__main__":
         scenario_keras_fit(name == "keras-fit-shuffled")
     elif name == "keras-optimizer":
         scenario_keras_optimizer()
+    elif name.startswith("mirrored-"):
+        scenario_mirrored(name == "mirrored-function")
     elif name.startswith("train-"):
         scenario_train(name == "train-function")
     else:

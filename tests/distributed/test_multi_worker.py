@@ -69,8 +69,25 @@ def test_datasets_are_split_per_policy():
     # Global batches [0..3], [4..7], [8, 9]: each worker keeps its slice; steps stay those of one process.
     assert first["auto"] == first["data"] == [[0, 1], [4, 5], [8]]
     assert second["auto"] == second["data"] == [[2, 3], [6, 7], [9]]
-    assert first["off"] == second["off"] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
-    assert first["file"] == second["file"] == "InvalidArgumentError"
+    # OFF: no sharding, but every global batch is still rebatched into per-replica pieces (TensorFlow's
+    # input_lib rebatches whatever the policy), of the fixed sizes of the global batch.
+    assert first["off"] == second["off"] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], []]
+    assert first["file"].startswith("NotFoundError: ") and "Found an unshardable source dataset" in first["file"]
+    # FILE: worker i reads files i, i+2 (as TensorFlow's auto-shard rewrite, recorded with its
+    # _AutoShardDataset); each batch of 2 lines is rebatched into the two replicas' pieces.
+    assert first["file_lines"] == [["0-0"], ["0-1"], ["0-2"], ["2-0"], ["2-1"], ["2-2"]]
+    assert second["file_lines"] == [["1-0"], ["1-1"], ["1-2"], ["3-0"], ["3-1"], ["3-2"]]
+    assert first["auto_list_files"] == first["file_lines"] and second["auto_list_files"] == second["file_lines"]
+    assert first["file_records"] == [["r0-0"], ["r0-1"], ["r2-0"], ["r2-1"]]
+    assert second["file_records"] == [["r1-0"], ["r1-1"]]
+    # One file for two workers: TensorFlow's error on the worker that holds it, nothing on the other.
+    assert first["too_few_files"].startswith("InvalidArgumentError: ")
+    assert "Could not apply FILE based sharding: the dataset only has 1 file(s), which is not enough for the " \
+        "required 2 shards/workers." in first["too_few_files"]
+    assert second["too_few_files"] == []
+    assert first["hint"] == [[0], [2], [4], [6]] and second["hint"] == [[1], [3], [5], [7]]
+    assert first["hint_under_auto"].startswith("FailedPreconditionError: ")
+    assert "`tf.data.Dataset.shard(SHARD_HINT, ...)` can only be used in" in first["hint_under_auto"]
     assert first["from_function"] == [[0, 2], [4, 6]] and second["from_function"] == [[1, 3], [5, 7]]
 
 
@@ -87,6 +104,26 @@ def test_two_workers_train_as_one_process_on_the_global_batch(scenario):
             if key in one:
                 np.testing.assert_allclose(r[key], one[key], rtol=1e-5, atol=1e-6)
     assert results[0]["w"] == results[1]["w"]
+
+
+@pytest.mark.parametrize("scenario", ["mirrored-eager", "mirrored-function"])
+def test_local_replicas_in_every_worker_train_as_one_process(scenario):
+    """MirroredStrategy over two logical CPUs in each of two workers: four replicas in sync."""
+    done, results, _ = launch(scenario)
+    assert done.returncode == 0, done.stderr
+    alone, (one,), _ = launch(scenario, n=1)
+    assert alone.returncode == 0, alone.stderr
+    first, second = results
+    assert first["size"] == second["size"] == 4 and one["size"] == 2
+    assert first["ids"] == [0, 1] and second["ids"] == [2, 3]
+    # Each global batch of 8 in four pieces: worker 0 holds the first two, worker 1 the last two.
+    assert first["pieces"] == [[[0, 1], [2, 3]], [[8, 9], [10, 11]]]
+    assert second["pieces"] == [[[4, 5], [6, 7]], [[12, 13], [14, 15]]]
+    assert one["pieces"] == [[[0, 1, 2, 3], [4, 5, 6, 7]], [[8, 9, 10, 11], [12, 13, 14, 15]]]
+    for r in results:
+        np.testing.assert_allclose(r["w"], one["w"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r["losses"], one["losses"], rtol=1e-5, atol=1e-6)
+    assert first["w"] == second["w"]
 
 
 def test_shuffled_keras_fit_keeps_the_workers_in_step():

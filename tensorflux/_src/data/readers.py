@@ -12,6 +12,7 @@ from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
 from .dataset import Dataset
+from .sharding import file_share, shard_file_names
 
 __all__ = ["TextLineDataset", "TFRecordDataset", "list_files"]
 
@@ -42,9 +43,9 @@ def TextLineDataset(filenames, compression_type=None, buffer_size=None, num_para
                                   f"{compression_type!r} is not supported.")
     paths = _strings(filenames, "filenames")
     if num_parallel_reads is not None:
-        return Dataset.from_tensor_slices(np.array(paths, dtype=object)).interleave(
+        return shard_file_names(Dataset.from_tensor_slices(np.array(paths, dtype=object))).interleave(
             TextLineDataset, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
-    return Dataset(TensorSpec([], _dt.string), lambda: (line for path in paths for line in _lines(path)),
+    return Dataset(TensorSpec([], _dt.string), lambda: (line for path in file_share(paths) for line in _lines(path)),
                    "TextLineDatasetV2")
 
 
@@ -69,6 +70,7 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_para
             raise TypeError(f"The `filenames` argument must contain `tf.string` elements. Got a dataset of "
                             f"`{filenames.element_spec!r}` elements.")
         read = lambda path: TFRecordDataset(path, compression_type)  # noqa: E731
+        filenames = shard_file_names(filenames)      # one worker's names under AutoShardPolicy.FILE
         if num_parallel_reads is None:
             return filenames.flat_map(read)
         return filenames.interleave(read, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
@@ -80,7 +82,7 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_para
 
     def arrays():
         # The compression type is checked when the dataset is iterated (where TensorFlow's kernel checks it).
-        for path in paths:
+        for path in file_share(paths):     # one worker's files under AutoShardPolicy.FILE
             yield from _records(path, compression)
 
     return Dataset(TensorSpec([], _dt.string), arrays, "TFRecordDatasetV2")
@@ -96,7 +98,8 @@ def list_files(file_pattern, shuffle, seed):
         raise InvalidArgumentError(None, None, f"Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
                                                f"Summarized data: {summary!r}")
     files = Dataset.from_tensor_slices(np.array(matches, dtype=object))
-    return files if shuffle is False else files.shuffle(len(matches), seed=seed)
+    # Under AutoShardPolicy.FILE each worker keeps every N-th name (after the shuffle, as TensorFlow shards).
+    return shard_file_names(files if shuffle is False else files.shuffle(len(matches), seed=seed))
 
 
 API = {"data": ["TFRecordDataset"]}

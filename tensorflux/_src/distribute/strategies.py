@@ -106,7 +106,7 @@ class Strategy:
 
     def __init__(self, devices=(_CPU,), world=None):
         self._world = world if world is not None else mpi.World()
-        self._local = len(devices)     # replicas in this process (several only with one worker)
+        self._local = len(devices)     # replicas in this process (each worker has as many)
         self.extended = StrategyExtended(self, devices)
 
     @property
@@ -120,7 +120,7 @@ class Strategy:
         context = replicas[-1] if replicas else None
         if context is None or context._strategy is not self:
             return None
-        return context.replica_id_in_sync_group
+        return context._local_index
 
     def _stack_snapshot(self):
         return list(_STACK.strategies)
@@ -128,7 +128,7 @@ class Strategy:
     @contextlib.contextmanager
     def _enter_replica(self, caller_strategies, index):
         _STACK.strategies = caller_strategies + [self]
-        _STACK.replicas = [ReplicaContext(self, index)]
+        _STACK.replicas = [ReplicaContext(self, self._world.rank * self._local + index, index)]
         yield
 
     @contextlib.contextmanager
@@ -155,14 +155,14 @@ class Strategy:
     def scope(self):
         """Makes this strategy current; variables created inside start equal on every worker."""
         _STACK.strategies.append(self)
-        observe = self._variable_created if self._world.size > 1 else \
-            self._mirror_created if self._local > 1 else None
-        if observe is not None:
-            _state.variable_observers.append(observe)
+        # Broadcast first, so that the local copies are made of the value every worker agreed on.
+        observers = ([self._variable_created] if self._world.size > 1 else []) + \
+            ([self._mirror_created] if self._local > 1 else [])
+        _state.variable_observers.extend(observers)
         try:
             yield self
         finally:
-            if observe is not None:
+            for observe in observers:
                 _state.variable_observers.remove(observe)
             _STACK.strategies.pop()
 
@@ -180,7 +180,7 @@ class Strategy:
         if self._local > 1:
             return mirrored_run.run_on_replicas(self, fn, args, kwargs or {}, self._local, self._enter_replica,
                                                 self._cross_replica)
-        _STACK.replicas.append(ReplicaContext(self, self._world.rank))
+        _STACK.replicas.append(ReplicaContext(self, self._world.rank, 0))
         try:
             with self.scope():
                 return fn(*args, **(kwargs or {}))
@@ -192,11 +192,16 @@ class Strategy:
         """Each value of the list reduced across replicas, by one collective."""
         flat = nest.flatten(values)
         if self._local > 1:
-            return nest.pack_sequence_as(values, [self._local_reduce(reduce_op, v) for v in flat])
+            # The local replicas first (a MEAN of equal counts per worker stays a MEAN across workers).
+            values = nest.pack_sequence_as(values, [self._local_reduce(reduce_op, v) for v in flat])
+            flat = nest.flatten(values)
+        return nest.pack_sequence_as(values, self._world_reduce(reduce_op, flat))
+
+    def _world_reduce(self, reduce_op, flat):
+        """A flat list of this worker's tensors reduced across the workers, by one collective."""
         if self._world.size == 1:
-            return values
-        reduced = collective.all_reduce_tensors(flat, reduce_op.value)
-        return nest.pack_sequence_as(values, reduced)
+            return flat
+        return collective.all_reduce_tensors(flat, reduce_op.value)
 
     def _local_reduce(self, reduce_op, value):
         """A PerReplica value of the local replicas combined (a value that is not per replica is the same
@@ -218,32 +223,26 @@ class Strategy:
         op = _reduce_op(reduce_op)
         if axis is None:
             return self._all_reduce(op, value)
-        if self._local > 1:
-            return nest.map_structure(lambda v: self._reduce_along(op, v, axis), value)
         flat = nest.flatten(value)
-        sums = [math_reduce.reduce_sum(v, axis=axis) for v in flat]
+        sums, counts = [], []
+        for v in flat:                       # this worker's replicas, along the axis
+            parts = local_values(v)
+            total = _arith.add_n([math_reduce.reduce_sum(p, axis=axis) for p in parts]) if len(parts) > 1 \
+                else math_reduce.reduce_sum(parts[0], axis=axis)
+            sums.append(total)
+            counts.append(_arith.add_n([_arith.cast(_shape_ops.shape(p)[axis], total.dtype) for p in parts])
+                          if len(parts) > 1 else _arith.cast(_shape_ops.shape(parts[0])[axis], total.dtype))
         if op is ReduceOp.SUM:
-            return nest.pack_sequence_as(value, self._all_reduce(ReduceOp.SUM, sums))
-        counts = [_arith.cast(_shape_ops.shape(v)[axis], v.dtype) for v in flat]
-        totals = self._all_reduce(ReduceOp.SUM, sums + counts)
+            return nest.pack_sequence_as(value, self._world_reduce(ReduceOp.SUM, sums))
+        totals = self._world_reduce(ReduceOp.SUM, sums + counts)
         means = [s / n for s, n in zip(totals[:len(flat)], totals[len(flat):])]
         return nest.pack_sequence_as(value, means)
-
-    def _reduce_along(self, op, value, axis):
-        parts = local_values(value)
-        total = _arith.add_n([math_reduce.reduce_sum(p, axis=axis) for p in parts]) if len(parts) > 1 else \
-            math_reduce.reduce_sum(parts[0], axis=axis)
-        if op is ReduceOp.SUM:
-            return total
-        count = _arith.add_n([_arith.cast(_shape_ops.shape(p)[axis], total.dtype) for p in parts]) \
-            if len(parts) > 1 else _arith.cast(_shape_ops.shape(parts[0])[axis], total.dtype)
-        return total / count
 
     def gather(self, value, axis):
         """Every replica's `value` concatenated along `axis`, replica 0 first (eagerly: values of equal
         shapes on every worker; inside a tf.function across workers it is not supported yet)."""
         if self._local > 1:
-            return nest.map_structure(lambda v: join.concat(list(local_values(v)), axis=axis), value)
+            value = nest.map_structure(lambda v: join.concat(list(local_values(v)), axis=axis), value)
         if self._world.size == 1:
             return value
 
@@ -262,24 +261,17 @@ class Strategy:
         return (value,)
 
     # -- input ---------------------------------------------------------------------------------------
-    def _one_replica_input(self, what):
-        if self._local > 1:
-            raise NotImplementedError(f"{what} splits input between worker processes; tensorflux does not "
-                                      f"split it between the {self._local} replicas of one process (call "
-                                      f"strategy.run with PerReplica values from "
-                                      f"experimental_distribute_values_from_function instead).")
-
     def experimental_distribute_dataset(self, dataset, options=None):
-        self._one_replica_input("experimental_distribute_dataset")
         return datasets.distribute_dataset(self, dataset, options)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
-        self._one_replica_input("distribute_datasets_from_function")
         return datasets.distribute_from_function(self, dataset_fn, options)
 
     def experimental_distribute_values_from_function(self, value_fn):
         if self._local > 1:
-            return PerReplica([value_fn(_ValueContext(i, self._local)) for i in range(self._local)])
+            first = self._world.rank * self._local
+            return PerReplica([value_fn(_ValueContext(first + i, self.num_replicas_in_sync))
+                               for i in range(self._local)])
         return value_fn(_ValueContext(self._world.rank, self._world.size))
 
 
@@ -292,9 +284,10 @@ class _ValueContext:
 class ReplicaContext:
     """The context of code running on one replica (inside `strategy.run`)."""
 
-    def __init__(self, strategy, replica_id_in_sync_group=0):
+    def __init__(self, strategy, replica_id_in_sync_group=0, local_index=0):
         self._strategy = strategy
         self.replica_id_in_sync_group = replica_id_in_sync_group
+        self._local_index = local_index        # which of this process's replicas (its variable copies)
 
     @property
     def strategy(self):
@@ -339,12 +332,7 @@ class MirroredStrategy(Strategy):
         names = [_cpu_device(d) for d in devices] if devices is not None else [_CPU]
         if len(set(names)) != len(names):
             raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
-        world = mpi.world()
-        if len(names) > 1 and world.size > 1:
-            raise ValueError(f"tensorflux runs several replicas in one process or one replica per process "
-                             f"(mpiexec), not both: MirroredStrategy takes one device per worker of an "
-                             f"mpiexec job. Received: {devices}")
-        super().__init__(names, world)
+        super().__init__(names, mpi.world())
 
 
 class OneDeviceStrategy(Strategy):

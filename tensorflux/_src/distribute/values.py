@@ -10,16 +10,23 @@ and kernels serve all replicas: a ReadVariableOp or RngReadAndSkip run inside re
 them all, as TensorFlow's MirroredVariable does.
 """
 from ..framework import nest
-from ..framework.tensor import _numpy_text
+from ..framework.composite import CompositeTensor, TypeSpec
+from ..framework.tensor import Tensor, _numpy_text
 from ..ops.state import VariableResource
 from ..state.variables import ResourceVariable
+from ..function.trace_type import from_value
+from ..types.spec import TensorSpec
 
-__all__ = ["PerReplica", "MirroredVariable", "MirroredResource", "mirror_variable", "select_replica",
+__all__ = ["PerReplica", "PerReplicaSpec", "MirroredVariable", "MirroredResource", "mirror_variable", "select_replica",
            "regroup", "local_values"]
 
 
-class PerReplica:
-    """One value per local replica (what `strategy.run` returns for a tensor on several replicas)."""
+class PerReplica(CompositeTensor):
+    """One value per local replica (what `strategy.run` returns for a tensor on several replicas, and what
+    a distributed dataset yields). Its replicas' tensors are its components, so a tf.function takes and
+    returns it as TensorFlow's does: one placeholder per replica, traced once for all steps."""
+
+    __slots__ = ("_values",)
 
     def __init__(self, values):
         self._values = tuple(values)
@@ -27,6 +34,20 @@ class PerReplica:
     @property
     def values(self):
         return self._values
+
+    @property
+    def _type_spec(self):
+        return PerReplicaSpec(*(v._type_spec if isinstance(v, CompositeTensor) else TensorSpec(v.shape, v.dtype)
+                                for v in self._values))
+
+    def __tf_tracing_type__(self, context):
+        if all(isinstance(v, (Tensor, CompositeTensor)) for v in self._values):
+            return self._type_spec
+        return from_value(self._values, context)       # Python values: traced by value, as a tuple
+
+    def _to_components(self):
+        return [part for v in self._values
+                for part in (v._to_components() if isinstance(v, CompositeTensor) else [v])]
 
     def _text(self, show):
         lines = [f"  {i}: {show(v)}" for i, v in enumerate(self._values)]
@@ -37,6 +58,65 @@ class PerReplica:
 
     def __repr__(self):
         return self._text(repr)
+
+
+class PerReplicaSpec(TypeSpec):
+    """The type of a PerReplica value: one spec per replica (`PerReplicaSpec(TensorSpec(...), ...)`)."""
+
+    __slots__ = ("_value_specs",)
+
+    def __init__(self, *value_specs):
+        self._value_specs = tuple(value_specs)
+
+    value_type = property(lambda self: PerReplica)
+
+    def _key(self):
+        return self._value_specs
+
+    def _component_specs(self):
+        return [part for spec in self._value_specs
+                for part in (spec._component_specs() if isinstance(spec, TypeSpec) else [spec])]
+
+    def _from_components(self, components):
+        values, at = [], 0
+        for spec in self._value_specs:
+            if isinstance(spec, TypeSpec):
+                n = len(spec._component_specs())
+                values.append(spec._from_components(list(components[at:at + n])))
+                at += n
+            else:
+                values.append(components[at])
+                at += 1
+        return PerReplica(values)
+
+    def _to_components(self, value):
+        return value._to_components()
+
+    def is_compatible_with(self, spec_or_value):
+        other = spec_or_value if isinstance(spec_or_value, TypeSpec) else getattr(spec_or_value, "_type_spec", None)
+        return type(other) is PerReplicaSpec and len(other._value_specs) == len(self._value_specs) and \
+            all(a.is_compatible_with(b) for a, b in zip(self._value_specs, other._value_specs))
+
+    def is_subtype_of(self, other):
+        return type(other) is PerReplicaSpec and len(other._value_specs) == len(self._value_specs) and \
+            all(a == b or a.is_subtype_of(b) for a, b in zip(self._value_specs, other._value_specs))
+
+    def most_specific_common_supertype(self, others):
+        merged = []
+        for i, spec in enumerate(self._value_specs):
+            if any(type(o) is not PerReplicaSpec or len(o._value_specs) != len(self._value_specs) for o in others):
+                return None
+            common = spec.most_specific_common_supertype([o._value_specs[i] for o in others])
+            if common is None:
+                return None
+            merged.append(common)
+        return PerReplicaSpec(*merged)
+
+    def __reduce__(self):
+        return PerReplicaSpec, self._value_specs
+
+    def __repr__(self):
+        return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
 
 
 class MirroredResource(VariableResource):
