@@ -221,7 +221,10 @@ class Optimizer:
                 "global_clipnorm": self.global_clipnorm}
 
     def __repr__(self):
-        return f"<keras.optimizers.{type(self).__name__} name={self.name}>"
+        # Keras' optimizers keep Python's default repr, naming the class by its module in keras.src.
+        cls = type(self)
+        module = f"keras.src.optimizers.{cls.__name__.lower()}" if cls.__module__ == __name__ else cls.__module__
+        return f"<{module}.{cls.__qualname__} object at {hex(id(self))}>"
 
 
 def _scaled(g, factor):
