@@ -21,13 +21,16 @@ __version__ = _namespaces.NAMESPACES["version"].VERSION
 
 
 def __getattr__(name):
-    """Loads `tf.keras` (a room built on this package's public API) on first access."""
+    """Loads `tf.keras` (a room built on this package's public API) and the names of lazy rooms on first access."""
     if name in _namespaces.LAZY:
         module = _namespaces.load_lazy(name)
         globals()[name] = module
         return module
+    if name in _namespaces.TOP_LEVEL_LAZY:     # a name of a room loaded on first use (namespaces.LAZY_ROOMS)
+        value = globals()[name] = _namespaces.TOP_LEVEL_LAZY[name]()
+        return value
     raise AttributeError(f"module 'tensorflux' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_namespaces.LAZY))
+    return sorted(set(globals()) | set(_namespaces.LAZY) | set(_namespaces.TOP_LEVEL_LAZY))

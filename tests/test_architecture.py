@@ -56,6 +56,7 @@ FLOORS = [
     "data",
     "distribute",
     "diagnostics",   # compare_eager and graph views: look at functions, variables and the runtime from above
+    "lazy_index",   # tensorflux/_src/lazy_index.py: generated data (names and op types of the lazy rooms)
     "namespaces",   # tensorflux/_src/namespaces.py: builds the public namespaces from every room below
     "public",       # tensorflux/__init__.py: the public face
     "keras",

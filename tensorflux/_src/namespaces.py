@@ -4,7 +4,9 @@ Every module that defines public names lists them in `API = {namespace: [names]}
 level. Each namespace becomes a real module registered as `tensorflux.<name>` in `sys.modules`, so both
 `tf.math.add` and `import tensorflux.math` work.
 """
+import functools
 import importlib
+import os
 import pkgutil
 import sys
 import types as _pytypes
@@ -14,6 +16,8 @@ from .types import shape as _shape_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
 from .ops import operators  # noqa: F401  (installs Tensor's operators)
+from .ops import registry as _registry
+from . import lazy_index as _lazy_index
 
 TENSORFLUX_VERSION = "0.2.0"  # this package's own release (pyproject.toml's version)
 
@@ -24,18 +28,60 @@ _FLOORS = ("types", "framework", "ops", "runtime", "autograph", "function", "aut
            "distribute", "diagnostics")
 
 
+# Rooms (module names under tensorflux._src) that `import tensorflux` leaves unloaded: whole features a
+# program may never touch (file formats, image codecs, Example parsing, …). Their public names and op types
+# are listed in `lazy_index.py`, written by tools/build_lazy_index.py, and each module is imported on the
+# first read of one of its names or op types. A module of these rooms that the index does not list yet (a
+# new file) is imported eagerly, so a stale index costs import time, never a missing name
+# (tests/test_lazy_index.py fails until it is rebuilt).
+LAZY_ROOMS = ("io", "data.csv", "ops.signal_transforms", "distribute.multi_worker", "distribute.mpi",
+              "distribute.collective")
+# Modules of those rooms that stay eager: io.records makes tf.train's protobuf message names lazy itself.
+EAGER_IN_LAZY_ROOMS = ("io.records",)
+
+
+def is_lazy(name):
+    """True for a module (named relative to tensorflux._src) in one of the LAZY_ROOMS."""
+    return (any(name == room or name.startswith(room + ".") for room in LAZY_ROOMS)
+            and name not in EAGER_IN_LAZY_ROOMS)
+
+
 def implementation_modules():
-    """Every module of the implementation below the Keras room, imported, in a stable order.
+    """Every module of the implementation below the Keras room that is loaded at import, imported, in a
+    stable order (bottom floor first; within a room, a package before its modules, alphabetically).
 
     Discovering them (instead of listing them here) means a module split or added anywhere contributes its
     `API` table without touching this file; Keras is excluded because it is loaded on first use."""
-    found = []
+    found, indexed = [], set(_lazy_index.MODULES)
     for room in _FLOORS:                 # bottom floor first: rooms register into lower ones on import
-        package = importlib.import_module(f"{__package__}.{room}")
-        found.append(package)
-        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            found.append(importlib.import_module(info.name))
+        if not (is_lazy(room) and room in indexed):
+            found.append(importlib.import_module(f"{__package__}.{room}"))
+        _walk(os.path.join(os.path.dirname(__file__), room), room + ".", indexed, found)
     return found
+
+
+def _walk(path, prefix, indexed, found):
+    for info in pkgutil.iter_modules([path]):
+        name = prefix + info.name
+        if not (is_lazy(name) and name in indexed):
+            found.append(importlib.import_module(f"{__package__}.{name}"))
+        if info.ispkg:
+            _walk(os.path.join(path, info.name), name + ".", indexed, found)
+
+
+def load_module(name):
+    """Imports the implementation module `name` (relative to tensorflux._src)."""
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def load_lazy_modules():
+    """Imports every module of the lazy rooms (tools and tests that list all ops or names use it)."""
+    for name in _lazy_index.MODULES:
+        load_module(name)
+
+
+def _lazy_attribute(module, attribute):
+    return getattr(load_module(module), attribute)
 
 
 def namespace(name, doc="", **members):
@@ -91,6 +137,13 @@ def install(sources, namespaces):
     for source in sources:
         for name, loaders in getattr(source, "LAZY_API", {}).items():
             namespaces[name] = lazy_names(namespace(name), loaders)
+    for name, names in _lazy_index.NAMES.items():
+        loaders = {public: functools.partial(_lazy_attribute, module, attribute)
+                   for public, (module, attribute) in names.items()}
+        if name:
+            namespaces[name] = lazy_names(namespace(name), loaders)
+        else:
+            TOP_LEVEL_LAZY.update(loaders)
     pending = list(namespaces)
     while pending:                       # parents made on the way ("a.b" for "a.b.c") get linked too
         name = pending.pop()
@@ -104,6 +157,8 @@ def install(sources, namespaces):
 
 
 NAMESPACES = {}
+TOP_LEVEL_LAZY = {}   # top-level names of the lazy rooms: name -> loader (tensorflux/__init__.py's __getattr__)
+_registry.OPS.set_lazy(_lazy_index.OP_TYPES, load_module)
 TOP_LEVEL = install(implementation_modules(), NAMESPACES)
 NAMESPACES["dtypes"] = namespace("dtypes", "TensorFlow's dtypes.",
                                  **{k: getattr(_dtypes_mod, k) for k in _dtypes_mod.__all__})

@@ -26,7 +26,45 @@ from ..types.shape import TensorShape
 __all__ = ["OpDef", "apply", "constant_value", "dtype_error_name", "FLOAT", "INT", "NUMBER", "REAL",
            "INTEGER_OR_BOOL", "ALL_TYPES", "register_tape_hook", "OPS"]
 
-OPS = {}  # op type name -> OpDef, for the executor, codegen and gradient lookup
+class OpTable(dict):
+    """Op type name -> OpDef, for the executor, codegen, graph import and gradient lookup.
+
+    Some rooms are loaded on first use (namespaces.py, `lazy_index.py`); the op types they define are known
+    before their modules are imported. Looking one up (`OPS[type]`, `OPS.get`, `in`) imports its module
+    first, so a GraphDef or SavedModel naming `DecodeJpeg` finds its op whether or not the image codecs were
+    used yet. Iterating lists only the loaded ops; `all_types()` lists every op type."""
+
+    __slots__ = ("_lazy", "_load")
+
+    def __init__(self):
+        super().__init__()
+        self._lazy, self._load = {}, None
+
+    def set_lazy(self, op_types, load):
+        """`op_types`: {op type: module name}; `load(module name)` imports it (registering its ops)."""
+        self._lazy, self._load = dict(op_types), load
+
+    def __missing__(self, name):
+        module = self._lazy.get(name)
+        if module is None:
+            raise KeyError(name)
+        self._load(module)
+        return dict.__getitem__(self, name)
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __contains__(self, name):
+        return dict.__contains__(self, name) or name in self._lazy
+
+    def all_types(self):
+        return set(self) | set(self._lazy)
+
+
+OPS = OpTable()
 
 # Dtype families used by `allowed=` (TensorFlow's type constraints).
 FLOAT = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64)
@@ -73,7 +111,7 @@ class OpDef:
         # A NumPy ufunc computing this op that may write into a dead input buffer (`out=`) in generated
         # code; set only where `ufunc(*arrays, out=a)` equals the kernel exactly.
         self.inplace = None
-        if name in OPS and OPS[name] is not self:
+        if dict.__contains__(OPS, name) and OPS[name] is not self:
             raise ValueError(f"Op {name!r} is defined twice")
         OPS[name] = self
 
@@ -119,10 +157,8 @@ def apply(op, inputs, attrs=None, name=None):
         _check_dtypes(op, arrays, name)
     try:
         result = op.kernel(*arrays, **attrs) if attrs else op.kernel(*arrays)
-    except errors.OpError as e:
-        raise type(e)(None, op.name, f"{e.message} [Op:{op.name}] name: ") from None
     except Exception as e:  # NumPy failures must surface as TensorFlow errors naming the op
-        raise _kernel_error(op, e, arrays, name) from None
+        raise _kernel_error(op, e, arrays, attrs, name) from None
     if op.multi:   # a tuple output is a variant value (a While's history, TensorArray items)
         out = tuple(VariantTensor(r) if type(r) is tuple else EagerTensor(_as_stored(r)) for r in result)
     elif isinstance(result, (np.ndarray, np.generic)):
@@ -162,7 +198,7 @@ def _check_dtypes(op, arrays, name):
         raise errors.eager_error(
             errors.InvalidArgumentError,
             f"Value for attr 'T' of {dtype_error_name(dtype)} is not in the list of allowed values: "
-            f"{allowed}\n\t; NodeDef: {{{{node {op.name}}}}}", op.name)
+            f"{allowed}\n\t; NodeDef: {{{{node {op.name}}}}}", op.name, kernel=False)
     if op.same_dtype:
         for i in range(1, len(arrays)):
             d = arrays[i].dtype
@@ -171,10 +207,12 @@ def _check_dtypes(op, arrays, name):
                     errors.InvalidArgumentError,
                     f"cannot compute {op.name} as input #{i}(zero-based) was expected to be a "
                     f"{dtype_error_name(_dt.FROM_NUMPY[first])} tensor but is a "
-                    f"{dtype_error_name(_dt.FROM_NUMPY[d])} tensor", op.name)
+                    f"{dtype_error_name(_dt.FROM_NUMPY[d])} tensor", op.name, kernel=False)
 
 
-def _kernel_error(op, exc, arrays, name):
+def _kernel_error(op, exc, arrays, attrs, name):
+    if isinstance(exc, errors.OpError):
+        return errors.eager_error(type(exc), exc.message, op.name, name, arrays=arrays, attrs=attrs)
     message = str(exc)
     if "could not be broadcast" in message and len(arrays) >= 2:
         shapes = " vs. ".join("[" + ",".join(str(d) for d in np.shape(a)) + "]" for a in arrays[:2])
@@ -184,7 +222,7 @@ def _kernel_error(op, exc, arrays, name):
         cls = errors.ResourceExhaustedError
     elif isinstance(exc, NotImplementedError):
         cls = errors.UnimplementedError
-    return errors.eager_error(cls, message, op.name)
+    return errors.eager_error(cls, message, op.name, name, arrays=arrays, attrs=attrs)
 
 
 class _Spec:
