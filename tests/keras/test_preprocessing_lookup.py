@@ -175,6 +175,16 @@ def hashing_config(tf):
     return [sorted(config), config["salt"], config["dtype"]["config"]["name"]]
 
 
+@case
+def hashed_crossing(tf):
+    layer = tf.keras.layers.HashedCrossing(num_bins=7)
+    one_hot = tf.keras.layers.HashedCrossing(num_bins=4, output_mode="one_hot")
+    colors, sizes = tf.constant([["red"], ["blue"], ["red"]]), tf.constant([[1], [2], [3]])
+    return [_values(layer([colors, sizes])), _values(layer((tf.constant(["a", "b"]), tf.constant(["c", "d"])))),
+            _values(one_hot([colors, sizes])), _values(layer([tf.constant("x"), tf.constant(5)])),
+            {k: v for k, v in layer.get_config().items() if k != "name"}]
+
+
 def _parametrized(fn):
     return pytest.mark.parametrize("name", sorted(CASES))(fn) if pytest else fn
 
@@ -210,40 +220,45 @@ def test_errors():
 
 
 # <<< EXPECTED (generated from TensorFlow 2.21 / Keras 3.15)
-EXPECTED = {
-    "hashing_config": [["dtype", "mask_value", "name", "num_bins", "output_mode", "salt", "sparse", "trainable"],
-        [3, 3], "float32"],
-    "hashing_modes": [[[1, 3, 3], [4, 1, 3]], [[2, 2, 0], [4, 2, 3]], [[2, 3, 1], [0, 2, 2]], [[0.0, 1.0, 0.0,
-        1.0], [0.0, 1.0, 1.0, 1.0]], [[0.0, 2.0, 0.0, 1.0], [0.0, 1.0, 1.0, 1.0]], [[3, 3, 5]], [[0.0, 0.0, 0.0,
-        0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]]],
-    "integer_lookup_adapt_and_oov": [[0, -1, -1, 7, 3, 12, 5], [[3, 0, 1], [6, 5, 2]], 7],
-    "integer_lookup_invert_and_config": [[12, 1138, 42, -1, -1], ["dtype", "idf_weights", "invert", "mask_token",
-        "max_tokens", "name", "num_oov_indices", "oov_method", "oov_token", "output_mode", "pad_to_max_tokens",
-        "salt", "sparse", "trainable", "vocabulary", "vocabulary_dtype", "vocabulary_size"], [12, 36, 1138, 42]],
-    "string_lookup_adapt_ties_and_mask": [["", "[UNK]", "b", "a", "d", "c"], 6, [[3, 0, 1], [4, 5, 2]]],
-    "string_lookup_config": [["dtype", "encoding", "idf_weights", "invert", "mask_token", "max_tokens", "name",
-        "num_oov_indices", "oov_method", "oov_token", "output_mode", "pad_to_max_tokens", "salt", "sparse",
-        "trainable", "vocabulary", "vocabulary_size"], ["x", "y"], 4, "[UNK]"],
-    "string_lookup_count_and_multi_hot": [[[0, 2, 1, 0], [1, 0, 0, 2]], [[0, 1, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0]],
-        "<dtype: 'int64'>"],
-    "string_lookup_invert": [["[MASK]", "[UNK]", "a"], ["b", "c", "[UNK]"]],
-    "string_lookup_max_tokens_and_special_tokens_excluded": [["[UNK]", "x", "y"], ["x", "y"], [1, 2, 0]],
-    "string_lookup_several_oov_buckets": [[4, 0, 3, 2, 0, 3], [4, 3, 2, 1, 0, 1], ["[UNK]", "[UNK]", "[UNK]",
-        "[UNK]", "a"]],
-    "string_lookup_tf_idf": [[[0.77134, 0.55962, 1.83258, 0.0, 0.0]], ["[UNK]", "a", "c", "b", "d"], [[1.25, 0.5,
-        4.0]]],
-    "text_vectorization_config": [["dtype", "encoding", "idf_weights", "max_tokens", "name", "ngrams",
-        "output_mode", "output_sequence_length", "pad_to_max_tokens", "ragged", "sparse", "split", "standardize",
-        "trainable", "vocabulary", "vocabulary_size"], 2, 6, "tf_idf", 10],
-    "text_vectorization_in_dataset_map": [[[[0, 0, 1, 1]], [[1, 1, 0, 0]]], 
-        "TensorSpec(shape=(None, 4), dtype=tf.int64, name=None)"],
-    "text_vectorization_in_tf_function": [[4, 3, 2, 1], [3, 0, 0, 0]],
-    "text_vectorization_int_sequence_length": [["", "[UNK]", "the", "cat", "sat", "dog", "bird", "a"], [[2, 3, 1,
-        2, 5], [6, 0, 0, 0, 0]]],
-    "text_vectorization_ngrams_count": [["[UNK]", "d", "c", "b c d", "b", "e", "c d e", "a b c", "a"], [[0, 1, 1,
-        1, 1, 1, 1, 1, 1]], 9],
-    "text_vectorization_standardize_split_options": [[[2, 3, 4, 5], [5, 2, 3, 0]], [[2, 3, 1], [3, 0, 0]]],
-}
+EXPECTED = {'hashed_crossing': [[[4], [4], [1]], [1, 1], [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]], 0,
+                     {'num_bins': 7, 'output_mode': 'int', 'sparse': False, 'dtype': 'int64'}],
+ 'hashing_config': [['dtype', 'mask_value', 'name', 'num_bins', 'output_mode', 'salt', 'sparse', 'trainable'],
+                    [3, 3], 'float32'],
+ 'hashing_modes': [[[1, 3, 3], [4, 1, 3]], [[2, 2, 0], [4, 2, 3]], [[2, 3, 1], [0, 2, 2]],
+                   [[0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 1.0]], [[0.0, 2.0, 0.0, 1.0], [0.0, 1.0, 1.0, 1.0]],
+                   [[3, 3, 5]], [[0.0, 0.0, 0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]]],
+ 'integer_lookup_adapt_and_oov': [[0, -1, -1, 7, 3, 12, 5], [[3, 0, 1], [6, 5, 2]], 7],
+ 'integer_lookup_invert_and_config': [[12, 1138, 42, -1, -1],
+                                      ['dtype', 'idf_weights', 'invert', 'mask_token', 'max_tokens', 'name',
+                                       'num_oov_indices', 'oov_method', 'oov_token', 'output_mode',
+                                       'pad_to_max_tokens', 'salt', 'sparse', 'trainable', 'vocabulary',
+                                       'vocabulary_dtype', 'vocabulary_size'],
+                                      [12, 36, 1138, 42]],
+ 'string_lookup_adapt_ties_and_mask': [['', '[UNK]', 'b', 'a', 'd', 'c'], 6, [[3, 0, 1], [4, 5, 2]]],
+ 'string_lookup_config': [['dtype', 'encoding', 'idf_weights', 'invert', 'mask_token', 'max_tokens', 'name',
+                           'num_oov_indices', 'oov_method', 'oov_token', 'output_mode', 'pad_to_max_tokens', 'salt',
+                           'sparse', 'trainable', 'vocabulary', 'vocabulary_size'],
+                          ['x', 'y'], 4, '[UNK]'],
+ 'string_lookup_count_and_multi_hot': [[[0, 2, 1, 0], [1, 0, 0, 2]], [[0, 1, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0]],
+                                       "<dtype: 'int64'>"],
+ 'string_lookup_invert': [['[MASK]', '[UNK]', 'a'], ['b', 'c', '[UNK]']],
+ 'string_lookup_max_tokens_and_special_tokens_excluded': [['[UNK]', 'x', 'y'], ['x', 'y'], [1, 2, 0]],
+ 'string_lookup_several_oov_buckets': [[4, 0, 3, 2, 0, 3], [4, 3, 2, 1, 0, 1],
+                                       ['[UNK]', '[UNK]', '[UNK]', '[UNK]', 'a']],
+ 'string_lookup_tf_idf': [[[0.77134, 0.55962, 1.83258, 0.0, 0.0]], ['[UNK]', 'a', 'c', 'b', 'd'],
+                          [[1.25, 0.5, 4.0]]],
+ 'text_vectorization_config': [['dtype', 'encoding', 'idf_weights', 'max_tokens', 'name', 'ngrams', 'output_mode',
+                                'output_sequence_length', 'pad_to_max_tokens', 'ragged', 'sparse', 'split',
+                                'standardize', 'trainable', 'vocabulary', 'vocabulary_size'],
+                               2, 6, 'tf_idf', 10],
+ 'text_vectorization_in_dataset_map': [[[[0, 0, 1, 1]], [[1, 1, 0, 0]]],
+                                       'TensorSpec(shape=(None, 4), dtype=tf.int64, name=None)'],
+ 'text_vectorization_in_tf_function': [[4, 3, 2, 1], [3, 0, 0, 0]],
+ 'text_vectorization_int_sequence_length': [['', '[UNK]', 'the', 'cat', 'sat', 'dog', 'bird', 'a'],
+                                            [[2, 3, 1, 2, 5], [6, 0, 0, 0, 0]]],
+ 'text_vectorization_ngrams_count': [['[UNK]', 'd', 'c', 'b c d', 'b', 'e', 'c d e', 'a b c', 'a'],
+                                     [[0, 1, 1, 1, 1, 1, 1, 1, 1]], 9],
+ 'text_vectorization_standardize_split_options': [[[2, 3, 4, 5], [5, 2, 3, 0]], [[2, 3, 1], [3, 0, 0]]]}
 # >>> EXPECTED
 
 

@@ -245,10 +245,11 @@ class CenterCrop(Layer):
 # The Keras room lists this module as its preprocessing source: the layers of the sibling modules
 # (split by idea) are exported through its table.
 from . import preprocessing_encoding as _encoding, preprocessing_lookup as _lookup, \
-    preprocessing_text as _text, preprocessing_augmentation as _augmentation  # noqa: E402 - re-exported
+    preprocessing_text as _text, preprocessing_augmentation as _augmentation, \
+    preprocessing_color as _color  # noqa: E402 - re-exported
 
 API = {"keras.layers": ["Rescaling", "Normalization", "Resizing", "CenterCrop"]}
-for _module in (_encoding, _lookup, _text, _augmentation):
+for _module in (_encoding, _lookup, _text, _augmentation, _color):
     for _name in _module.API["keras.layers"]:
         globals()[_name] = getattr(_module, _name)
         API["keras.layers"].append(_name)

@@ -1,5 +1,5 @@
-"""Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast and
-RandomBrightness.
+"""Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast,
+RandomBrightness and RandomCrop.
 
 Each draws its random numbers as Keras 3 on TensorFlow does: the layer holds a seed stream (Keras'
 SeedGenerator: an int64 state `[seed, n]` whose value seeds one stateless draw and whose `n` then advances;
@@ -299,5 +299,56 @@ class RandomBrightness(_ImageAugmentation):
         return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
 
 
+class RandomCrop(_ImageAugmentation):
+    """Crops one random (`height`, `width`) window (the same for the whole batch) when training; an image
+    not larger than the window on both sides, or any image at inference, is instead cropped to the window's
+    aspect ratio about its centre and resized to (`height`, `width`)."""
+
+    def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)
+        self.seed = seed if seed is not None else _python_random.randint(1, int(1e9))   # Keras writes one
+        self.height, self.width = height, width
+
+    def call(self, inputs, training=True):
+        images = tf.cast(tf.convert_to_tensor(inputs) if not tf.is_tensor(inputs) else inputs, tf.float32)
+        rank = images.shape.rank
+        if rank not in (3, 4):
+            raise ValueError(f"Expected image tensor to have rank 3 (single image) or 4 (batch of images). "
+                             f"Received: data.shape={tuple(images.shape.as_list())}")
+        height_axis, width_axis = self._axes(rank)
+        in_height, in_width = images.shape[height_axis], images.shape[width_axis]
+        if in_height is None or in_width is None:
+            raise ValueError(f"RandomCrop requires the input to have a fully defined height and width. "
+                             f"Received: images.shape={tuple(images.shape.as_list())}")
+        # The window is drawn only when training on images larger than it; otherwise it is the centred box.
+        if training and in_height > self.height and in_width > self.width:
+            top = tf.cast(self.generator.uniform([], 0.0, float(in_height - self.height + 1)), tf.int32)
+            left = tf.cast(self.generator.uniform([], 0.0, float(in_width - self.width + 1)), tf.int32)
+        else:   # Keras starts the (height, width) window at the corner of the centred aspect-ratio box
+            crop_height = max(min(in_height, int(float(in_width * self.height) / self.width)), 1)
+            crop_width = max(min(in_width, int(float(in_height * self.width) / self.height)), 1)
+            top, left = int(float(in_height - crop_height) / 2), int(float(in_width - crop_width) / 2)
+        if not training:
+            return images
+        window = [slice(None)] * rank
+        window[height_axis % rank] = slice(top, top + self.height)
+        window[width_axis % rank] = slice(left, left + self.width)
+        images = images[tuple(window)]
+        cropped = (min(self.height, in_height - top), min(self.width, in_width - left)) \
+            if isinstance(top, int) else (self.height, self.width)
+        if cropped != (self.height, self.width):
+            images = tf.keras.ops.image.resize(images, (self.height, self.width), data_format=self.data_format)
+        return images
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        height_axis, width_axis = self._axes(len(shape))
+        shape[height_axis], shape[width_axis] = self.height, self.width
+        return tuple(shape)
+
+    def get_config(self):
+        return {**self._config(), "height": self.height, "width": self.width, "seed": self.seed}
+
+
 API = {"keras.layers": ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
-                        "RandomBrightness"]}
+                        "RandomBrightness", "RandomCrop"]}

@@ -159,4 +159,67 @@ class Hashing(Layer):
                 "mask_value": self.mask_value, "output_mode": self.output_mode, "sparse": self.sparse}
 
 
-API = {"keras.layers": ["Hashing"]}
+class HashedCrossing(Layer):
+    """Crosses two or more categorical features (integers or strings of shape (), (batch,) or (batch, 1))
+    by hashing each combination into `num_bins` bins (TensorFlow's `tf.sparse.cross_hashed`)."""
+
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
+
+    def __init__(self, num_bins, output_mode="int", sparse=False, name=None, dtype=None, **kwargs):
+        dtype = getattr(dtype, "name", dtype)
+        if isinstance(dtype, dict):     # a serialized DTypePolicy
+            dtype = (dtype.get("config") or {}).get("name")
+        dtype = dtype or ("int64" if output_mode == "int" else "float32")
+        super().__init__(name=name, **kwargs)
+        if output_mode not in ("int", "one_hot"):
+            raise ValueError(f"Unkown value for `output_mode` argument of layer HashedCrossing. Allowed values are: "
+                             f"('int', 'one_hot'). Received: {output_mode}")
+        self.num_bins, self.output_mode, self.sparse = num_bins, output_mode, sparse
+        self._output_dtype = dtype
+
+    @property
+    def dtype(self):
+        return self._output_dtype
+
+    compute_dtype = dtype
+
+    def call(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(f"`HashedCrossing` should be called on a list or tuple of inputs. Received: "
+                             f"inputs={inputs}")
+        if len(inputs) < 2:
+            raise ValueError(f"`HashedCrossing` should be called on at least two inputs. Received: inputs={inputs}")
+        inputs = [_as_tensor(x) for x in inputs]
+        shape = tuple(inputs[0].shape.as_list())
+        rank = len(shape)
+        if rank > 2 or (rank == 2 and shape[-1] != 1):
+            raise ValueError(f"All `HashedCrossing` inputs should have shape `()`, `(batch_size)` or "
+                             f"`(batch_size, 1)`. Received: inputs={inputs}")
+        if any(tuple(x.shape.as_list()) != shape for x in inputs[1:]):
+            raise ValueError(f"All `HashedCrossing` inputs should have equal shape. Received: inputs={inputs}")
+        if not all(x.dtype.is_integer or x.dtype == tf.string for x in inputs):
+            raise ValueError(f"All `HashedCrossing` inputs should have an integer or string dtype. Received: "
+                             f"inputs={inputs}")
+        columns = [tf.reshape(x, [-1, 1]) for x in inputs]
+        crossed = tf.sparse.to_dense(tf.sparse.cross_hashed(columns, self.num_bins))
+        crossed = tf.reshape(crossed, [-1] + list(shape[1:])) if rank else tf.reshape(crossed, [])
+        if rank == 1:
+            crossed = tf.reshape(crossed, [-1])
+        return encode_categorical(crossed, self.output_mode, self.num_bins, tf.as_dtype(self._output_dtype),
+                                  self.sparse)
+
+    def compute_output_shape(self, input_shape):
+        first = tuple(input_shape[0])
+        if self.output_mode == "int":
+            return first
+        if first and first[-1] == 1:
+            return first[:-1] + (self.num_bins,)
+        return first + (self.num_bins,)
+
+    def get_config(self):
+        # Keras writes this layer's dtype as a bare name, not as a DTypePolicy.
+        return {"num_bins": self.num_bins, "output_mode": self.output_mode, "sparse": self.sparse, "name": self.name,
+                "dtype": self._output_dtype}
+
+
+API = {"keras.layers": ["Hashing", "HashedCrossing"]}

@@ -1,0 +1,151 @@
+"""Colour preprocessing layers: Solarization, RandomGrayscale, AutoContrast and Equalization.
+
+As in Keras 3, pixel values are read in `value_range` (default (0, 255)) and mapped to [0, 255] for the
+computation; outputs are float32. Random draws come from the layer's Keras SeedGenerator stream (see
+preprocessing_augmentation), so seeded outputs equal Keras-on-TensorFlow's. AutoContrast and Equalization
+are not random and apply at inference too (Equalization only when training, as Keras); Solarization and
+RandomGrayscale return their input (as float32) when `training=False`.
+"""
+import tensorflux as tf
+
+from .preprocessing_augmentation import _ImageAugmentation
+
+_GRAY_WEIGHTS = (0.2989, 0.5870, 0.1140)    # ITU-R 601 luma, tf.image.rgb_to_grayscale's weights
+
+
+def _checked_value_range(value_range):
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(f"The `value_range` argument should be a list of two numbers. Received: "
+                         f"value_range={value_range}")
+    return sorted(value_range)
+
+
+def _rescale(images, source, target):
+    """`images` mapped linearly from the `source` range onto the `target` range."""
+    if tuple(source) == tuple(target):
+        return images
+    return (images - source[0]) / (source[1] - source[0]) * (target[1] - target[0]) + target[0]
+
+
+class Solarization(_ImageAugmentation):
+    """Adds a random amount to each image, then inverts (255 - x) the pixels at or above a random threshold."""
+
+    def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self.addition_factor = self._factor(addition_factor, "addition_factor")
+        self.threshold_factor = self._factor(threshold_factor, "threshold_factor")
+        self.value_range = _checked_value_range(value_range)
+
+    @staticmethod
+    def _factor(factor, name):
+        message = (f"The `addition_factor` and `threshold_factor` arguments should be a number (or a list of two "
+                   f"numbers) in the range [0, 1]. Received: {name}={factor}")
+        values = factor if isinstance(factor, (tuple, list)) else [factor]
+        if not isinstance(factor, (tuple, list, int, float)) or len(values) not in (1, 2) or \
+                (isinstance(factor, (tuple, list)) and len(values) != 2) or any(not 0 <= v <= 1 for v in values):
+            raise ValueError(message)
+        return tuple(sorted(factor)) if isinstance(factor, (tuple, list)) else (0, factor)
+
+    def _augment(self, images):
+        shape = tf.stack([self._batch_size(images), 1, 1, 1])
+        # Keras scales only the upper end of each range by 255.
+        additions = self.generator.uniform(shape, self.addition_factor[0], self.addition_factor[1] * 255)
+        thresholds = self.generator.uniform(shape, self.threshold_factor[0], self.threshold_factor[1] * 255)
+        images = _rescale(images, self.value_range, (0, 255))
+        results = tf.clip_by_value(images + additions, 0, 255)
+        results = tf.where(results < thresholds, results, 255 - results)
+        return _rescale(results, (0, 255), self.value_range)
+
+    def get_config(self):
+        return {**self._config(), "value_range": self.value_range, "addition_factor": self.addition_factor,
+                "threshold_factor": self.threshold_factor, "seed": self.seed}
+
+
+def _grayscale(images, channels_axis):
+    weights = tf.constant(_GRAY_WEIGHTS, tf.float32)
+    return tf.expand_dims(tf.tensordot(images, weights, axes=[[channels_axis % 4], [0]]), channels_axis)
+
+
+class RandomGrayscale(_ImageAugmentation):
+    """Turns each image to grayscale (kept as 3 equal channels) with probability `factor`."""
+
+    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        if factor < 0 or factor > 1:
+            raise ValueError(f"`factor` should be between 0 and 1. Received: factor={factor}")
+        self.factor = factor
+
+    def _augment(self, images):
+        channels_axis = -3 if self.data_format == "channels_first" else -1
+        if images.shape[channels_axis] not in (1, 3):
+            raise ValueError(f"Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received input with shape: "
+                             f"images.shape={tuple(images.shape.as_list())}")
+        draws = self.generator.uniform(tf.reshape(self._batch_size(images), [1]), 0.0, 1.0)
+        apply = tf.reshape(draws < self.factor, [-1, 1, 1, 1])
+        gray = images if images.shape[channels_axis] == 1 else _grayscale(images, channels_axis)
+        return tf.where(apply, gray, images)
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor}
+
+
+class AutoContrast(_ImageAugmentation):
+    """Stretches each image channel so that its darkest pixel becomes 0 and its brightest 255 (in
+    `value_range`'s scale); a flat channel is left as it is."""
+
+    def __init__(self, value_range=(0, 255), **kwargs):
+        super().__init__(**kwargs)
+        self.value_range = _checked_value_range(value_range)
+
+    def call(self, inputs, training=True):
+        return super().call(inputs, training=True)      # not random: Keras applies it at inference too
+
+    def _augment(self, images):
+        original = images
+        images = _rescale(images, self.value_range, (0, 255))
+        low = tf.reduce_min(images, axis=(1, 2), keepdims=True)
+        high = tf.reduce_max(images, axis=(1, 2), keepdims=True)
+        scale = 255.0 / (high - low)
+        results = tf.clip_by_value(images * scale - low * scale, 0.0, 255.0)
+        results = _rescale(results, (0, 255), self.value_range)
+        return tf.where(tf.math.is_nan(results), original, results)
+
+    def get_config(self):
+        return {**self._config(), "value_range": self.value_range}
+
+
+class Equalization(_ImageAugmentation):
+    """Histogram equalization of each channel, with one histogram of `bins` bins over the whole batch."""
+
+    def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.bins = bins
+        self.value_range = _checked_value_range(value_range)
+
+    def _equalize(self, channel):
+        full = (0, 255)
+        channel = _rescale(channel, self.value_range, full)
+        bins = self.bins
+        indices = tf.clip_by_value(tf.cast(channel * (bins - 1) / 255.0, tf.int32), 0, bins - 1)
+        histogram = tf.math.bincount(tf.reshape(indices, [-1]), minlength=bins, maxlength=bins)
+        cdf = tf.cumsum(histogram)
+        cdf_min = tf.reduce_min(tf.where(cdf > 0, cdf, tf.reduce_max(cdf)))    # the first nonzero entry
+        denominator = cdf[-1] - cdf_min
+        denominator = tf.where(denominator == 0, tf.ones_like(denominator), denominator)
+        table = tf.clip_by_value(tf.round(tf.cast(cdf - cdf_min, tf.float32) * 255.0
+                                          / tf.cast(denominator, tf.float32)), 0, 255)
+        lookup = tf.cast(tf.clip_by_value(channel / 255.0 * (bins - 1), 0, bins - 1), tf.int32)
+        flat = tf.math.count_nonzero(histogram) <= 1
+        equalized = tf.where(flat, channel, tf.gather(table, lookup))
+        return _rescale(equalized, full, self.value_range)
+
+    def _augment(self, images):
+        channels_axis = 1 if self.data_format == "channels_first" else 3
+        channels = tf.unstack(images, axis=channels_axis)
+        return tf.stack([self._equalize(c) for c in channels], axis=channels_axis)
+
+    def get_config(self):
+        return {**self._config(), "bins": self.bins, "value_range": self.value_range}
+
+
+API = {"keras.layers": ["Solarization", "RandomGrayscale", "AutoContrast", "Equalization"]}
