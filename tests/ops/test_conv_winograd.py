@@ -134,7 +134,9 @@ def test_input_gradient_matches_im2col(always_winograd):
 def test_preferred_only_for_large_convolutions(monkeypatch):
     winograd.kernels(now=True)
     assert winograd.preferred(200 * 200, 100, 100, np.dtype(np.float32))
-    assert winograd.preferred(56 * 56, 32, 32, np.dtype(np.float32))
+    assert winograd.preferred(56 * 56, 64, 64, np.dtype(np.float32))
+    assert not winograd.preferred(56 * 56, 32, 32, np.dtype(np.float32))     # 32 channels: im2col as fast
+    assert not winograd.preferred(128 * 11 * 11, 32, 64, np.dtype(np.float32))  # the MNIST convnet's layer 2
     assert not winograd.preferred(64 * 64, 16, 16, np.dtype(np.float32))      # few channels
     assert not winograd.preferred(7 * 7, 512, 512, np.dtype(np.float32))      # few tiles
     assert not winograd.preferred(8 * 8, 32, 32, np.dtype(np.float32))        # little work

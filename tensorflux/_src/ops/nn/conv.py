@@ -20,6 +20,7 @@ from ..shapes.shape_ops import shape
 from ..shapes.shaping import expand_dims, squeeze
 from ..convert import convert_to_tensor
 from . import winograd
+from ..linalg import blas_threads
 from ..linalg.blas_threads import gemm, gemm_tn
 from ..registry import OpDef, apply
 from .windows import (_NARROW, _check_padding_attr, _dims_text, _explicit_pairs, _from_channels_last,
@@ -79,6 +80,57 @@ def _strided_windows(x, out_sizes, kernel_sizes, strides, dilations):
     return as_strided(x, shape, (sn,) + step + tap + (sc,), writeable=False)
 
 
+# Patches are copied (im2col) and multiplied a block of images at a time, in the worker threads: the
+# copy runs in parallel and each block's patches are still in cache when its GEMM reads them (the whole
+# [N·OH·OW, KH·KW·C] copy of a convnet's second layer is 18 MB). The blocks depend on the shapes only,
+# so the bits do not depend on how the threads ran.
+_PATCH_BLOCK_BYTES = 1 << 20
+
+
+def _image_blocks(n, patch_bytes_per_image, macs):
+    """[(first, end)] image ranges: one when the product is small (below gemm's threshold: not worth a
+    thread hand-over), else blocks of about _PATCH_BLOCK_BYTES of patches, at least 2 per worker thread."""
+    if macs < blas_threads.PARALLEL_MIN_FLOPS or n < 2:
+        return [(0, n)]
+    count = max(patch_bytes_per_image * n // _PATCH_BLOCK_BYTES, 2 * blas_threads.worker_count())
+    step = -(-n // min(n, count))
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
+def _patches_times(windows, w2d):
+    """[N·OH·OW, O] = im2col(windows [N, OH, OW, KH, KW, C]) @ w2d [KH·KW·C, O]."""
+    n, pixels, k = windows.shape[0], windows.shape[1] * windows.shape[2], w2d.shape[0]
+    blocks = _image_blocks(n, pixels * k * windows.itemsize, n * pixels * k * w2d.shape[1])
+    if len(blocks) == 1:
+        return gemm(windows.reshape(n * pixels, k), w2d)
+    out = np.empty((n, pixels, w2d.shape[1]), np.result_type(windows, w2d))
+
+    def run_block(i):
+        lo, hi = blocks[i]
+        np.matmul(windows[lo:hi].reshape((hi - lo) * pixels, k), w2d, out=out[lo:hi].reshape((hi - lo) * pixels, -1))
+    blas_threads.run_blocks(run_block, len(blocks))
+    return out.reshape(n * pixels, -1)
+
+
+def _patches_transposed_times(windows, g):
+    """[KH·KW·C, O] = im2col(windows)ᵀ @ g [N, OH·OW, O] (a filter gradient): partial products per
+    block of images, summed in block order."""
+    n, pixels, k = windows.shape[0], windows.shape[1] * windows.shape[2], int(np.prod(windows.shape[3:]))
+    blocks = _image_blocks(n, pixels * k * windows.itemsize, n * pixels * k * g.shape[2])
+    if len(blocks) == 1:
+        return gemm_tn(windows.reshape(n * pixels, k), g.reshape(n * pixels, -1))
+    partial = [None] * len(blocks)
+
+    def run_block(i):
+        lo, hi = blocks[i]
+        partial[i] = windows[lo:hi].reshape((hi - lo) * pixels, k).T @ g[lo:hi].reshape((hi - lo) * pixels, -1)
+    blas_threads.run_blocks(run_block, len(blocks))
+    total = partial[0]
+    for p in partial[1:]:
+        total += p
+    return total
+
+
 def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilations):
     if x.ndim < 4:
         raise _kernel_error(f"convolution input must be 4-dimensional: {_dims_text(x.shape)}")
@@ -120,7 +172,7 @@ def _conv2d_kernel(x, w, strides, padding, explicit_paddings, data_format, dilat
     windows = _strided_windows(x, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
     rows = n * oh * ow
     if groups == 1:
-        out = gemm(windows.reshape(rows, kh * kw * c), w.reshape(kh * kw * c, cout))
+        out = _patches_times(windows, w.reshape(kh * kw * c, cout))
     else:
         cols = windows.reshape(rows, kh * kw, groups, cin)
         per_group = w.reshape(kh * kw, cin, groups, cout // groups)
@@ -215,6 +267,17 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
         flipped = np.ascontiguousarray(work[::-1, ::-1].transpose(0, 1, 3, 2))
         dx = winograd.conv2d_3x3(np.ascontiguousarray(g), flipped, [(2 - top, 2 - bottom), (2 - left, 2 - right)])
         return _from_channels_last(dx, data_format).reshape(x_dims).astype(w.dtype, copy=False)
+    (sh, sw), (dh, dw) = [strides[a] for a in axes], [dilations[a] for a in axes]
+    full = (dh * (kh - 1) - top, dh * (kh - 1) - bottom, dw * (kw - 1) - left, dw * (kw - 1) - right)
+    if groups == 1 and sh == sw == 1 and min(full) >= 0 and g.dtype == work.dtype:
+        # Stride 1: dx is the VALID correlation of dy padded to the "full" size with the filter turned
+        # 180° and its in/out channels swapped -- a forward im2col product (copied and multiplied by
+        # blocks of images, in parallel) instead of per-tap scattered adds.
+        padded_dy = np.pad(g, [(0, 0), full[:2], full[2:], (0, 0)])
+        flipped = np.ascontiguousarray(work[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(kh * kw * cout, c)
+        windows = _strided_windows(padded_dy, (h, wd), (kh, kw), (1, 1), (dh, dw))
+        dx = _patches_times(windows, flipped).reshape(n, h, wd, c)
+        return _from_channels_last(dx, data_format).reshape(x_dims).astype(w.dtype, copy=False)
     rows = n * oh * ow
     if groups == 1:
         cols = gemm(g.reshape(rows, cout), work.reshape(kh * kw * c, cout).T)
@@ -222,7 +285,6 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
         cols = np.einsum("mgo,kcgo->mkgc", g.reshape(rows, groups, cout // groups),
                          work.reshape(kh * kw, cin, groups, cout // groups), optimize=True)
     cols = cols.reshape(n, oh, ow, kh, kw, c)
-    (sh, sw), (dh, dw) = [strides[a] for a in axes], [dilations[a] for a in axes]
     padded = np.zeros((n, h + top + bottom, wd + left + right, c), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -265,7 +327,7 @@ def _conv2d_backprop_filter_kernel(x, filter_sizes, dy, strides, padding, explic
     windows = _strided_windows(work, (oh, ow), (kh, kw), [strides[a] for a in axes], [dilations[a] for a in axes])
     rows = n * oh * ow
     if groups == 1:
-        dw = gemm_tn(windows.reshape(rows, kh * kw * c), g.reshape(rows, cout))
+        dw = _patches_transposed_times(windows, g.reshape(n, oh * ow, cout))
     else:
         dw = np.einsum("mkgc,mgo->kcgo", windows.reshape(rows, kh * kw, groups, cin),
                        g.reshape(rows, groups, cout // groups), optimize=True)

@@ -33,8 +33,12 @@ _MIN_CHUNKS = 6
 # Measured on 2 cores (im2col → Winograd): [1,200,200,100]→100 37 → 19 ms; [1,56,56,32]→32 0.73 →
 # 0.36 ms; [2,32,32,32]→32 0.50 → 0.25 ms; [4,64,64,16]→16 1.6 → 1.8 ms (too few channels: the per-tile
 # loops are short); [1,14,14,256]→256 1.0 → 1.5 ms and [1,7,7,512]→512 1.4 → 6.6 ms (too few tiles:
-# the 16 transformed filters, 16/9 the size of the filter, dominate).
-MIN_CHANNELS = 32
+# the 16 transformed filters, 16/9 the size of the filter, dominate). Against im2col copied and multiplied
+# by blocks of images (conv.py), CPU time in one process on the loaded machine: [128,13,13,32]→64 (the
+# keras-io MNIST convnet's second layer) 15.8 → 20.5 ms, [1,56,56,32]→32 2.24 → 2.28 ms: with 32
+# channels the transforms cost what the saved products gain; [16,28,28,64]→64 21.7 → 19.6 ms,
+# [32,16,16,128]→128 40.8 → 32.6 ms, [1,200,200,100]→100 217 → 124 ms.
+MIN_CHANNELS = 64
 MIN_MACS = 1 << 21          # output pixels · C · O
 MIN_PIXELS_PER_CHANNEL = 8  # output pixels per max(C, O)
 HOT_CALLS = 3               # a convolution called once or twice is not worth compiling for
