@@ -374,10 +374,6 @@ class GeneratorModule(tf.Module):
         return self.g.state
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a tf.function called in strategy.run is traced once and its graph reused by every replica (the replica id"
-    " that keys the generator is a constant of replica 0's trace; TensorFlow retraces per replica device), "
-    "and SavedModel keeps that trace where TensorFlow saves a trace made without the strategy"))
 def test_saved_model_with_generator(capsys, tmp_path):
     export_dir = str(tmp_path / "saved_model")
     strategy = _two_cpu_strategy()

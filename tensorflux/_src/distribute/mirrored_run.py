@@ -57,6 +57,8 @@ class _ReplicaThread(threading.Thread):
             _current.thread = self
             for field, value in self.caller_state.items():
                 setattr(_state, field, value)
+            # A tf.function called here is traced for this replica's device (TensorFlow's cache key).
+            _state.call_context = self.strategy.extended.worker_devices[self.index]
             with self.enter_replica(self.caller_stack, self.index):
                 self.result = self.fn(*self.args, **self.kwargs)
         except _Abandoned:

@@ -23,6 +23,7 @@ class _State(threading.local):
         self.name_stack = ""       # current eager name scope (graphs keep their own)
         self.variable_observers = []  # callables told about every new tf.Variable (tracing counts them)
         self.autograph = False     # True while tracing a tf.function with autograph=True
+        self.call_context = None   # the replica device of a strategy.run thread: part of tf.function's trace key
 
     @property
     def run_eagerly(self):

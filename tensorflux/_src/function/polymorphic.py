@@ -53,6 +53,18 @@ _SINGLETON_MESSAGE = (
     "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
 
 
+class CallContext(_tt.Literal):
+    """The last TraceType of a call made in a replica thread of `strategy.run` (its device): each replica
+    gets its own trace, as TensorFlow keys its function cache by the replica's device."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is CallContext and self._key == other._key
+
+    __hash__ = _tt.Literal.__hash__
+
+
 class FunctionCache:
     """ConcreteFunctions keyed by the TraceTypes of their parameters, in trace order; LRU-bounded."""
 
@@ -171,7 +183,7 @@ class Function:
         if _state.run_eagerly:
             return self._python_function(*args, **kwargs)
         key = None
-        if _state.graph is None and not _state.tape_active:
+        if _state.graph is None and not _state.tape_active and _state.call_context is None:
             key = _fast_key(args, kwargs)
             if key is not None:
                 caller = self._fast.get(key)
@@ -232,6 +244,8 @@ class Function:
             types = self._signature_types(params)
         else:
             types = tuple(_tt.from_value(v) for _, _, v in params)
+        if _state.call_context is not None:
+            types += (CallContext(_state.call_context),)
         with self._lock:
             cf = self._cache.lookup(types)
             if cf is None:
@@ -390,6 +404,8 @@ class Function:
             types = self._signature_types(params)
         else:
             types = tuple(_tt.from_value(v) for _, _, v in params)
+        if _state.call_context is not None:
+            types += (CallContext(_state.call_context),)
         with self._lock:
             cf = self._cache.lookup(types)
             if cf is None:
@@ -425,7 +441,19 @@ class Function:
         return self._cache.values()
 
     def _list_all_concrete_functions_for_serialization(self):
-        return self._cache.values()
+        """The traces to save. A trace made inside a strategy's replica (its key ends with the replica's
+        CallContext) is saved as traced outside any replica, as TensorFlow retraces in the save context."""
+        out = []
+        for types, cf in zip(self._cache.keys(), self._cache.values()):
+            if types and type(types[-1]) is CallContext:
+                params = [(n, k, t.placeholder_value(None) if type(t) is _tt.Literal else t)
+                          for n, k, t in cf._params]
+                plain = types[:-1]
+                with self._lock:
+                    cf = self._cache.lookup(plain) or self._trace(params, plain, plain)
+            if cf not in out:
+                out.append(cf)
+        return out
 
     @property
     def python_function(self):
