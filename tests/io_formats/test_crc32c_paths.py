@@ -1,5 +1,6 @@
-"""CRC-32C's three paths — byte table, lane-parallel NumPy, compiled slicing-by-8 (numba) — give the same
-checksum for every length and continuation, including the standard check value."""
+"""CRC-32C's four paths — byte table, lane-parallel NumPy, compiled slicing-by-8 (numba), the CPU instruction
+through google-crc32c — give the same checksum for every length and continuation, including the standard
+check value."""
 import numpy as np
 import pytest
 
@@ -7,6 +8,7 @@ from tensorflux._src.io.formats import crc32c as c
 
 
 def _with_thresholds(monkeypatch, vector, compiled):
+    monkeypatch.setattr(c, "_HARDWARE", [None])    # the project's own paths, whatever is installed
     monkeypatch.setattr(c, "_VECTOR_THRESHOLD", vector)
     monkeypatch.setattr(c, "_COMPILED_THRESHOLD", compiled)
     monkeypatch.setattr(c, "_COMPILED_THRESHOLD_LOADED", compiled)
@@ -25,7 +27,31 @@ def test_every_path_gives_the_byte_table_checksum(monkeypatch, size):
     assert c.crc32c(data, 7) == reference          # compiled
 
 
-def test_check_value_and_continuation(monkeypatch):
+@pytest.mark.parametrize("size", [0, 1, 9, 16384, 200003])
+def test_the_hardware_path_gives_the_byte_table_checksum(monkeypatch, size):
+    pytest.importorskip("google_crc32c")
+    monkeypatch.setattr(c, "_HARDWARE", [])
+    data = np.random.default_rng(size).integers(0, 256, size=size, dtype=np.uint8)
+    reference = c._raw_update(7 ^ 0xFFFFFFFF, data.tobytes()) ^ 0xFFFFFFFF
+    # bytes, a NumPy array's memory, a bytearray and a memoryview: every buffer a writer hands over
+    for chunk in (data.tobytes(), memoryview(data), bytearray(data.tobytes()), memoryview(data.tobytes())):
+        assert c.crc32c(chunk, 7) == reference
+    assert c._HARDWARE[0] is not None
+
+
+def test_without_google_crc32c_the_numpy_paths_are_used(monkeypatch):
+    import sys
+    monkeypatch.setattr(c, "_HARDWARE", [])
+    monkeypatch.setitem(sys.modules, "google_crc32c", None)   # as if not installed
+    assert c.crc32c(b"123456789") == 0xE3069283
+    assert c._HARDWARE == [None]
+
+
+@pytest.mark.parametrize("hardware", [True, False])
+def test_check_value_and_continuation(monkeypatch, hardware):
+    if hardware:
+        pytest.importorskip("google_crc32c")
+    monkeypatch.setattr(c, "_HARDWARE", [] if hardware else [None])
     assert c.crc32c(b"123456789") == 0xE3069283
     data = np.random.default_rng(1).integers(0, 256, size=5 << 20, dtype=np.uint8).tobytes()
     whole = c.crc32c(data)

@@ -8,21 +8,59 @@ process-unique integer identifying the variable, e.g. for function cache keys.
 Variables are tensor-like: `tf.add(v, 1)` reads them through `__tf_tensor__`, and every operator reads
 the value and uses the Tensor operator of the same name.
 """
+import contextlib
 import itertools
+import threading
 import weakref
+
+import numpy as np
 
 
 from ..framework.context import init_scope, state as _state
-from ..framework.tensor import Reference, Tensor, _CPU, _numpy_text
+from ..framework.tensor import EagerTensor, Reference, Tensor, _CPU, _numpy_text
 from ..ops import state as _ops
 from ..ops.convert import convert_to_tensor
 from ..ops.registry import apply
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 
-__all__ = ["Variable"]
+__all__ = ["Variable", "initial_values_restored"]
 
 _handle_ids = itertools.count(1)
+
+
+class _Restoring(threading.local):
+    depth = 0
+
+
+_RESTORING = _Restoring()
+
+
+@contextlib.contextmanager
+def initial_values_restored():
+    """Inside, a variable made from a callable initial value with a declared dtype and fully known shape
+    starts as zeros instead of calling it: for a loader that assigns every such variable its saved
+    value right after making it (a `.keras` archive's model is built, then all its weights assigned or
+    the load fails). Drawing 25M random initial values only to overwrite them took longer than reading
+    the file. The zeros are `np.zeros`' untouched pages, so they cost no memory until replaced.
+    """
+    _RESTORING.depth += 1
+    try:
+        yield
+    finally:
+        _RESTORING.depth -= 1
+
+
+def _restored_later(initial_value, dtype, shape):
+    """Zeros standing in for the value a loader is about to assign, or None (see initial_values_restored)."""
+    if not callable(initial_value) or dtype is None or shape is None:
+        return None
+    dtype = _dt.as_dtype(dtype)
+    shape = TensorShape(shape)
+    if not shape.is_fully_defined() or not (dtype.is_floating or dtype.is_integer or dtype.is_complex
+                                            or dtype.is_bool):
+        return None
+    return EagerTensor(np.zeros(shape.as_list(), dtype=dtype.as_numpy_dtype))
 
 
 def _value_of(initial_value, dtype):
@@ -91,7 +129,9 @@ class Variable:
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are "
                              "not providing a `variable_def`. You provided neither.")
-        value = _value_of(initial_value, dtype)
+        value = _restored_later(initial_value, dtype, shape) if _RESTORING.depth else None
+        if value is None:
+            value = _value_of(initial_value, dtype)
         if not validate_shape:
             declared = TensorShape(None)
         elif shape is not None:

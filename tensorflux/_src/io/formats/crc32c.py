@@ -9,6 +9,11 @@ all pairs. A 100 MB checksum takes about a second on a loaded 2-core machine, wi
 With numba installed (extra `[jit]`), inputs of 4 MB and more (1 MB once numba is loaded) go through a compiled slicing-by-8 loop
 instead (eight table lookups per eight bytes; about 0.2 s per 100 MB), compiled once and kept in numba's
 on-disk cache, so a large checkpoint or SavedModel is checksummed at file speed.
+
+With `google-crc32c` installed (extra `[io]`), every input goes through its C extension instead: the
+CPU's CRC32C instruction, about 0.02 s per 100 MB, loaded in milliseconds and with no compiler's memory
+(numba's import adds about 100 MB to the process, as much as the weights of a 25M-parameter model).
+Its pure-Python fallback is never used (the NumPy paths here are faster).
 """
 import sys
 
@@ -191,8 +196,32 @@ def _build_compiled(numba):
     return lambda register, data: int(update(np.uint32(register), data, tables))
 
 
+_HARDWARE = []   # [google_crc32c's C `extend` or None], looked up on first use
+
+
+def _hardware_extend():
+    if not _HARDWARE:
+        try:
+            from google_crc32c import cext   # the C extension only: ImportError when it is absent
+            _HARDWARE.append(cext.extend)
+        except ImportError:
+            _HARDWARE.append(None)
+    return _HARDWARE[0]
+
+
+def _hardware_crc32c(extend, data, crc):
+    # The extension takes only buffers without a release hook: bytes and NumPy arrays, not memoryviews
+    # or bytearrays; an array view of the same memory costs no copy.
+    if type(data) is not bytes:
+        data = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    return extend(crc, data)
+
+
 def crc32c(data, crc=0):
     """CRC-32C of `data` (bytes-like), continuing from a previous `crc` of the bytes before it."""
+    extend = _HARDWARE[0] if _HARDWARE else _hardware_extend()
+    if extend is not None:
+        return _hardware_crc32c(extend, data, crc)
     view = memoryview(data).cast("B")
     register = crc ^ 0xFFFFFFFF
     size = len(view)

@@ -2,8 +2,9 @@
 memory than the file can fill.
 
 A zip entry is refused when its declared size exceeds the caller's cap, or when it is compressed more
-than `MAX_RATIO` to 1 (a real weight or config file never is; a bomb always is); it is read in chunks and
-refused as soon as it yields more than declared. In an `.npz`, each array's `.npy` header is read before
+than `MAX_RATIO` to 1 (a real weight or config file never is; a bomb always is); it is read with one
+bounded request for one byte more than declared (so the bytes come back as the one object the zip
+reader makes, not copied again: a 100 MB weights entry costs 100 MB) and refused when that byte comes. In an `.npz`, each array's `.npy` header is read before
 any data: the shape it declares must fit in the bytes the entry holds, so `np.load` never allocates an
 array the file cannot fill (a 10-byte header claiming 10^12 floats is refused, not allocated).
 Failures raise ValueError naming the archive and the entry.
@@ -17,7 +18,6 @@ __all__ = ["MAX_RATIO", "read_entry", "check_npz", "ArchiveError"]
 
 MAX_RATIO = 200                # uncompressed : compressed, above which a large entry is taken for a bomb
 _RATIO_FLOOR = 1 << 20         # entries smaller than this may compress as well as they like
-_CHUNK = 1 << 20
 
 
 class ArchiveError(ValueError):
@@ -41,17 +41,13 @@ def read_entry(archive, name, cap, label):
     except KeyError:
         raise ArchiveError(f"{label}: the archive has no entry '{name}'.") from None
     _check_info(info, cap, label)
-    out = bytearray()
     with archive.open(info) as f:
-        while True:
-            chunk = f.read(_CHUNK)
-            if not chunk:
-                break
-            out += chunk
-            if len(out) > info.file_size:
-                raise ArchiveError(f"{label}: the entry '{name}' holds more than the {info.file_size} bytes it "
-                                   f"declares.")
-    return bytes(out)
+        # zipfile never inflates more than the size asked for, so this is bounded by the checked declaration.
+        out = f.read(info.file_size + 1)
+    if len(out) > info.file_size:
+        raise ArchiveError(f"{label}: the entry '{name}' holds more than the {info.file_size} bytes it "
+                           f"declares.")
+    return out
 
 
 def check_npz(source, cap, label):
