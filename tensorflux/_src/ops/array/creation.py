@@ -128,6 +128,7 @@ def linspace(start, stop, num, name=None, axis=0):
 # one_hot -------------------------------------------------------------------------------------------
 
 _ONE_HOT_INDEX_TYPES = (_dt.uint8, _dt.int8, _dt.int32, _dt.int64)
+_ONE_HOT_NUMPY_INDEX_TYPES = tuple(np.dtype(t.as_numpy_dtype) for t in _ONE_HOT_INDEX_TYPES)
 
 
 def _one_hot_kernel(indices, depth, on_value, off_value, axis):
@@ -168,6 +169,11 @@ def _tf_dtype_text(dtype):
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """`tf.one_hot`: `on_value` where the position equals the index, `off_value` elsewhere."""
+    if isinstance(indices, (np.ndarray, np.generic)) and indices.dtype.kind in "biuf" and \
+            indices.dtype not in _ONE_HOT_NUMPY_INDEX_TYPES:
+        # TensorFlow converts a NumPy constant to the index attr's default type (int64), truncating
+        # float labels; a Python list or a float tensor is still rejected below.
+        indices = np.asarray(indices).astype(np.int64)
     indices = convert_to_tensor(indices)
     if dtype is not None:
         dtype = _dt.as_dtype(dtype)
