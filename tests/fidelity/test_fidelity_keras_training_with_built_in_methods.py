@@ -463,22 +463,7 @@ def ex_tensorboard_callback():
     print(type(board).__name__, board.log_dir, board.update_freq)
 
 
-XFAILS = {
-    "one_hot_of_float_numpy_labels":
-        "tf.one_hot rejects a float32 NumPy index array (InvalidArgumentError on attr TI); TensorFlow "
-        "converts the integral NumPy floats to integer indices",
-    "multi_output_compile_variants":
-        "the per-output loss trackers differ from Keras' (class_output_loss 18.1731 vs 18.4891, score_output_loss "
-        "4.1459 vs 4.2341) while the total loss matches: the per-output values are averaged over the batches "
-        "differently",
-    "multi_output_loss_only_on_some":
-        "with a loss for one output only, Keras 3.15 logs only `loss`, warns that the other output's weights get "
-        "no gradients, and rejects a loss dict missing an output (ValueError 'Expected keys ... in loss dict'); "
-        "tensorflux logs class_output_loss and trains",
-    "multi_output_fit_lists_dicts_dataset":
-        "per-output loss values differ (as in multi_output_compile_variants), and fit on a Dataset of dict targets "
-        "after list targets retraces the step function (tf.function retracing warnings)",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

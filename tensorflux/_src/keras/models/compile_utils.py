@@ -61,7 +61,7 @@ class LossPlan:
         self._loss, self._weights = loss, loss_weights
         self.terms = None           # [(name or None, Loss or None, weight)], resolved on the first batch
         self.trackers = []          # Mean metrics `<output>_loss` (several outputs only)
-        self.last = []              # (tracker, value) pairs of the latest computation
+        self.last = []              # (tracker, value, batch size or None) of the latest computation
 
     def resolve(self, y_pred, names):
         if self.terms is not None:
@@ -76,10 +76,16 @@ class LossPlan:
                 weight = weight[0]
             self.terms = [(None, as_loss(loss), 1.0 if weight is None else float(weight))]
             return
+        if isinstance(self._loss, dict) and not isinstance(y_pred, dict) and set(self._loss) != set(names):
+            # Keras 3 names every output of a list-output model in a loss dict (None for "no loss").
+            raise ValueError(f"Expected keys {list(names)} in loss dict, but found "
+                             f"loss.keys()={list(self._loss.keys())}")
         losses = _per_output(self._loss, names, "loss", None)
         weights = _per_output(self._weights, names, "loss_weights", 1.0)
         self.terms = [(n, as_loss(l), 1.0 if w is None else float(w)) for n, l, w in zip(names, losses, weights)]
-        self.trackers = [_metrics.Mean(name=f"{n}_loss") for n, l, _ in self.terms if l is not None]
+        # Each output's loss is logged only when there are several to tell apart (Keras: "<output>_loss").
+        with_loss = [n for n, l, _ in self.terms if l is not None]
+        self.trackers = [_metrics.Mean(name=f"{n}_loss") for n in with_loss] if len(with_loss) > 1 else []
 
     def __call__(self, y, y_pred, sample_weight, names):
         """Σ weight · loss over the outputs that have a loss (None when none has)."""
@@ -98,9 +104,17 @@ class LossPlan:
             if fn is None:
                 continue
             value = fn(target, prediction, sample_weight)
-            self.last.append((next(trackers), value))
+            tracker = next(trackers, None)
+            if tracker is not None:     # Keras weighs the value by the output's static batch size
+                self.last.append((tracker, value, _static_batch_size(prediction)))
             total.append(value if weight == 1.0 else value * weight)
         return tf.add_n(total) if total else None
+
+
+def _static_batch_size(prediction):
+    """Dimension 0 of `prediction` as the traced step knows it (None when the data leaves it unknown)."""
+    shape = getattr(prediction, "shape", None)
+    return shape[0] if shape is not None and shape.rank else None
 
 
 class MetricPlan:

@@ -173,8 +173,8 @@ class Model(Layer):
     def _track_loss(self, x, loss):
         batch = tf.shape(tf.nest.flatten(x)[0])[0]
         self._loss_tracker.update_state(loss, sample_weight=batch)
-        for tracker, value in self._loss_plan.last:
-            tracker.update_state(value, sample_weight=batch)
+        for tracker, value, size in self._loss_plan.last:
+            tracker.update_state(value, sample_weight=size)
 
     def train_step(self, data):
         x, y, sample_weight = _trainer.unpack_x_y_sample_weight(data)
@@ -188,7 +188,9 @@ class Model(Layer):
         self._track_loss(x, loss)
         variables = self.trainable_weights
         if variables:
-            self.optimizer.apply_gradients(zip(tape.gradient(scaled, variables), variables))
+            gradients = tape.gradient(scaled, variables)
+            _warn_missing_gradients(gradients, variables)
+            self.optimizer.apply_gradients(zip(gradients, variables))
         else:
             warnings.warn("The model does not have any trainable weights.")
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -267,11 +269,12 @@ class Model(Layer):
             if verbose and epochs > 1:
                 _trainer.emit(f"Epoch {epoch + 1}/{epochs}")
             timer = _trainer.Timer()
-            logs, steps = self._run_epoch(train_function, epochs_data.epoch(), None, callbacks, "train")
+            logs, steps = self._run_epoch(train_function, epochs_data.epoch(), None, callbacks, "train",
+                                          batch_size_known=data.batch_size_known)
             if held_out is not None and (epoch + 1) % validation_freq == 0:
                 callbacks.on_test_begin({})
                 val_logs, _ = self._run_epoch(self.make_test_function(), held_out, validation_steps, callbacks, "test",
-                                              reset=True)
+                                              reset=True, batch_size_known=held_out.batch_size_known)
                 callbacks.on_test_end(dict(val_logs))
                 logs.update({"val_" + k: v for k, v in val_logs.items()})
             if verbose:
@@ -283,7 +286,7 @@ class Model(Layer):
         self.history = history
         return history
 
-    def _run_epoch(self, function, data, max_steps, callbacks, kind, reset=False):
+    def _run_epoch(self, function, data, max_steps, callbacks, kind, reset=False, batch_size_known=True):
         """Runs `function` on each batch; returns (the last step's logs as floats, steps run). Batch hooks of
         `callbacks` ("train" or "test" ones) run only when a callback overrides them."""
         if reset:
@@ -293,6 +296,8 @@ class Model(Layer):
         end = end if callbacks.wants_batches[end] else None
         logs, steps = None, 0
         for batch in data:
+            if not steps:
+                _trainer.trace_for_batch(function, batch, batch_size_known)
             if begin:
                 getattr(callbacks, begin)(steps, {})
             logs = function(*batch)
@@ -314,7 +319,8 @@ class Model(Layer):
         callbacks = _callbacks.CallbackList(callbacks, self, {"verbose": verbose, "epochs": 1, "steps": data.steps})
         timer = _trainer.Timer()
         callbacks.on_test_begin({})
-        logs, count = self._run_epoch(self.make_test_function(), data, steps, callbacks, "test", reset=True)
+        logs, count = self._run_epoch(self.make_test_function(), data, steps, callbacks, "test", reset=True,
+                                      batch_size_known=data.batch_size_known)
         callbacks.on_test_end(dict(logs))
         if verbose:
             _trainer.emit(_trainer.progress_line(verbose, count, timer.elapsed(), logs))
@@ -340,6 +346,8 @@ class Model(Layer):
         callbacks.on_predict_begin({})
         outputs, count = [], 0
         for batch in data:
+            if not count:
+                _trainer.trace_for_batch(function, batch[:1], data.batch_size_known)
             if begin:
                 callbacks.on_predict_batch_begin(count, {})
             outputs.append(function(batch[0]))
@@ -420,6 +428,15 @@ def _functional_subclass(cls, functional):
         mixed = _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, functional),
                                                    {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
     return mixed
+
+
+def _warn_missing_gradients(gradients, variables):
+    """Keras' warning when some (not all) trainable variables get no gradient: typically an output that
+    `compile()` gave no loss. (Keras' optimizer warns as it drops them; this optimizer drops them silently.)"""
+    missing = [getattr(v, "path", v.name) for g, v in zip(gradients, variables) if g is None]
+    if missing and len(missing) < len(variables):
+        warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss. If using "
+                      f"`model.compile()`, did you forget to provide a `loss` argument?", stacklevel=3)
 
 
 def _summed_loss(loss):

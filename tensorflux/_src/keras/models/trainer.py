@@ -73,6 +73,12 @@ class ArrayBatches:
             cursor += count
         return parts
 
+    @property
+    def batch_size_known(self):
+        """Whether every batch has the same size (no partial last batch): Keras' array adapter then gives
+        its steps a static batch dimension, else an unknown one."""
+        return self.size % self.batch_size == 0
+
     def __iter__(self):
         arrays = self._arrays
         if self.shuffle:
@@ -93,6 +99,12 @@ class DatasetBatches:
         cardinality = int(dataset.cardinality()) if hasattr(dataset, "cardinality") else -2
         self.steps = cardinality if cardinality >= 0 else None  # -1 infinite, -2 unknown
 
+    @property
+    def batch_size_known(self):
+        spec = getattr(self._dataset, "element_spec", None)
+        shapes = [getattr(s, "shape", None) for s in tf.nest.flatten(spec)] if spec is not None else [None]
+        return all(s is not None and s.rank and s[0] is not None for s in shapes)
+
     def __iter__(self):
         count = 0
         for element in self._dataset:
@@ -108,6 +120,8 @@ class PyDatasetBatches:
     """The batches of a `keras.utils.PyDataset`: batch 0 … len-1 each epoch (a random order with `shuffle`),
     between its on_epoch_begin/on_epoch_end hooks; NumPy floats become float32 tensors, as for arrays."""
 
+    batch_size_known = False   # Keras feeds a PyDataset through a generator of unknown batch size
+
     def __init__(self, dataset, shuffle=False):
         self._dataset, self._shuffle = dataset, shuffle
         self.steps = dataset.num_batches
@@ -120,6 +134,22 @@ class PyDatasetBatches:
             yield [None if part is None else tf.nest.map_structure(lambda a: tf.constant(_as_array(a)), part)
                    for part in batch]
         self._dataset.on_epoch_end()
+
+
+def trace_for_batch(function, batch, batch_size_known):
+    """Traces the step `function` for `batch` as Keras traces it, for the element spec of its data
+    iterator: a dimension-0 of unknown size unless every batch has the same size. One trace then serves
+    every batch of the data (a partial last batch does not retrace), and the step sees the static shapes
+    Keras' step sees (`x.shape[0]` None; the per-output loss trackers count each batch once)."""
+    if batch_size_known or not hasattr(function, "get_concrete_function"):
+        return
+
+    def spec(value):
+        if isinstance(value, tf.Tensor) and value.shape.rank:
+            return tf.TensorSpec([None] + value.shape.as_list()[1:], value.dtype)
+        return value
+    function.get_concrete_function(*[None if part is None else tf.nest.map_structure(spec, part)
+                                     for part in batch])
 
 
 def unpack_x_y_sample_weight(data):
