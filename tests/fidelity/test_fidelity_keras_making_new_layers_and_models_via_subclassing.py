@@ -332,11 +332,7 @@ def ex_vae_end_to_end():
     print(len(vae.weights), [layer.name for layer in vae.layers])
 
 
-XFAILS = {
-    "vae_end_to_end":
-        "inside fit's traced step, tf.random.normal(shape=(batch, dim)) with symbolic scalar tensors "
-        "raises TypeError instead of auto-packing the tuple into a shape tensor",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

@@ -22,7 +22,7 @@ def _shape_tensor(shape):
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
         values = [constant_value(d) for d in shape]
         if any(v is None for v in values):
-            raise TypeError("Random op shapes built from symbolic tensors need `tf.stack`; pass a shape tensor.")
+            return convert_to_tensor(list(shape))    # auto-packed into one shape tensor, as TensorFlow does
         shape = [int(v) for v in values]
     if isinstance(shape, (list, tuple)) and len(shape) == 0:
         return constant(np.zeros([0], np.int32))

@@ -17,6 +17,7 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value
+from ..shapes.creators import _no_gradient   # random draws: TensorFlow registers no gradient
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
     _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor)
 from .seeds import _stream
@@ -96,17 +97,18 @@ def _infer_multinomial(inputs, attrs):
 
 
 RANDOM_UNIFORM = OpDef("RandomUniform", _infer_random, _random_uniform_kernel, stateful=True,
-                       allowed=_SHAPE_TYPES, input_names=("shape",))
+                       allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=("shape",))
 RANDOM_UNIFORM_INT = OpDef("RandomUniformInt", _infer_uniform_int, _random_uniform_int_kernel, stateful=True,
                            allowed=_SHAPE_TYPES, input_names=("shape", "minval", "maxval"))
 RANDOM_STANDARD_NORMAL = OpDef("RandomStandardNormal", _infer_random, _random_normal_kernel, stateful=True,
-                               allowed=_SHAPE_TYPES, input_names=("shape",))
+                               allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=("shape",))
 TRUNCATED_NORMAL = OpDef("TruncatedNormal", _infer_random, _truncated_normal_kernel, stateful=True,
-                         allowed=_SHAPE_TYPES, input_names=("shape",))
-RANDOM_SHUFFLE = OpDef("RandomShuffle", _infer_same, _shuffle_kernel, stateful=True, input_names=("value",))
+                         allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=("shape",))
+RANDOM_SHUFFLE = OpDef("RandomShuffle", _infer_same, _shuffle_kernel, stateful=True, grad=_no_gradient,
+                       input_names=("value",))
 MULTINOMIAL = OpDef("Multinomial", _infer_multinomial, _multinomial_kernel, stateful=True,
                     allowed=(_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16),
-                    input_names=("logits", "num_samples"))
+                    grad=_no_gradient, input_names=("logits", "num_samples"))
 
 
 def _seed_attrs(op_type, seed, dtype):

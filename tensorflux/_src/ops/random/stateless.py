@@ -12,6 +12,7 @@ from ...types import dtypes as _dt
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
 from .. import philox
+from ..shapes.creators import _no_gradient   # random draws: TensorFlow registers no gradient
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
     _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor)
 
@@ -50,15 +51,17 @@ def _infer_stateless_int(inputs, attrs):
 
 
 STATELESS_UNIFORM = OpDef("StatelessRandomUniform", _infer_random, _stateless_uniform_kernel,
-                          allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+                          allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=("shape", "seed"))
 STATELESS_NORMAL = OpDef("StatelessRandomNormal", _infer_random, _stateless_normal_kernel,
-                         allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+                         allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=("shape", "seed"))
 STATELESS_TRUNCATED_NORMAL = OpDef("StatelessTruncatedNormal", _infer_random, _stateless_truncated_normal_kernel,
-                                   allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+                                   allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=("shape", "seed"))
 STATELESS_UNIFORM_INT = OpDef("StatelessRandomUniformInt", _infer_stateless_int, _stateless_uniform_int_kernel,
-                              allowed=_SHAPE_TYPES, input_names=("shape", "seed", "minval", "maxval"))
+                              allowed=_SHAPE_TYPES, grad=_no_gradient,
+                              input_names=("shape", "seed", "minval", "maxval"))
 STATELESS_UNIFORM_FULL_INT = OpDef("StatelessRandomUniformFullInt", _infer_random, _stateless_full_int_kernel,
-                                   allowed=_SHAPE_TYPES, input_names=("shape", "seed"))
+                                   allowed=_SHAPE_TYPES, grad=_no_gradient,
+                                   input_names=("shape", "seed"))
 
 
 def _seed_tensor(seed):
@@ -169,15 +172,17 @@ def _infer_keyed_int(inputs, attrs):
 
 _KEYED_INPUTS = ("shape", "key", "counter", "alg")
 STATELESS_UNIFORM_V2 = OpDef("StatelessRandomUniformV2", _infer_random, _keyed_uniform_kernel,
-                             allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+                             allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=_KEYED_INPUTS)
 STATELESS_NORMAL_V2 = OpDef("StatelessRandomNormalV2", _infer_random, _keyed_normal_kernel,
-                            allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+                            allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=_KEYED_INPUTS)
 STATELESS_TRUNCATED_NORMAL_V2 = OpDef("StatelessTruncatedNormalV2", _infer_random, _keyed_truncated_normal_kernel,
-                                      allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+                                      allowed=_SHAPE_TYPES, grad=_no_gradient, input_names=_KEYED_INPUTS)
 STATELESS_UNIFORM_INT_V2 = OpDef("StatelessRandomUniformIntV2", _infer_keyed_int, _keyed_uniform_int_kernel,
-                                 allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS + ("minval", "maxval"))
+                                 allowed=_SHAPE_TYPES, grad=_no_gradient,
+                                 input_names=_KEYED_INPUTS + ("minval", "maxval"))
 STATELESS_UNIFORM_FULL_INT_V2 = OpDef("StatelessRandomUniformFullIntV2", _infer_random, _keyed_full_int_kernel,
-                                      allowed=_SHAPE_TYPES, input_names=_KEYED_INPUTS)
+                                      allowed=_SHAPE_TYPES, grad=_no_gradient,
+                                      input_names=_KEYED_INPUTS)
 
 
 API = {"random": ["stateless_uniform", "stateless_normal", "stateless_truncated_normal"]}
