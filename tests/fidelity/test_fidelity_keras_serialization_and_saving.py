@@ -405,12 +405,7 @@ def ex_registered_name_in_config():
     print(keras.layers.serialize(dense))
 
 
-XFAILS = {
-    "clone_model":
-        "clone_model of a Functional model names the cloned input layer 'input_layer' instead of "
-        "'keras_tensor' (so Keras' clone has another config, tensorflux's the same), and the clone has no "
-        "`optimizer` (None) where Keras' clone has one",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

@@ -49,10 +49,50 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
         raise ValueError("tensorflux's clone_model supports none of `input_tensors`, `clone_function`, "
                          "`call_function` or `recursive`.")
     config = keras_model_config(model)
-    config.pop("compile_config", None)
+    compile_config = config.pop("compile_config", None)
+    _name_inputs_after_their_tensors(config.get("config"), model)
     # The model's own classes are known here (registered or not), as Keras clones with them.
     classes = {type(layer).__name__: type(layer) for layer in model._all_layers()}
-    return revive_model(config, custom_objects=classes)
+    twin = revive_model(config, custom_objects=classes)
+    if compile_config:
+        # As Keras: a compiled model's clone is compiled alike, with a fresh optimizer of the same config.
+        twin.compile(**compile_arguments(compile_config, classes, safe_mode=False))
+    return twin
+
+
+def _name_inputs_after_their_tensors(config, model):
+    """Keras clones a functional model on new `Input`s named after the model's input tensors
+    (`keras_tensor`, or the name given to `Input`): the clone's input layers take those names."""
+    refs = config.get("input_layers") if isinstance(config, dict) else None
+    tensors = list(getattr(model, "inputs", None) or ())
+    if not refs or not tensors:
+        return
+    triples = [refs] if isinstance(refs[0], str) else list(refs)
+    if len(triples) != len(tensors):
+        return
+    renames = {ref[0]: t.name for ref, t in zip(triples, tensors) if getattr(t, "name", None)}
+
+    def renamed(value):
+        if isinstance(value, list) and len(value) == 3 and isinstance(value[0], str) and value[0] in renames:
+            return [renames[value[0]]] + value[1:]
+        if isinstance(value, dict):
+            if value.get("class_name") == "__keras_tensor__":
+                inner = dict(value["config"])
+                inner["keras_history"] = renamed(list(inner["keras_history"]))
+                return {**value, "config": inner}
+            return {k: renamed(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(renamed(v) for v in value)
+        return value
+
+    for entry in config.get("layers", ()):
+        if entry.get("class_name") == "InputLayer" and entry.get("name") in renames:
+            entry["name"] = entry["config"]["name"] = renames[entry["name"]]
+        entry["inbound_nodes"] = renamed(entry.get("inbound_nodes", []))
+    for key in ("input_layers", "output_layers"):
+        if config.get(key):
+            config[key] = renamed(config[key]) if isinstance(config[key][0], str) else \
+                [renamed(ref) for ref in config[key]]
 
 
 def model_from_json(json_string, custom_objects=None):
