@@ -219,6 +219,19 @@ def test_errors():
         tf.keras.layers.StringLookup(invert=True, output_mode="count")
 
 
+def test_config_of_an_adapted_layer_round_trips_but_its_vocabulary_is_refused_not_guessed():
+    """from_config accepts Keras' `vocabulary_size`; the revived layer, which would need the archive's
+    vocabulary asset, refuses to run instead of mapping every token to OOV."""
+    import tensorflux as tf
+    layer = tf.keras.layers.TextVectorization(output_mode="multi_hot")
+    layer.adapt(["a b", "c"])
+    revived = tf.keras.layers.TextVectorization.from_config(layer.get_config())
+    with pytest.raises(NotImplementedError, match="vocabulary assets"):
+        revived(["a"])
+    revived.set_vocabulary(layer.get_vocabulary()[1:])
+    assert revived(["a"]).numpy().tolist() == layer(["a"]).numpy().tolist()
+
+
 # <<< EXPECTED (generated from TensorFlow 2.21 / Keras 3.15)
 EXPECTED = {'hashed_crossing': [[[4], [4], [1]], [1, 1], [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]], 0,
                      {'num_bins': 7, 'output_mode': 'int', 'sparse': False, 'dtype': 'int64'}],

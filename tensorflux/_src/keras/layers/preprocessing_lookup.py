@@ -122,7 +122,7 @@ class IndexLookup(Layer):
 
     def __init__(self, max_tokens, num_oov_indices, mask_token, oov_token, vocabulary_dtype, vocabulary=None,
                  idf_weights=None, invert=False, output_mode="int", sparse=False, pad_to_max_tokens=False,
-                 oov_method="floormod", name=None, salt=None, **kwargs):
+                 oov_method="floormod", name=None, salt=None, vocabulary_size=None, **kwargs):
         if max_tokens is not None and max_tokens <= 1:
             raise ValueError(f"If set, `max_tokens` must be greater than 1. Received: max_tokens={max_tokens}")
         if pad_to_max_tokens and max_tokens is None:
@@ -150,7 +150,6 @@ class IndexLookup(Layer):
         if idf_weights is not None and output_mode != "tf_idf":
             raise ValueError(f"`idf_weights` should only be set if `output_mode` is `'tf_idf'`. Received: "
                              f"idf_weights={idf_weights} and output_mode={output_mode}")
-        frozen_size = kwargs.pop("vocabulary_size", None)
         has_input_vocabulary = kwargs.pop("has_input_vocabulary", vocabulary is not None)
         kwargs.pop("trainable", None)
         kwargs.pop("dtype", None)
@@ -168,7 +167,11 @@ class IndexLookup(Layer):
         self.vocabulary_dtype = vocabulary_dtype
         self.oov_method = oov_method
         self.salt = _salt_pair(salt, "IndexLookup")
-        self._frozen_vocab_size = frozen_size
+        self._frozen_vocab_size = vocabulary_size      # written by get_config once the vocabulary is known
+        # A layer made from the config of an adapted one: Keras then reads the vocabulary from the `.keras`
+        # archive's assets, which tensorflux's saver does not write yet (see _check_vocabulary_restored).
+        self._awaiting_assets = vocabulary is None and not has_input_vocabulary and vocabulary_size is not None \
+            and vocabulary_size > self._token_start_index_for(mask_token, output_mode, num_oov_indices)
         self.input_vocabulary = vocabulary if not isinstance(vocabulary, str) else None
         self.input_idf_weights = idf_weights
         self._has_input_vocabulary = has_input_vocabulary
@@ -192,6 +195,18 @@ class IndexLookup(Layer):
         self.built = True
 
     # -- the vocabulary ------------------------------------------------------------------------
+    @staticmethod
+    def _token_start_index_for(mask_token, output_mode, num_oov_indices):
+        return (1 if mask_token is not None and output_mode == "int" else 0) + num_oov_indices
+
+    def _check_vocabulary_restored(self):
+        if self._awaiting_assets:
+            raise NotImplementedError(
+                f"Layer '{self.name}' was made from the config of an adapted layer (vocabulary_size="
+                f"{self._frozen_vocab_size}) without its vocabulary: tensorflux does not yet save or load the "
+                f"vocabulary assets of a `.keras` archive (assets/.../vocabulary.txt). Call `adapt()` or "
+                f"`set_vocabulary()` on it, or create the layer with `vocabulary=`.")
+
     def _oov_start_index(self):
         return 1 if self.mask_token is not None and self.output_mode == "int" else 0
 
@@ -227,6 +242,7 @@ class IndexLookup(Layer):
         self._frozen_vocab_size = self.vocabulary_size()
 
     def _set_tokens(self, tokens):
+        self._awaiting_assets = False
         self._tokens = list(tokens)
         self._table.fill(self._tokens, self._token_start_index())
 
@@ -372,6 +388,7 @@ class IndexLookup(Layer):
         return apply(_LOOKUP, (keys,), {"table": self._table}, "LookupTableFindV2")
 
     def call(self, inputs):
+        self._check_vocabulary_restored()
         if self.output_mode != "int" and not self.pad_to_max_tokens and self._frozen_vocab_size is None:
             raise RuntimeError(f"When using `output_mode={self.output_mode}` and `pad_to_max_tokens=False`, you "
                                f"must set the layer's vocabulary before calling it. Either pass a `vocabulary` "

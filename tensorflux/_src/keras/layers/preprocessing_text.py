@@ -36,7 +36,8 @@ class TextVectorization(Layer):
 
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
                  output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
-                 idf_weights=None, sparse=False, ragged=False, encoding="utf-8", name=None, **kwargs):
+                 idf_weights=None, sparse=False, ragged=False, encoding="utf-8", name=None, vocabulary_size=None,
+                 **kwargs):
         _check_choice(standardize, _STANDARDIZE, "standardize")
         _check_choice(split, _SPLIT, "split")
         output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)
@@ -56,7 +57,6 @@ class TextVectorization(Layer):
             raise ValueError(f"`ragged` must not be true if `output_mode` is `'int'`. Received: ragged={ragged} "
                              f"and output_mode={output_mode}")
         has_input_vocabulary = kwargs.pop("has_input_vocabulary", vocabulary is not None)
-        vocabulary_size = kwargs.pop("vocabulary_size", None)
         kwargs.pop("dtype", None)       # strings in, ints or floats out: Keras' policy entry is informative
         super().__init__(name=name, **kwargs)
         self._max_tokens = max_tokens
