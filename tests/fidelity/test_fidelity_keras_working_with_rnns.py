@@ -210,12 +210,7 @@ def ex_nested_input_rnn():
     net.fit(data, targets, batch_size=batch_size, shuffle=False)
 
 
-XFAILS = {
-    "nested_input_rnn":
-        "keras.layers.RNN rejects a cell whose state_size is a list of tf.TensorShape (ValueError: "
-        "state_size must be an integer...) at construction; Keras accepts it (and with 3.15 fails later, "
-        "in the cell's build, with IndexError)",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

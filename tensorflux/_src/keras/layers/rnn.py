@@ -224,10 +224,12 @@ def _keep_mask(like, rate, seed):
 
 
 def _zeros(batch_size, size):
-    """A float32 `[batch_size, size]` zero state; `batch_size` may be a scalar tensor (unknown statically)."""
+    """A float32 `[batch_size, size]` zero state (`size` may be a list of dimensions); `batch_size` may be
+    a scalar tensor (unknown statically)."""
+    dims = list(size) if isinstance(size, (list, tuple)) else [size]
     if isinstance(batch_size, int):
-        return tf.zeros([batch_size, size])
-    return tf.ensure_shape(tf.zeros(tf.stack([batch_size, size])), [None, size])
+        return tf.zeros([batch_size] + dims)
+    return tf.ensure_shape(tf.zeros(tf.stack([batch_size] + dims)), [None] + dims)
 
 
 def _first_state(states):
@@ -469,8 +471,9 @@ def _state_sizes(cell):
                          f"one integer per RNN state). Received: cell={cell}")
     if isinstance(size, int):
         return [size]
-    if isinstance(size, (list, tuple)) and all(isinstance(s, int) for s in size):
-        return list(size)
+    if isinstance(size, (list, tuple)):
+        # As Keras: entries may also be shapes (a state of several dimensions per example).
+        return [s if isinstance(s, int) else [int(d) for d in tf.TensorShape(s).as_list()] for s in size]
     raise ValueError("state_size must be an integer, or a list/tuple of integers (one for each state tensor).")
 
 
@@ -504,10 +507,13 @@ class RNN(Layer):
         return self.state_size[0] if size is None else size
 
     def build(self, sequences_shape, initial_state_shape=None):
-        if sequences_shape is None or len(sequences_shape) < 3:
+        nested = isinstance(sequences_shape, (list, tuple)) and bool(sequences_shape) and \
+            isinstance(sequences_shape[0], (list, tuple, tf.TensorShape))
+        if not nested and (sequences_shape is None or len(sequences_shape) < 3):
             raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=3, "
                              f"found ndim={None if sequences_shape is None else len(sequences_shape)}. Full shape "
                              f"received: {sequences_shape}")
+        # Nested inputs get the same slicing as Keras 3.15 gives them (the cells of its RNN guide then fail).
         step_shape = (sequences_shape[0],) + tuple(sequences_shape[2:])
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell._build_with_shape(step_shape)
