@@ -18,7 +18,6 @@ Left out: nothing.
 import contextlib
 
 import numpy as np
-import pytest
 
 import tensorflux as tf
 from fidelity._fidelity_autograph import class_names, error_of, output_of
@@ -399,8 +398,6 @@ def test_for_in_tf_range():
     assert output_of(ex_for_in_tf_range) == 'sum_over_tf_range() uses tf.while_loop.\n'
 
 
-@pytest.mark.xfail(strict=True, reason=("a for loop over a dataset is staged as a 'while' loop, TF as a "
-                                        "ReduceDataset op"))
 def test_for_in_dataset():
     assert output_of(ex_for_in_dataset) == 'sum_over_dataset() uses tf.data.Dataset.reduce.\n'
 

@@ -28,6 +28,7 @@ from ..ops.math import arith as _math
 from ..ops.convert import convert_to_tensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
+from .dataset_loop import DatasetElements, staged_by_reduce
 from .unroll_check import PythonLoopChecker
 
 __all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compound", "if_stmt", "while_stmt",
@@ -283,6 +284,8 @@ def while_stmt(test, body, get_state, set_state, names, extra_test=None, live_ou
 
 
 def _loop_condition(test, extra_test):
+    if test is None:   # a dataset's reduction: only the extra test (a break) ends it early
+        return extra_test()
     keep = test()
     if extra_test is not None:
         keep = and_(extra_test, lambda: keep)
@@ -341,9 +344,11 @@ def _define_nulls(body, get_state, set_state, names, init, nulls, load_trial):
     return values
 
 
-def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=False):
+def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=False, elements=None):
     """Stages a While loop over the tensor-like state. `relax_shapes` (dataset loops, like TensorFlow's
-    `Dataset.reduce`) generalises a loop variable's shape when the body changes it, instead of failing."""
+    `Dataset.reduce`) generalises a loop variable's shape when the body changes it, instead of failing.
+    `elements` (a `DatasetElements`): the body also takes a dataset element, there is no `test` (the
+    loop ends with the dataset, or when `extra_test` fails) and the op is the dataset's ReduceDataset."""
     init = list(get_state())
     defaults = {}
     roles = [_role(n, v) for n, v in zip(names, init)]
@@ -356,6 +361,8 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
             state[i] = Undefined(names[i])
         set_state(tuple(state))
 
+    if nulls and elements is not None:   # TensorFlow defines nothing automatically for a dataset's reduction
+        raise ValueError(f"'{names[nulls[0]]}' must be defined before the loop")
     if nulls:
         defaults = _define_nulls(body, get_state, set_state, names, init, nulls, load_trial)
         for i, (value, _) in defaults.items():
@@ -397,6 +404,8 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
 
     def body_fn(*flat):
         load(flat)
+        if elements is not None:
+            elements.bind(flat[len(specs):])
         try:
             body()
         except ValueError as e:
@@ -431,7 +440,7 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
     def trace_body():
         _LOOP_OPTIONS.append({})
         try:
-            graph, out = _cf.trace_branch(body_fn, "while_body", specs)
+            graph, out = _cf.trace_branch(body_fn, "while_body", specs + (elements.specs if elements else []))
         finally:
             options = _LOOP_OPTIONS.pop()
         return graph, [_cf.graph_tensor(graph, t) for t in out], options
@@ -452,9 +461,12 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
                 if p is var:
                     specs[k] = _cf.LoopVar(specs[k].dtype, TensorShape(shape), specs[k].name)
         body_graph, body_out, _ = trace_body()
-    cond_graph, keep = _cf.trace_branch(cond_fn, "while_cond", specs)
-    keep = _cf.graph_tensor(cond_graph, keep)
-    if keep.dtype is not _dt.bool:
+    if elements is not None and extra_test is None:
+        cond_graph = keep = None
+    else:
+        cond_graph, keep = _cf.trace_branch(cond_fn, "while_cond", specs)
+        keep = _cf.graph_tensor(cond_graph, keep)
+    if keep is not None and keep.dtype is not _dt.bool:
         raise TypeError(f"The loop condition must be a boolean tensor, got {keep.dtype.name}")
     for spec, out, owner in zip(specs, body_out, owners):
         if out.dtype is not spec.dtype:
@@ -466,7 +478,8 @@ def _tf_while(test, body, get_state, set_state, names, extra_test, relax_shapes=
     maximum = options.get("maximum_iterations")
     if maximum is not None:
         maximum = convert_to_tensor(maximum, dtype=_dt.int32)
-    outs = list(_cf.build_while(init_flat, specs, cond_graph, keep, body_graph, body_out, maximum))
+    build = _cf.build_while if elements is None else elements.build
+    outs = list(build(init_flat, specs, cond_graph, keep, body_graph, body_out, maximum))
     if nulls:
         message = "loop must iterate at least once to initialize " + ", ".join(names[i] for i in nulls)
         check = _assert(outs.pop(), [message])
@@ -494,8 +507,12 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, live_out=None
     names = _with_liveness(names, live_out, read)
     if isinstance(iter_, Tensor) and _state.graph is not None:
         return _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names)
+    if _state.graph is not None and staged_by_reduce(iter_):
+        elements = DatasetElements(iter_)
+        return _tf_while(None, lambda: body(elements.element()), get_state, set_state, names, extra_test,
+                         relax_shapes=True, elements=elements)
     iterate = getattr(iter_, "_ag_for_stmt", None)
-    if iterate is not None:  # datasets and other objects that stage their own loops
+    if iterate is not None:  # iterators and other objects that stage their own loops
         return iterate(extra_test, body, get_state, set_state, names)
     checker = PythonLoopChecker() if _state.graph is not None else None
     for item in iter_:

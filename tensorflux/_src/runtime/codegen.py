@@ -378,6 +378,51 @@ def _emit_while(em, op, value_names, indent):
                         f"{', '.join(results)}{',' if len(results) == 1 else ''}")
 
 
+def _emit_reduce_dataset(em, op, value_names, indent):
+    """A dataset's reduction (`for x in dataset` in a tf.function): a Python `for` over the dataset's
+    elements around the inlined body; the extra test, when there is one, ends it before an element."""
+    cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
+    n_vars, n_cond, n_elements = op.attrs["n_vars"], op.attrs["n_cond"], op.attrs["n_elements"]
+    names = [value_names[id(t)] for t in op.inputs]
+    dataset, init, rest = names[0], names[1:1 + n_vars], names[1 + n_vars:]
+    limit = rest.pop() if op.attrs.get("has_max") else None
+    cond_caps, body_caps = rest[:n_cond], rest[n_cond:]
+    loop = [em.names.make(f"{op.name}_v{i}") for i in range(n_vars)]
+    if loop:
+        em.line(indent, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
+                        f"{', '.join(init)}{',' if len(init) == 1 else ''}" + em.comment(op), op)
+    counter = None
+    if limit is not None:
+        counter = em.names.make(f"{op.name}_iterations")
+        em.line(indent, f"{counter} = 0")
+    element = [em.names.make(f"{op.name}_e{i}") for i in range(n_elements)]
+    target = f"{', '.join(element)}," if element else "_"
+    em.line(indent, f"for {target} in {em.global_name('k_dataset_elements', _dataset_elements)}({dataset}):", op)
+    if counter is not None:
+        em.line(indent + 1, f"if {counter} >= {limit}:")
+        em.line(indent + 2, "break")
+        em.line(indent + 1, f"{counter} += 1")
+    if cond_graph is not None:
+        (keep,) = em.emit_subgraph(cond_graph, loop + cond_caps, indent + 1)
+        em.line(indent + 1, f"if not {keep}:")
+        em.line(indent + 2, "break")
+    results = em.emit_subgraph(body_graph, loop + element + body_caps, indent + 1)
+    if loop:
+        em.line(indent + 1, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
+                            f"{', '.join(results)}{',' if len(results) == 1 else ''}")
+    else:
+        em.line(indent + 1, "pass")
+    outs = em.output_names(op, value_names)
+    if outs:
+        em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
+                        f"{', '.join(loop)}{',' if len(loop) == 1 else ''}")
+
+
+def _dataset_elements(dataset):
+    """The flat NumPy elements of a dataset (the run-time value of its variant tensor)."""
+    return dataset._arrays()
+
+
 def _emit_while_grad(em, op, value_names, indent):
     """The reverse loop of a While's gradient: the body-gradient graph once per saved iteration."""
     grad_graph, n_vars, n_templates = op.attrs["grad_graph"], op.attrs["n_vars"], op.attrs["n_templates"]
@@ -455,7 +500,7 @@ def _accumulate(total, value):
 
 
 _SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while,
-            "WhileGrad": _emit_while_grad}
+            "WhileGrad": _emit_while_grad, "ReduceDataset": _emit_reduce_dataset}
 
 
 def _source_comment(op):
