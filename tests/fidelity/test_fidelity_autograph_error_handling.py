@@ -16,8 +16,6 @@ Left out: the documented tracebacks themselves (they list TensorFlow-internal fr
 """
 import inspect
 
-import pytest
-
 import tensorflux as tf
 from fidelity._fidelity_autograph import class_names, error_of, output_of
 
@@ -218,9 +216,6 @@ def test_assert_fails_at_execution():
     assert 'assertion failed: [example error]' in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="the runtime error (node Assert/Assert, as TensorFlow names it) has no "
-                                       "'Graph execution error:' / 'Detected at node Assert/Assert defined at' part "
-                                       "pointing at the user's line (function/concrete.py frames runtime errors)")
 def test_assert_error_references_user_code():
     _, error = error_of(ex_assert_fails_at_execution)
     message = str(error)

@@ -28,6 +28,7 @@ from . import jit_compile as _jit
 from . import stale_capture
 from . import trace_type as _tt
 from .function_type import FunctionType, Parameter, bind
+from .graph_execution_errors import graph_execution_message
 from .tracing import trace_function
 
 __all__ = ["ConcreteFunction"]
@@ -183,16 +184,18 @@ class ConcreteFunction:
             if tb.tb_frame.f_code.co_filename == self._compiled.filename:
                 node = self._compiled.op_at_line(tb.tb_lineno)
             tb = tb.tb_next
-        where = f"\n\t [[{{{{node {node.name}}}}}]]" if node is not None else ""
-        if isinstance(exc, errors.OpError):
-            message = exc.message.split(" [Op:")[0]
-            return type(exc)(None, node, f"{message}{where} [Op:{self._inference_name}]")
         if isinstance(exc, (RecursionError,)):
             return exc
-        text = str(exc)
-        if "could not be broadcast" in text:
-            text = "Incompatible shapes: " + text.split("shapes", 1)[-1].strip()
-        return errors.InvalidArgumentError(None, node, f"{text}{where} [Op:{self._inference_name}]")
+        if isinstance(exc, errors.OpError):
+            kind, text = type(exc), exc.message.split(" [Op:")[0]
+        else:
+            kind, text = errors.InvalidArgumentError, str(exc)
+            if "could not be broadcast" in text:
+                text = "Incompatible shapes: " + text.split("shapes", 1)[-1].strip()
+        if node is None:
+            return kind(None, None, f"{text} [Op:{self._inference_name}]")
+        return kind(None, node, graph_execution_message(node, text, getattr(self.graph, "trace_frames", ()),
+                                                        self._inference_name))
 
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):

@@ -26,6 +26,7 @@ from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from ..autograph.errors import StagingError
 from . import trace_type as _tt
+from .graph_execution_errors import caller_frames
 from .user_code_errors import in_user_code
 
 __all__ = ["trace_function", "TraceResult", "MAX_TRACE_DEPTH", "StagingError"]
@@ -94,6 +95,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         raise StagingError(_recursion_message(name, f"{MAX_TRACE_DEPTH} nested traces"))
     graph = FuncGraph(name, outer_graph=outer_graph)
     graph.python_function = python_function
+    graph.trace_frames = caller_frames()   # the user's stack above the ops, for run-time error messages
     graph.lift_to_eager = functools.partial(_lift_to_eager, graph)
     created_variables = []
     _state.variable_observers.append(created_variables.append)
