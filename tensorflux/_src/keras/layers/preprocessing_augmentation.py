@@ -68,7 +68,6 @@ class _ImageAugmentation(Layer):
         self.seed = seed
         self.generator = _SeedStream(seed)
         self.data_format = _layers._channels_last(data_format)
-        self.built = True
 
     def _set_factor(self, factor):
         low, high = self._FACTOR_BOUNDS

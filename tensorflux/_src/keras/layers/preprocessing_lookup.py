@@ -192,7 +192,6 @@ class IndexLookup(Layer):
         self._counts = collections.Counter()
         self._document_counts = collections.Counter()
         self._num_documents = 0
-        self.built = True
 
     # -- the vocabulary ------------------------------------------------------------------------
     @staticmethod

@@ -73,7 +73,6 @@ class TextVectorization(Layer):
                                           output_mode=output_mode, sparse=sparse,
                                           has_input_vocabulary=has_input_vocabulary, encoding=encoding,
                                           vocabulary_size=vocabulary_size)
-        self.built = True
 
     def build(self, input_shape=None):
         self.built = True
