@@ -10,7 +10,6 @@ Assertions behave like TensorFlow's: eagerly, the condition is checked in Python
 stateful `Assert` op whose kernel raises TensorFlow's graph message (`assertion failed: [..] [..]`).
 """
 import logging as _pylogging
-import pprint as _pprint
 import sys
 
 import numpy as np
@@ -110,6 +109,7 @@ def print_v2(*inputs, output_stream=_DEFAULT_STREAM, summarize=3, sep=" ", end="
             and inputs[0].shape.rank == 0:
         formatted = inputs[0]
     else:
+        import pprint as _pprint   # here, not at import: pprint pulls in dataclasses (~5 ms)
         tensor_free = " ".join(x if isinstance(x, str) else _pprint.pformat(
             _nest.map_structure(lambda v: "" if is_tensor(v) else v, x)) for x in inputs)
         placeholder = _placeholder_for(tensor_free)

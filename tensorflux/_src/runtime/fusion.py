@@ -23,7 +23,6 @@ registers of a compiled loop.
     fused_1 = Fused([...ops...])        # codegen: `y, = fused_1(x)` replaces ten generated lines
 """
 import collections
-import concurrent.futures
 import os
 
 import numpy as np
@@ -51,6 +50,7 @@ RUNS = collections.Counter()
 
 def _pool():
     if not _POOL:
+        import concurrent.futures   # here, not at import: only large kernels use the pool
         _POOL.append(concurrent.futures.ThreadPoolExecutor(max_workers=_THREADS,
                                                            thread_name_prefix="tensorflux-fused"))
     return _POOL[0]

@@ -26,7 +26,6 @@ directory as Python trusts `__pycache__`.
 import hashlib
 import logging
 import os
-import tempfile
 import threading
 
 import numpy as np
@@ -268,6 +267,7 @@ def _source_file(source, key):
     except OSError:
         pass
     try:
+        import tempfile   # here, not at import: tempfile pulls in shutil and the compressors (~10 ms)
         fd, temporary = tempfile.mkstemp(prefix=f".k_{key}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -6,8 +6,8 @@ stream cache keyed by op type, dtypes and the resolved `(seed, seed2)` — Tenso
 holds kernels for derived seeds as well as explicit ones — so repeated calls continue one stream until
 `set_seed` clears the cache; in a graph a new stream is made for the new node.
 """
+import os
 import random as _pyrandom
-import secrets
 import threading
 import weakref
 
@@ -102,7 +102,8 @@ class RandomStream:
         self.seed = seed
         self.seed2 = seed2
         if seed is None:
-            self._philox = philox.SeededStream(secrets.randbits(64), secrets.randbits(64))
+            entropy = int.from_bytes(os.urandom(16), "little")   # os.urandom: `secrets` costs ~5 ms to import
+            self._philox = philox.SeededStream(entropy >> 64, entropy & (2 ** 64 - 1))
         else:
             self._philox = philox.SeededStream(seed, seed2)
         self._lock = threading.Lock()
