@@ -22,6 +22,7 @@ import threading
 import numpy as np
 
 from ..framework import nest
+from ..state import worker_paths
 from ..framework.context import init_scope, state as _state
 from ..framework.device import DeviceSpec, list_logical_devices
 from ..framework.graph import SymbolicTensor
@@ -107,6 +108,8 @@ class Strategy:
     def __init__(self, devices=(_CPU,), world=None):
         self._world = world if world is not None else mpi.World()
         self._local = len(devices)     # replicas in this process (each worker has as many)
+        if self._world.size > 1:       # checkpoints: the chief writes the real files, others temporary ones
+            worker_paths.set_worker(self._world.rank)
         self.extended = StrategyExtended(self, devices)
 
     @property

@@ -11,16 +11,20 @@ learning rate before each epoch. The legacy hooks `on_batch_begin`/`on_batch_end
 bodies of `on_train_batch_begin`/`on_train_batch_end`, as in Keras 3.
 """
 import csv
+import json
 import math
 import os
+import shutil
 import warnings
 
 import numpy as np
 
-from .models import trainer as _trainer
+from ..io.atomic import atomic_write
+from ..state import worker_paths as chief_files
+from .models import replicas as _replicas, trainer as _trainer
 
 __all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "ModelCheckpoint", "LearningRateScheduler",
-           "ReduceLROnPlateau", "LambdaCallback", "TerminateOnNaN", "CSVLogger"]
+           "ReduceLROnPlateau", "LambdaCallback", "TerminateOnNaN", "CSVLogger", "BackupAndRestore"]
 
 _BATCH_HOOKS = ("on_train_batch_begin", "on_train_batch_end", "on_test_batch_begin", "on_test_batch_end",
                 "on_predict_batch_begin", "on_predict_batch_end")
@@ -249,10 +253,13 @@ class ModelCheckpoint(_Monitoring):
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
+        # In a multi-worker job the chief writes `path`; the others a temporary copy they delete.
+        written = chief_files.write_filepath(path)
         if self.save_weights_only:
-            self.model.save_weights(path, overwrite=True)
+            self.model.save_weights(written, overwrite=True)
         else:
-            self.model.save(path, overwrite=True)
+            self.model.save(written, overwrite=True)
+        chief_files.remove_temp_dir_with_filepath(path)
         if self.verbose > 0:
             _trainer.emit(f"\nEpoch {epoch + 1}: finished saving model to {path}")
 
@@ -379,6 +386,113 @@ class CSVLogger(Callback):
         if self._file is not None:
             self._file.close()
             self._file = self._writer = None
+
+
+class BackupAndRestore(Callback):
+    """Backs up the training state during `fit` and restores it when `fit` is started again, as Keras 3.15.
+
+    The backup is `latest.weights.h5` (the weights and the optimizer's state) and `training_metadata.json`
+    (`{"epoch": next epoch, "batch": last batch}`) in `backup_dir`, written at the end of each epoch or every
+    `save_freq` batches, each file written beside its target and renamed over it (a process killed while
+    backing up leaves the previous backup whole); `double_checkpoint=True` keeps the previous pair as `*.bkp`
+    for when the latest weights cannot be read. `fit` restarted resumes at the backed-up epoch (whole epochs,
+    as Keras 3: the batch is recorded only); a `fit` that completes deletes `backup_dir` unless
+    `delete_checkpoint=False`. In a multi-worker job only the chief writes `backup_dir`; the others write a
+    temporary `workertemp_<task_id>` copy they delete, and on a relaunch every worker restores the chief's."""
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True):
+        super().__init__()
+        self.save_freq = save_freq
+        self.double_checkpoint = double_checkpoint
+        self.delete_checkpoint = delete_checkpoint
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = 0
+        self._current_epoch = 0
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        self.backup_dir = os.fspath(backup_dir)
+        self._weights_path = os.path.join(self.backup_dir, "latest.weights.h5")
+        self._training_metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
+        self._prev_weights_path = f"{self._weights_path}.bkp"
+        self._prev_training_metadata_path = f"{self._training_metadata_path}.bkp"
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(f"Invalid value for argument `save_freq`. Received: save_freq={save_freq}. Expected "
+                             f"either 'epoch' or an integer value.")
+
+    # -- restoring -----------------------------------------------------------------------------------
+    def on_train_begin(self, logs=None):
+        try:
+            self._load_model()
+        except OSError:
+            # The latest weights cannot be read (a damaged file): fall back on the previous backup.
+            if not os.path.exists(self._prev_weights_path):
+                raise
+            shutil.copyfile(self._prev_weights_path, self._weights_path)
+            if os.path.exists(self._prev_training_metadata_path):
+                shutil.copyfile(self._prev_training_metadata_path, self._training_metadata_path)
+            elif os.path.exists(self._training_metadata_path):
+                os.remove(self._training_metadata_path)
+            self._load_model()
+
+    def _load_model(self):
+        if not self.model.built:
+            raise ValueError(f"To use the BackupAndRestore callback, you model must be built before you call "
+                             f"`fit()`. Model {self.model} is unbuilt. You can build it beforehand by calling it "
+                             f"on a batch of data.")
+        if os.path.exists(self._weights_path):
+            optimizer = getattr(self.model, "optimizer", None)
+            if optimizer is not None and not optimizer.built:
+                optimizer.build(self.model.trainable_variables)   # its state is in the backup too
+            self.model.load_weights(self._weights_path)
+        if os.path.exists(self._training_metadata_path):
+            with open(self._training_metadata_path) as f:
+                metadata = json.loads(f.read())
+            self.model._initial_epoch = int(metadata["epoch"])
+
+    # -- backing up ----------------------------------------------------------------------------------
+    def on_epoch_end(self, epoch, logs=None):
+        self._current_epoch = epoch + 1
+        self._last_batch_seen = 0
+        if self.save_freq == "epoch":
+            self._save_model()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._should_save_on_batch(batch):
+            self._save_model()
+
+    def _save_model(self):
+        directory = chief_files.write_dirpath(self.backup_dir)     # the chief's backup_dir, or a temporary one
+        os.makedirs(directory, exist_ok=True)
+        weights = os.path.join(directory, os.path.basename(self._weights_path))
+        metadata = os.path.join(directory, os.path.basename(self._training_metadata_path))
+        if self.double_checkpoint:
+            for path in (weights, metadata):
+                if os.path.exists(path):
+                    shutil.copyfile(path, f"{path}.bkp")
+        self.model.save_weights(weights, overwrite=True)
+        with atomic_write(metadata) as f:
+            f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}).encode())
+        chief_files.remove_temp_dirpath(self.backup_dir)
+
+    def _should_save_on_batch(self, batch):
+        """Every `save_freq` batches, counted across epochs (a batch number that does not grow is a new epoch)."""
+        if self.save_freq == "epoch":
+            return False
+        added = batch + 1 if batch <= self._last_batch_seen else batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += added
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def on_train_end(self, logs=None):
+        strategy = _replicas.strategy_of(self.model)
+        if strategy is not None:
+            # Every worker has finished its last backup before the chief deletes the directory holding them.
+            strategy.reduce("SUM", np.int64(0), axis=None)
+        if self.delete_checkpoint and os.path.exists(self.backup_dir) and chief_files.is_chief():
+            shutil.rmtree(self.backup_dir)
 
 
 API = {"keras.callbacks": __all__}

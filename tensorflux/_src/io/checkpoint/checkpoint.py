@@ -18,6 +18,7 @@ from ...framework.context import init_scope, state as _state
 from ...state.checkpoint import is_trackable, child_objects, variable_value
 from ...state.variables import Variable
 from ..formats.tensor_bundle import BundleReader, BundleWriter
+from ...state import worker_paths as chief
 from .object_graph import OBJECT_GRAPH_KEY, SavedGraph, build_object_graph
 from .restore import CheckpointLoadStatus, InitializationOnlyStatus, Restoration
 from .state_file import CheckpointState, write_state
@@ -150,16 +151,25 @@ class Checkpoint:
         return write_checkpoint(os.fspath(file_prefix), self)
 
     def save(self, file_prefix, options=None):
-        """Increments `save_counter`, writes `file_prefix-<counter>`, updates the `checkpoint` state file."""
+        """Increments `save_counter`, writes `file_prefix-<counter>`, updates the `checkpoint` state file.
+
+        In a multi-worker job only the chief writes there; every other worker writes the same files in a
+        temporary `workertemp_<task_id>` directory and deletes it (state/worker_paths.py), and returns the chief's path."""
         counter = self.save_counter
         with init_scope():
             counter.assign_add(np.int64(1), read_value=False)
         file_prefix = os.fspath(file_prefix)
-        path = self.write(f"{file_prefix}-{int(variable_value(counter))}")
-        directory = os.path.dirname(file_prefix)
-        relative = os.path.relpath(path, directory) if directory else path
-        write_state(directory or ".", CheckpointState(relative, [relative]))
-        return path
+        directory, name = os.path.split(file_prefix)
+        written_in = chief.write_dirpath(directory) if directory else chief.write_dirpath(".")
+        target = file_prefix if chief.is_chief() else os.path.join(written_in, name)
+        path = self.write(f"{target}-{int(variable_value(counter))}")
+        state_dir = os.path.dirname(path)
+        relative = os.path.relpath(path, state_dir) if state_dir else path
+        write_state(state_dir or ".", CheckpointState(relative, [relative]))
+        if chief.is_chief():
+            return path
+        chief.remove_temp_dirpath(directory or ".")
+        return f"{file_prefix}-{int(variable_value(counter))}"
 
     def read(self, save_path, options=None):
         """Restores from `save_path` (a prefix, or a SavedModel directory); returns a load status."""

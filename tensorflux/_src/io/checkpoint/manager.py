@@ -14,6 +14,7 @@ import numpy as np
 from ...framework.context import init_scope
 from ...state.checkpoint import variable_value
 from ..atomic import remove_stale_temporaries
+from ...state import worker_paths as chief
 from .state_file import CheckpointState, absolute, checkpoint_exists, latest_checkpoint, read_state, write_state
 
 __all__ = ["CheckpointManager", "checkpoints_iterator"]
@@ -106,6 +107,8 @@ class CheckpointManager:
         with init_scope():
             counter.assign_add(np.int64(1), read_value=False)
         number = int(variable_value(counter)) if checkpoint_number is None else int(np.asarray(checkpoint_number))
+        if not chief.is_chief():
+            return self._save_as_other_worker(number)
         os.makedirs(self._directory, exist_ok=True)
         remove_stale_temporaries(os.path.join(self._directory, "checkpoint"))
         prefix = self._checkpoint.write(f"{self._prefix}-{number}")
@@ -116,6 +119,18 @@ class CheckpointManager:
         self._record_state()
         for old in swept:  # only now that the state file no longer lists them
             _delete_checkpoint(old)
+        return prefix
+
+    def _save_as_other_worker(self, number):
+        """A worker other than the chief of a multi-worker job: writes this save in its temporary directory,
+        deletes it, and keeps the chief's list (the chief writes the real files and the state file)."""
+        written_in = chief.write_dirpath(self._directory)
+        self._checkpoint.write(os.path.join(written_in, os.path.basename(self._prefix)) + f"-{number}")
+        chief.remove_temp_dirpath(self._directory)
+        prefix = f"{self._prefix}-{number}"
+        self._kept = [(p, t) for p, t in self._kept if p != prefix] + [(prefix, time.time())]
+        self._latest = prefix
+        self._sweep()
         return prefix
 
     def _relative(self, path):

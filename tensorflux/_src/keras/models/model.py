@@ -263,6 +263,7 @@ class Model(Layer):
         self.stop_training = False
         callbacks.on_train_begin({})
         logs = {}
+        initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch   # set by BackupAndRestore
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch, {})
