@@ -13,6 +13,9 @@ through `get_state()`/`set_state(values)` over the symbols the statement assigns
   that nothing reads again keeps its value from before the loop;
 - a name bound in a single branch of a tensor `if` becomes `Undefined`, which explains itself when used.
 """
+import os
+import sys
+
 from ..framework import nest
 from ..framework.context import control_dependencies as _control_dependencies
 from ..framework.graph import SymbolicTensor
@@ -31,6 +34,8 @@ from ..types.shape import TensorShape
 from .dataset_loop import DatasetElements, staged_by_reduce
 from .unroll_check import PythonLoopChecker
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 __all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compound", "if_stmt", "while_stmt",
            "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options", "list_append"]
 
@@ -38,11 +43,12 @@ __all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compou
 class Undefined:
     """A name with no value on some path; any use raises an error naming it and why."""
 
-    __slots__ = ("symbol_name", "reason")
+    __slots__ = ("symbol_name", "reason", "site")
 
-    def __init__(self, symbol_name, reason=None):
+    def __init__(self, symbol_name, reason=None, site=None):
         self.symbol_name = symbol_name
         self.reason = reason
+        self.site = site   # (code, line) of the user's statement that left it undefined, when known
 
     def _fail(self, *args, **kwargs):
         raise ValueError(self.reason or
@@ -198,7 +204,7 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
             raise error
         elif isinstance(a, (Undefined, UndefinedReturnValue)) or isinstance(b, (Undefined, UndefinedReturnValue)):
             missing = "else" if isinstance(b, (Undefined, UndefinedReturnValue)) else "main"
-            final[i] = Undefined(name, f"'{name}' must also be initialized in the {missing} branch")
+            final[i] = Undefined(name, f"'{name}' must also be initialized in the {missing} branch", _user_site())
         elif (a is None) != (b is None) and (_carriable(a) or _carriable(b)):
             raise ValueError(f"'{name}' is None at the end of the {'main' if a is None else 'else'} branch.")
         elif _carriable(a) and _carriable(b):
@@ -235,6 +241,14 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
     set_state(tuple(final))
 
 
+def _user_site():
+    """(code, line) of the innermost frame outside tensorflux: the converted statement being staged."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f = f.f_back
+    return (f.f_code, f.f_lineno) if f is not None else None
+
+
 def _same_python_value(a, b):
     try:
         return type(a) is type(b) and bool(a == b)
@@ -246,10 +260,13 @@ def _same_python_value(a, b):
 _CONDITION_BECAME_TENSOR = (
     "The condition of while loop started as non-Tensor, then changed to Tensor. This may happen either because "
     "variables changed type, or when a break or return statement inside the loop depends on a Tensor condition. "
-    "In both cases, changing to a TF loop should remove the error.")
+    "In both cases, changing to a TF loop should remove the error.\nSee https://github.com/tensorflow/tensorflow/"
+    "blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#consistency-of-control-flow-types for "
+    "more info.")
 _TENSOR_BREAK_IN_PYTHON_FOR = (
     "break and return statements which depend on a TF condition are not supported in Python for loops. Did you "
-    "intend to make it a TF loop?")
+    "intend to make it a TF loop?\nSee https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/"
+    "autograph/g3doc/reference/limitations.md#consistency-of-control-flow-types for more info.")
 
 
 def while_stmt(test, body, get_state, set_state, names, extra_test=None, live_out=None, read=None):

@@ -25,9 +25,10 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from ..autograph.errors import StagingError
+from ..autograph.operators import Undefined
 from . import trace_type as _tt
 from .graph_execution_errors import caller_frames
-from .user_code_errors import in_user_code
+from .user_code_errors import in_user_code, undefined_output_error
 
 __all__ = ["trace_function", "TraceResult", "MAX_TRACE_DEPTH", "StagingError"]
 
@@ -130,6 +131,8 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         flat_outputs = []
         out_leaves = []
         for leaf in flat:
+            if type(leaf) is Undefined:
+                raise undefined_output_error(leaf) from None
             tensor = _as_output_tensor(graph, leaf)
             if tensor is None:
                 out_leaves.append(leaf)

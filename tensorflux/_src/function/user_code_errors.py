@@ -25,7 +25,7 @@ from ..autograph import api as _autograph_api
 from ..autograph.errors import AutoGraphError, PyCTError, StagingError
 from ..framework import errors as _errors
 
-__all__ = ["in_user_code"]
+__all__ = ["in_user_code", "undefined_output_error"]
 
 _SRC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CONVERTED_CALL_FILE = os.path.abspath(_autograph_api.__file__)
@@ -106,3 +106,15 @@ def in_user_code(error):
         new = StagingError(message)
     new.__suppress_context__ = True
     return new.with_traceback(error.__traceback__)
+
+
+def undefined_output_error(undefined):
+    """The error for a traced function returning a name a tensor `if` left undefined in one branch: as in
+    TensorFlow, framed "in user code" at that `if` statement."""
+    error = ValueError(undefined.reason or f"'{undefined.symbol_name}' must be defined before it is returned")
+    if undefined.site is None:
+        return error
+    code, line = undefined.site
+    origin = _autograph_api.converted_origin(code)
+    name = origin[0] if origin is not None else code.co_name
+    return ValueError(_message([(code.co_filename, line, name, "  *", None)], error))
