@@ -15,7 +15,7 @@ bigger model.
 import tensorflux as tf
 
 from ..layers.input_layer import InputLayer
-from ..layers.layer import Layer
+from ..layers.layer import Layer, _call_spec
 from ..keras_tensor import _OPERATOR_FUNCTIONS, KerasTensor, Operation, operation_named
 from .model import Model
 
@@ -107,6 +107,10 @@ class Functional(Model):
         for node in self._nodes:
             args, kwargs = tf.nest.map_structure(
                 lambda x: values[id(x)] if isinstance(x, KerasTensor) else x, (node.args, node.kwargs))
+            if training is not None and isinstance(node.operation, Layer) and _call_spec(type(node.operation))[0]:
+                # As Keras 3 (keras-team/keras#20285): a model called with `training` (fit passes True) hands
+                # it to every layer that takes it, over a `training=` recorded when the graph was built.
+                kwargs = dict(kwargs, training=training)
             result = node.operation(*args, **kwargs)
             for t, value in zip(node.outputs, tf.nest.flatten(result)):
                 values[id(t)] = value

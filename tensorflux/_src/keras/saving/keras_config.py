@@ -208,9 +208,23 @@ def _function(fn):
     for name, activation in _activations._BY_NAME.items():
         if fn is activation or any(getattr(ns, name, None) is fn for ns in (tf.nn, tf.math, tf)):
             return name
-    raise ValueError(f"Cannot save the function {getattr(fn, '__name__', fn)!r}: it is neither a Keras "
-                     f"activation nor registered with `@keras.saving.register_keras_serializable()` (lambdas, "
-                     f"as in a `Lambda` layer, cannot be saved: tensorflux never writes Python bytecode).")
+    if getattr(fn, "__name__", None) == "<lambda>" and hasattr(fn, "__code__"):
+        return _lambda_entry(fn)
+    # Keras writes any other function by its name alone; loading finds it only among the registered ones.
+    return {"module": "builtins", "class_name": "function", "config": fn.__name__, "registered_name": "function"}
+
+
+def _lambda_entry(fn):
+    """Keras 3's form of a lambda (a `Lambda` layer's function): its bytecode, base64 in lines of 76, with its
+    defaults and closure values. Written for Keras to read; tensorflux itself never loads it (files are data,
+    never code: keras_revive refuses `__lambda__`, whatever `safe_mode` says)."""
+    import base64
+    import marshal
+    closure = fn.__closure__
+    return {"class_name": "__lambda__", "config": {
+        "code": base64.encodebytes(marshal.dumps(fn.__code__)).decode("ascii"),
+        "defaults": None if fn.__defaults__ is None else [keras_object(v) for v in fn.__defaults__],
+        "closure": None if closure is None else [keras_object(cell.cell_contents) for cell in closure]}}
 
 
 def _object_entry(obj):
@@ -334,15 +348,18 @@ def _module_name(cls):
 
 
 def _as_object(key, value):
-    """A named initializer or regularizer ("glorot_uniform", "l2") as the object Keras would write."""
+    """A named initializer, regularizer or constraint ("glorot_uniform", "l2", "non_neg") as the object
+    Keras would write."""
     if not isinstance(value, str):
         return value
-    from .. import initializers, regularizers
+    from .. import constraints, initializers, regularizers
     try:
         if key.endswith("_initializer"):
             return initializers.get(value)
         if key.endswith("_regularizer"):
             return regularizers.get(value)
+        if key.endswith("_constraint"):
+            return constraints.get(value)
     except ValueError:
         pass
     return value

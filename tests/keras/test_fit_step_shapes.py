@@ -1,0 +1,113 @@
+"""What Keras 3.15's fit shows a model's step (recorded with TensorFlow 2.21 + Keras 3.15): the batch
+dimension the step is traced with, the per-output loss logs of a multi-output model, the warning for
+outputs without a loss, and the serialized constraints of layer configs."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+keras = tf.keras
+
+
+class _Probe(keras.layers.Layer):
+    """Records the static batch dimension of each call."""
+
+    def __init__(self, seen, **kwargs):
+        super().__init__(**kwargs)
+        self.seen = seen
+
+    def call(self, x):
+        self.seen.append(x.shape[0])
+        return x
+
+
+@pytest.mark.parametrize("samples, expected", [(10, [None]), (8, [4, None])])
+def test_step_batch_dimension_unknown_only_with_a_partial_batch(samples, expected):
+    # Keras: a partial last batch leaves the data's batch dimension unknown; equal batches keep it
+    # (the None then comes from the symbolic build only).
+    seen = []
+    model = keras.Sequential([keras.Input((3,)), _Probe(seen), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((samples, 3), "float32"), np.ones((samples, 1), "float32"), batch_size=4, verbose=0)
+    assert sorted(set(seen), key=str) == expected
+
+
+def _two_outputs():
+    image = keras.Input(shape=(4,), name="img_input")
+    score = keras.layers.Dense(1, name="score_output")(image)
+    klass = keras.layers.Dense(5, name="class_output")(image)
+    return keras.Model(inputs=image, outputs=[score, klass])
+
+
+@pytest.mark.parametrize("samples, run_eagerly, warned", [(100, False, 2), (96, False, 2), (100, True, 4)])
+def test_missing_gradients_warned_once_per_trace(samples, run_eagerly, warned):
+    # Keras 3.15 warns each time the step is traced (twice: variables are made on the first trace) or,
+    # run eagerly, at every step (4 batches).
+    rng = np.random.default_rng(6)
+    net = _two_outputs()
+    net.compile(optimizer="rmsprop", loss=[None, keras.losses.CategoricalCrossentropy()], run_eagerly=run_eagerly)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        history = net.fit(rng.random((samples, 4)), [rng.random((samples, 1)), rng.random((samples, 5))],
+                          batch_size=32, epochs=1, verbose=0)
+    messages = [str(w.message) for w in caught if "Gradients do not exist" in str(w.message)]
+    assert len(messages) == warned
+    assert messages[0].startswith("Gradients do not exist for variables ['score_output/kernel', "
+                                  "'score_output/bias'] when minimizing the loss.")
+    assert sorted(history.history) == ["loss"]      # one loss: no per-output entry
+
+
+def test_loss_dict_must_name_every_output_of_a_list_output_model():
+    rng = np.random.default_rng(6)
+    net = _two_outputs()
+    net.compile(optimizer="rmsprop", loss={"class_output": keras.losses.CategoricalCrossentropy()})
+    with pytest.raises(ValueError, match=r"^Expected keys \['score_output', 'class_output'\] in loss dict, but "
+                                         r"found loss.keys\(\)=\['class_output'\]$"):
+        net.fit(rng.random((8, 4)), [rng.random((8, 1)), rng.random((8, 5))], verbose=0)
+
+
+def test_per_output_losses_average_batches_equally_when_traced():
+    # Under an unknown batch dimension each batch's per-output loss counts once (Keras' rule); the total
+    # loss is weighted by batch size. Run eagerly, the per-output losses are weighted by batch size too.
+    rng = np.random.default_rng(1)
+    x, y1, y2 = rng.random((10, 4)), rng.random((10, 1)), rng.random((10, 5))
+    for run_eagerly in (False, True):
+        net = _two_outputs()
+        net.compile(optimizer=keras.optimizers.SGD(0.0), loss=["mse", "mse"], run_eagerly=run_eagerly)
+        logs = net.fit(x, [y1, y2], batch_size=4, shuffle=False, verbose=0).history
+        pred1, pred2 = net.predict(x, verbose=0)
+        per_batch = [float(np.mean((pred1[i:i + 4] - y1[i:i + 4]) ** 2)) for i in (0, 4, 8)]
+        sizes = [4, 4, 2]
+        expected = np.average(per_batch, weights=sizes) if run_eagerly else np.mean(per_batch)
+        assert logs["score_output_loss"][0] == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("make, key, class_name", [
+    (lambda L: L.Conv2D(2, 3, kernel_constraint="non_neg"), "kernel_constraint", "NonNeg"),
+    (lambda L: L.Conv1D(2, 3, bias_constraint="max_norm"), "bias_constraint", "MaxNorm"),
+    (lambda L: L.Conv3D(1, 2, kernel_constraint="non_neg"), "kernel_constraint", "NonNeg"),
+    (lambda L: L.Conv2DTranspose(2, 3, kernel_constraint="non_neg"), "kernel_constraint", "NonNeg"),
+    (lambda L: L.SeparableConv2D(2, 3, pointwise_constraint="non_neg"), "pointwise_constraint", "NonNeg"),
+    (lambda L: L.Embedding(3, 2, embeddings_constraint="non_neg"), "embeddings_constraint", "NonNeg"),
+    (lambda L: L.BatchNormalization(beta_constraint="non_neg"), "beta_constraint", "NonNeg"),
+    (lambda L: L.Dense(2, bias_constraint="unit_norm"), "bias_constraint", "UnitNorm"),
+])
+def test_constraint_named_by_string_is_serialized_in_get_config(make, key, class_name):
+    layer = make(keras.layers)
+    entry = layer.get_config()[key]
+    assert entry["module"] == "keras.constraints" and entry["class_name"] == class_name
+    assert entry["registered_name"] is None
+    assert type(getattr(type(layer).from_config(layer.get_config()), key)).__name__ == class_name
+
+
+def test_one_hot_of_float_numpy_labels():
+    # TensorFlow converts a NumPy constant of another dtype to int64 indices (floats truncated); a list
+    # or a tensor of floats is rejected.
+    hot = tf.one_hot(np.array([8.0, 6.0, 2.5, -1.0], "float32"), depth=10)
+    assert hot.dtype == tf.float32
+    assert np.argmax(hot.numpy(), axis=1).tolist() == [8, 6, 2, 0]
+    assert hot.numpy()[3].sum() == 0.0
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'TI' of float"):
+        tf.one_hot(tf.constant([1.0]), depth=3)
