@@ -1,5 +1,5 @@
 """Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast,
-RandomBrightness and RandomCrop.
+RandomBrightness, RandomCrop, and the legacy tf.keras RandomHeight and RandomWidth.
 
 Each draws its random numbers as Keras 3 on TensorFlow does: the layer holds a seed stream (Keras'
 SeedGenerator: an int64 state `[seed, n]` whose value seeds one stateless draw and whose `n` then advances;
@@ -349,5 +349,61 @@ class RandomCrop(_ImageAugmentation):
         return {**self._config(), "height": self.height, "width": self.width, "seed": self.seed}
 
 
+class _RandomResize(Layer):
+    """TensorFlow's legacy tf.keras RandomHeight / RandomWidth: resizes a batch along one axis (channels
+    last, axis -3 or -2) by a factor 1 + a draw from `factor`'s range, the same for the whole batch."""
+
+    _allow_non_tensor_positional_args = True     # a Keras data layer: Python values are accepted
+    _AXIS = None
+
+    def __init__(self, factor, interpolation="bilinear", seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.generator = _SeedStream(seed)
+        self.factor = factor
+        lower, upper = (factor[0], factor[1]) if isinstance(factor, (tuple, list)) else (-factor, factor)
+        if upper < lower:
+            raise ValueError(f"`factor` argument cannot have an upper bound lesser than the lower bound. Received: "
+                             f"factor={factor}")
+        if lower < -1.0 or upper < -1.0:
+            raise ValueError(f"`factor` argument must have values larger than -1. Received: factor={factor}")
+        self.lower, self.upper = lower, upper
+        self.interpolation = interpolation
+        self.seed = seed
+
+    def call(self, inputs, training=True):
+        images = tf.cast(tf.convert_to_tensor(inputs) if not tf.is_tensor(inputs) else inputs, tf.float32)
+        if not training:
+            return images
+        shape = tf.shape(images)
+        scale = self.generator.uniform([], 1.0 + self.lower, 1.0 + self.upper)
+        size = [shape[-3], shape[-2]]
+        size[self._AXIS + 3] = tf.cast(scale * tf.cast(shape[self._AXIS], tf.float32), tf.int32)
+        outputs = tf.image.resize(images, tf.stack(size), method=self.interpolation)
+        static = images.shape.as_list()
+        static[self._AXIS] = None
+        outputs.set_shape(static)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        shape[self._AXIS] = None
+        return tuple(shape)
+
+    def get_config(self):
+        return {**_base_config(self), "factor": self.factor, "interpolation": self.interpolation, "seed": self.seed}
+
+
+class RandomHeight(_RandomResize):
+    """Resizes the images' height by a random factor (TensorFlow's legacy tf.keras layer)."""
+
+    _AXIS = -3
+
+
+class RandomWidth(_RandomResize):
+    """Resizes the images' width by a random factor (TensorFlow's legacy tf.keras layer)."""
+
+    _AXIS = -2
+
+
 API = {"keras.layers": ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
-                        "RandomBrightness", "RandomCrop"]}
+                        "RandomBrightness", "RandomCrop", "RandomHeight", "RandomWidth"]}
