@@ -25,6 +25,7 @@ import tensorflux as tf
 from ..models.model import Model
 from ...io.atomic import atomic_write
 from ...io.saved_model.save import _staging_dir as staging_directory, _swap_into_place as swap_into_place
+from ...state.variables import initial_values_restored
 from . import h5_layout
 from .keras_archive import open_archive, parse_json, weights_source
 from .keras_config import keras_model_config
@@ -188,7 +189,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     _, config, weights = open_archive(filepath)
 
     def build():
-        model = revive_model(config, custom_objects, safe_mode)
+        with initial_values_restored():     # every weight is assigned from the file below, or the load fails
+            model = revive_model(config, custom_objects, safe_mode)
         if compile and isinstance(config, dict) and config.get("compile_config"):
             model.compile(**compile_arguments(config["compile_config"], custom_objects, safe_mode))
         try:
