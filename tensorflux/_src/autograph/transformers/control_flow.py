@@ -49,6 +49,12 @@ def _path_constant(path):
                            for kind, key in path], ctx=ast.Load())
 
 
+def _is_generated_load(value):
+    """`ag__.ld(...)`: the converter's own binding of a name that may be undefined."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+        isinstance(value.func.value, ast.Name) and value.func.value.id == "ag__"
+
+
 def _position(node):
     """(line, column) of a statement, or of the first located node inside a generated one."""
     for n in ast.walk(node):
@@ -166,11 +172,38 @@ class ControlFlowConverter(ast.NodeTransformer):
             test = _call(_ag("and_"), [_thunk(test), _thunk(_call(_ag("not_"), [_name(f)]))])
         return [_def(f"extra_test_{k}", [], [ast.Return(value=test)])], _name(f"extra_test_{k}")
 
+    def _body_locals(self, node, body, names, flags):
+        """The names that stay local to each iteration's body function, as in TensorFlow: not read after
+        the loop, and first mentioned in the body by a plain assignment of the user's (the `for` target
+        included), so no iteration reads another's value. A closure made in the body keeps that
+        iteration's value (`fns.append(lambda: i)` in a Python loop captures 0, 1, 2)."""
+        found = self.liveness.get(id(node))
+        if found is None:
+            return set()
+        live_out = found[0]
+        tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} if isinstance(node, ast.While) else ()
+        candidates = {n for n in names if n not in live_out and n not in flags and n not in tested
+                      and n not in self.globals and n not in self.nonlocals}
+        local, seen = set(), set()
+        for stmt in body:
+            if not candidates - seen:
+                break
+            if isinstance(stmt, ast.Assign) and not _is_generated_load(stmt.value):
+                read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+                for target in stmt.targets:
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name) and n.id in candidates and n.id not in seen | read:
+                            local.add(n.id)
+            seen |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+        return local
+
     def visit_While(self, node):
         self.generic_visit(node)
         k = self._fresh()
         flags = getattr(node, "ag_extra_tests", [])
         names, compounds = self._state(node.body, extra=flags)
+        local = self._body_locals(node, node.body, names, flags)
+        names = [n for n in names if n not in local]
         out = list(getattr(node, "ag_prologue", []))
         out += self._scaffold(k, names, compounds)
         extra_defs, extra = self._extra_test(node, k)
@@ -191,6 +224,8 @@ class ControlFlowConverter(ast.NodeTransformer):
         flags = getattr(node, "ag_extra_tests", [])
         target_assign = ast.Assign(targets=[node.target], value=_name(f"itr_{k}"))
         names, compounds = self._state([target_assign] + node.body, extra=flags)
+        local = self._body_locals(node, [target_assign] + node.body, names, flags)
+        names = [n for n in names if n not in local]
         out = list(getattr(node, "ag_prologue", []))
         out += self._scaffold(k, names, compounds)
         extra_defs, extra = self._extra_test(node, k)
