@@ -185,6 +185,53 @@ def hashed_crossing(tf):
             {k: v for k, v in layer.get_config().items() if k != "name"}]
 
 
+def _composite(tf, x):
+    if isinstance(x, tf.RaggedTensor):
+        return ["ragged", _values(x.to_list())]
+    if isinstance(x, tf.SparseTensor):
+        return ["sparse", _values(x.indices), _values(x.values), _values(x.dense_shape)]
+    return _values(x)
+
+
+@case
+def ragged_and_sparse_outputs(tf):
+    ragged = tf.keras.layers.TextVectorization(ragged=True)
+    ragged.adapt(["a b c", "a b", "a"])
+    sparse = tf.keras.layers.StringLookup(vocabulary=["a", "b"], output_mode="count", sparse=True)
+    return [_composite(tf, ragged(["a b x", "c"])), str(ragged(["c"]).dtype),
+            _composite(tf, sparse([["a", "a", "q"], ["b", "b", "b"]])),
+            _composite(tf, tf.keras.layers.Hashing(5)(tf.ragged.constant([["a", "b"], ["c"]])))]
+
+
+@case
+def scalar_and_rank1_inputs(tf):
+    vocab = ["a", "b"]
+    L = tf.keras.layers
+    return [_values(L.StringLookup(vocabulary=vocab)(tf.constant("b"))),
+            _values(L.StringLookup(vocabulary=vocab, output_mode="one_hot")(tf.constant("b"))),
+            _values(L.StringLookup(vocabulary=vocab, output_mode="multi_hot")(tf.constant(["b", "b"]))),
+            _values(L.StringLookup(vocabulary=vocab, output_mode="one_hot")(tf.constant([["b", "a"]])))]
+
+
+@case
+def adapt_steps_and_options(tf):
+    L = tf.keras.layers
+    steps = L.IntegerLookup()
+    steps.adapt(tf.data.Dataset.from_tensor_slices(np.array([5, 5, 6, 7])).batch(2), steps=1)
+    chars = L.TextVectorization(split="character")
+    chars.adapt(["abca", "cd"])
+    whole = L.TextVectorization(split=None)
+    whole.adapt(["Hello there", "hello"])
+    capped = L.TextVectorization(max_tokens=4)
+    capped.adapt(["a a b c d e"])
+    padded = L.TextVectorization(max_tokens=6, output_mode="multi_hot", pad_to_max_tokens=True)
+    padded.adapt(["a b"])
+    upper = L.TextVectorization(standardize=lambda x: tf.strings.upper(x), vocabulary=["A", "B"])
+    return [_values(steps.get_vocabulary()), _values(chars.get_vocabulary()), _values(chars(["dab"])),
+            _values(whole.get_vocabulary()), _values(whole(["hello", "bye"])), capped.vocabulary_size(),
+            _values(padded(["a c"])), _values(upper(["a b c"]))]
+
+
 def _parametrized(fn):
     return pytest.mark.parametrize("name", sorted(CASES))(fn) if pytest else fn
 
@@ -233,7 +280,9 @@ def test_config_of_an_adapted_layer_round_trips_but_its_vocabulary_is_refused_no
 
 
 # <<< EXPECTED (generated from TensorFlow 2.21 / Keras 3.15)
-EXPECTED = {'hashed_crossing': [[[4], [4], [1]], [1, 1], [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]], 0,
+EXPECTED = {'adapt_steps_and_options': [[-1, 5], ['', '[UNK]', 'c', 'a', 'd', 'b'], [[4, 3, 5]],
+                             ['', '[UNK]', 'hello there', 'hello'], [3, 1], 4, [[1, 0, 1, 0, 0, 0]], [[2, 3, 1]]],
+ 'hashed_crossing': [[[4], [4], [1]], [1, 1], [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]], 0,
                      {'num_bins': 7, 'output_mode': 'int', 'sparse': False, 'dtype': 'int64'}],
  'hashing_config': [['dtype', 'mask_value', 'name', 'num_bins', 'output_mode', 'salt', 'sparse', 'trainable'],
                     [3, 3], 'float32'],
@@ -247,6 +296,9 @@ EXPECTED = {'hashed_crossing': [[[4], [4], [1]], [1, 1], [[1.0, 0.0, 0.0, 0.0], 
                                        'pad_to_max_tokens', 'salt', 'sparse', 'trainable', 'vocabulary',
                                        'vocabulary_dtype', 'vocabulary_size'],
                                       [12, 36, 1138, 42]],
+ 'ragged_and_sparse_outputs': [['ragged', [[2, 3, 1], [4]]], "<dtype: 'int64'>",
+                               ['sparse', [[0, 0], [0, 1], [1, 2]], [1, 2, 3], [2, 3]], ['ragged', [[4, 2], [2]]]],
+ 'scalar_and_rank1_inputs': [2, [[0, 0, 1]], [0, 0, 1], [[[0, 0, 1], [0, 1, 0]]]],
  'string_lookup_adapt_ties_and_mask': [['', '[UNK]', 'b', 'a', 'd', 'c'], 6, [[3, 0, 1], [4, 5, 2]]],
  'string_lookup_config': [['dtype', 'encoding', 'idf_weights', 'invert', 'mask_token', 'max_tokens', 'name',
                            'num_oov_indices', 'oov_method', 'oov_token', 'output_mode', 'pad_to_max_tokens', 'salt',
