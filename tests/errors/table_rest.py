@@ -156,6 +156,9 @@ UNREACHABLE = {
     "FusedRecurrentSequence": "a tensorflux op type: Keras LSTM/GRU/SimpleRNN layers run a whole sequence with it; no "
                               "public TensorFlow call creates it (TensorFlow's Keras layers loop over cells)",
     "FusedRecurrentSequenceGrad": _GRADIENT_ONLY.format("FusedRecurrentSequence") + " (a tensorflux op type)",
+    "FusedLayerNorm": "a tensorflux op type: Keras LayerNormalization runs it; no public TensorFlow call creates it "
+                      "(TensorFlow's Keras layer composes moments and products)",
+    "FusedLayerNormGrad": _GRADIENT_ONLY.format("FusedLayerNorm") + " (a tensorflux op type)",
     "AvgPoolGrad": _GRADIENT_ONLY.format("AvgPool"),
     "AvgPool3DGrad": _GRADIENT_ONLY.format("AvgPool3D"),
     "MaxPoolGrad": _GRADIENT_ONLY.format("MaxPool"),

@@ -1,4 +1,5 @@
-"""Statistics and normalisation: `tf.nn.moments` and `tf.nn.batch_normalization`.
+"""Statistics and normalisation: `tf.nn.moments`, `tf.nn.batch_normalization`, and the fused layer
+normalisation Keras' LayerNormalization runs (FusedLayerNorm / FusedLayerNormGrad, tensorflux op types).
 
 Ops TensorFlow implements as one kernel keep its op type; functions TensorFlow composes from several
 math ops in Python are one fused NumPy kernel here, under a descriptive op name: same values, dtypes and
@@ -13,6 +14,7 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..shapes import creators as _creators
 from ..math import summation as _summation
+from ..math import reduce as _reduce
 from ..array import gather as _gather
 from ..array import where as _where
 from ..math import arith as _math
@@ -177,6 +179,129 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     attrs = {"variance_epsilon": float(variance_epsilon), "has_offset": offset is not None,
              "has_scale": scale is not None}
     return apply(BATCH_NORM, tuple(inputs), attrs, name or "batchnorm")
+
+
+# -- fused layer normalisation -----------------------------------------------------------------------
+# Keras' LayerNormalization composes moments, rsqrt and four broadcast products: eight ops forward and
+# about twenty in the gradient, each a pass over the activations. Here it is one kernel each way, over
+# the trailing axes from `begin_axis` on (those the layer normalises; gamma and beta have their shape):
+#   y = x·(r·γ) + (β − μ·(r·γ)),  μ = mean(x), r = 1/√(mean((x − μ)²) + ε)
+# in the same order of operations as the composite, so float32 results are the same bits. The backward,
+# with x̂ = (x − μ)·r and g = dy·γ: dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ dy·x̂, dβ = Σ dy (sums
+# over the leading axes). Its own gradient is composed from primitive ops, so every order is differentiable.
+def _layer_norm_stats(w, axes, epsilon):
+    """μ and r = 1/√(var + ε) over `axes` (kept), as the moments and rsqrt kernels compute them."""
+    mean = np.mean(w, axis=axes, keepdims=True)
+    variance = np.mean(np.square(w - mean), axis=axes, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return mean, np.reciprocal(np.sqrt(variance + w.dtype.type(epsilon)))
+
+
+def _check_layer_norm_params(x, params, begin_axis):
+    for name, p in zip(("gamma", "beta"), params):
+        if p.shape != x.shape[begin_axis:]:
+            raise errors.InvalidArgumentError(
+                None, None, f"FusedLayerNorm: {name} must have the shape of the normalized axes "
+                            f"{list(x.shape[begin_axis:])} of x {list(x.shape)}, received {list(p.shape)}")
+
+
+def _fused_layer_norm_kernel(x, gamma, beta, begin_axis, epsilon):
+    _check_layer_norm_params(x, (gamma, beta), begin_axis)
+    w = _widen(x)
+    mean, r = _layer_norm_stats(w, tuple(range(begin_axis, x.ndim)), epsilon)
+    scale = r * _widen(gamma)
+    out = w * scale + (_widen(beta) - mean * scale)
+    return out.astype(x.dtype, copy=False)
+
+
+def _fused_layer_norm_grad_kernel(dy, x, gamma, begin_axis, epsilon):
+    _check_layer_norm_params(x, (gamma,), begin_axis)
+    w, g_in, gam = _widen(x), _widen(dy), _widen(gamma)
+    axes, rows = tuple(range(begin_axis, x.ndim)), tuple(range(begin_axis))
+    mean, r = _layer_norm_stats(w, axes, epsilon)
+    x_hat = (w - mean) * r
+    d_beta = np.sum(g_in, axis=rows)
+    d_gamma = np.sum(g_in * x_hat, axis=rows)
+    g = g_in * gam
+    dx = r * (g - np.mean(g, axis=axes, keepdims=True) - x_hat * np.mean(g * x_hat, axis=axes, keepdims=True))
+    return dx.astype(x.dtype, copy=False), d_gamma.astype(gamma.dtype, copy=False), \
+        d_beta.astype(gamma.dtype, copy=False)
+
+
+def _infer_fused_layer_norm(inputs, attrs):
+    return [(inputs[0].dtype, inputs[0].shape)]
+
+
+def _infer_fused_layer_norm_grad(inputs, attrs):
+    dy, x, gamma = inputs
+    return [(x.dtype, x.shape), (gamma.dtype, gamma.shape), (gamma.dtype, gamma.shape)]
+
+
+def _fused_layer_norm_grad(op, grad):
+    x, gamma, _ = op.inputs
+    dx, d_gamma, d_beta = apply(FUSED_LAYER_NORM_GRAD, (grad, x, gamma), op.attrs, "FusedLayerNormGrad")
+    return [dx, d_gamma, d_beta]
+
+
+def _fused_layer_norm_grad_grad(op, grad_dx, grad_gamma, grad_beta):
+    """The gradient of (dx, dγ, dβ) w.r.t. (dy, x, γ), in primitive ops. With Q the backward applied to
+    the incoming dx-gradient Gx, Q = r·(Gx − mean(Gx) − x̂·mean(Gx·x̂)):
+      d dy = γ·Q + Gγ·x̂ + Gβ,   d γ = Σ dy·Q,
+      d x  = r·(P − mean(P) − x̂·mean(P·x̂)) − r²·S/N·x̂,   where
+      P = −r·g·Σ(Gx·x̂)/N − r·mean(g·x̂)·Gx + Gγ·dy  and  S = Σ Gx·(g − mean(g) − x̂·mean(g·x̂))."""
+    dy, x, gamma = op.inputs
+    begin, eps = op.attrs["begin_axis"], op.attrs["epsilon"]
+    rank = x.shape.rank
+    axes, rows = list(range(begin, rank)), list(range(begin))
+    count = float(np.prod(gamma.shape.as_list()))
+    m, sub, add = _math.multiply, _math.subtract, _math.add
+
+    def mean(t):
+        return _reduce.reduce_mean(t, axes, keepdims=True)
+
+    def total(t):
+        return _summation.reduce_sum(t, axes, keepdims=True)
+
+    grad_dx = _creators.zeros_like(x) if grad_dx is None else grad_dx
+    grad_gamma = _creators.zeros_like(gamma) if grad_gamma is None else grad_gamma
+    grad_beta = _creators.zeros_like(gamma) if grad_beta is None else grad_beta
+    mu = mean(x)
+    centered = sub(x, mu)
+    r = _math.rsqrt(add(mean(_math.square(centered)), _math.cast(eps, x.dtype)))
+    x_hat = m(centered, r)
+    q = m(r, sub(sub(grad_dx, mean(grad_dx)), m(x_hat, mean(m(grad_dx, x_hat)))))
+    d_dy = add(add(m(gamma, q), m(grad_gamma, x_hat)), grad_beta)
+    d_gamma = _summation.reduce_sum(m(dy, q), rows)
+    g = m(dy, gamma)
+    g_mean, gx_mean = mean(g), mean(m(g, x_hat))
+    s = total(m(grad_dx, sub(sub(g, g_mean), m(x_hat, gx_mean))))
+    p = add(sub(_math.negative(m(m(r, g), total(m(grad_dx, x_hat)) / count)), m(m(r, gx_mean), grad_dx)),
+            m(grad_gamma, dy))
+    d_x = sub(m(r, sub(sub(p, mean(p)), m(x_hat, mean(m(p, x_hat))))), m(m(m(r, r), s) / count, x_hat))
+    return [d_dy, d_x, d_gamma]
+
+
+FUSED_LAYER_NORM = OpDef("FusedLayerNorm", _infer_fused_layer_norm, _fused_layer_norm_kernel,
+                         grad=_fused_layer_norm_grad, allowed=_HALF_TO_DOUBLE, same_dtype=True,
+                         input_names=("x", "gamma", "beta"))
+FUSED_LAYER_NORM_GRAD = OpDef("FusedLayerNormGrad", _infer_fused_layer_norm_grad, _fused_layer_norm_grad_kernel,
+                              grad=_fused_layer_norm_grad_grad, allowed=_HALF_TO_DOUBLE, same_dtype=True,
+                              input_names=("dy", "x", "gamma"), multi=True)
+
+
+def fused_layer_norm(x, gamma, beta, begin_axis, epsilon, name=None):
+    """Layer normalisation of `x` over its axes from `begin_axis` on, scaled by `gamma` and shifted by
+    `beta` (both of the normalized axes' shape), as one op forward and one backward (Keras'
+    LayerNormalization uses it; not a TensorFlow API)."""
+    x = convert_to_tensor(x)
+    rank = x.shape.rank
+    if rank is None or not 0 <= begin_axis < rank:
+        raise ValueError(f"fused_layer_norm needs an input of known rank with 0 <= begin_axis < rank; received "
+                         f"begin_axis={begin_axis} for an input of shape {x.shape}")
+    gamma = gamma if isinstance(gamma, Tensor) else convert_to_tensor(gamma, dtype=x.dtype)
+    beta = beta if isinstance(beta, Tensor) else convert_to_tensor(beta, dtype=x.dtype)
+    attrs = {"begin_axis": int(begin_axis), "epsilon": float(epsilon)}
+    return apply(FUSED_LAYER_NORM, (x, gamma, beta), attrs, name or "FusedLayerNorm")
 
 
 API = {"nn": ["moments", "batch_normalization"]}
