@@ -209,11 +209,7 @@ def ex_ops_mask_helpers():
     print(ops.not_equal(ints, 0))
 
 
-XFAILS = {
-    "mask_consuming_layer":
-        "the example divides 0 by 0 at masked steps; tensorflux's eager division lets NumPy emit a "
-        "RuntimeWarning ('invalid value encountered in divide') that TensorFlow does not (ops room)",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

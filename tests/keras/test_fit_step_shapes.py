@@ -111,3 +111,12 @@ def test_one_hot_of_float_numpy_labels():
     assert hot.numpy()[3].sum() == 0.0
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'TI' of float"):
         tf.one_hot(tf.constant([1.0]), depth=3)
+
+
+def test_masked_division_is_silent_even_when_all_warnings_show():
+    # TensorFlow computes 0/0 and x/0 without a word; a masked average divides 0 by 0 at masked steps.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = tf.constant([0.0, 1.0, 2.0]) / tf.constant([0.0, 0.0, 4.0])
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+    assert np.isnan(result.numpy()[0]) and np.isinf(result.numpy()[1]) and result.numpy()[2] == 0.5
