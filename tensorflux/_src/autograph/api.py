@@ -17,7 +17,6 @@ import functools
 import inspect
 import logging
 import os
-import sysconfig
 import textwrap
 import types
 
@@ -37,7 +36,7 @@ from .transformers.names import declared_names, loop_liveness
 __all__ = ["convert", "converted_call", "to_code", "to_graph", "do_not_convert", "ConversionError"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_STDLIB = sysconfig.get_paths().get("stdlib", "")
+_STDLIB = os.path.dirname(os.__file__)   # the standard library's directory (sysconfig costs ~5 ms to import)
 _NEVER_CONVERT_MODULES = ("tensorflux", "tensorflow", "numpy", "builtins", "functools", "itertools", "collections",
                           "math", "typing", "abc", "contextlib", "logging", "re", "ml_dtypes")
 

@@ -9,8 +9,6 @@ else: not another target's, not a live writer's, not a file that only looks simi
 import contextlib
 import os
 import re
-import shutil
-import tempfile
 import threading
 
 __all__ = ["atomic_write", "temporary_sibling", "temporary_directory", "remove_stale_temporaries",
@@ -54,6 +52,7 @@ def remove_stale_temporaries(path):
         stale = os.path.join(directory, entry)
         try:
             if os.path.isdir(stale) and not os.path.islink(stale):
+                import shutil   # here, not at import: shutil and tempfile cost ~10 ms, and a save is rare
                 shutil.rmtree(stale)
             else:
                 os.remove(stale)
@@ -67,6 +66,7 @@ def temporary_sibling(path):
     """`(binary file object, temporary path)` next to `path`, after removing `path`'s stale temporaries."""
     remove_stale_temporaries(path)
     directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+    import tempfile
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=temporary_prefix(path))
     # mkstemp makes the file private (0600); a saved model gets the mode `open()` would give it (0666 less
     # the umask), as TensorFlow's and Keras' files do, so other users and servers can read it.
@@ -78,6 +78,7 @@ def temporary_directory(path):
     """A new empty directory next to `path` (for a save that is swapped in whole), stale ones removed."""
     remove_stale_temporaries(path)
     directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+    import tempfile
     made = tempfile.mkdtemp(dir=directory, prefix=temporary_prefix(path))
     os.chmod(made, 0o777 & ~_umask())     # as os.mkdir would make it (mkdtemp's is private, 0700)
     return made

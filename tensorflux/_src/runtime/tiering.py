@@ -23,7 +23,6 @@ generated in this process — a cache file is never read back and run; it is rew
 differs from the text we made. numba's own index and object files are read by numba, which trusts that
 directory as Python trusts `__pycache__`.
 """
-import hashlib
 import logging
 import os
 import threading
@@ -292,6 +291,7 @@ def build(lowered, numba, sample_args):
     """A runner `run(*arrays) -> tuple of outputs` for `lowered`, compiled for the types of `sample_args`.
     Raises whatever numba raises when it cannot compile the kernel."""
     helpers = _helpers(numba)
+    import hashlib   # here, not at import (~3 ms): only a compilation needs a cache key
     key = hashlib.sha256("\0".join((lowered.source, numba.__version__, np.__version__)).encode()).hexdigest()[:32]
     name = f"k_{key[:16]}"
     source = lowered.source.replace(f"def {lowered.name}(", f"def {name}(", 1)

@@ -21,7 +21,6 @@ the same bits however they ran.
 import glob
 import itertools
 import os
-import queue
 import threading
 
 import numpy as np
@@ -91,6 +90,7 @@ def _start():
             set_threads(1)
         _state["blas"] = set_threads
         if workers > 1:
+            import queue   # here, not at import: only a product split over threads needs it
             jobs = queue.SimpleQueue()
             for i in range(workers - 1):
                 threading.Thread(target=_serve, args=(jobs,), name=f"tensorflux-gemm-{i}", daemon=True).start()
