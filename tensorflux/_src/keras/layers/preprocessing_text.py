@@ -153,7 +153,9 @@ class TextVectorization(Layer):
                 return ids if length is None else ids[:, :length]
             shape = ids.shape.as_list()
             shape[-1] = length
-            return ids.to_tensor(default_value=0, shape=shape)
+            dense = ids.to_tensor(default_value=0, shape=shape)
+            dense.set_shape(shape)      # a fixed output_sequence_length is part of the static shape
+            return dense
         if length is None:
             return ids
         ids = ids[..., :length]
