@@ -1,4 +1,5 @@
-"""Colour preprocessing layers: Solarization, RandomGrayscale, AutoContrast and Equalization.
+"""Colour preprocessing layers: Solarization, RandomGrayscale, AutoContrast, Equalization, RandomInvert,
+RandomPosterization and RandomColorDegeneration.
 
 As in Keras 3, pixel values are read in `value_range` (default (0, 255)) and mapped to [0, 255] for the
 computation; outputs are float32. Random draws come from the layer's Keras SeedGenerator stream (see
@@ -148,4 +149,76 @@ class Equalization(_ImageAugmentation):
         return {**self._config(), "bins": self.bins, "value_range": self.value_range}
 
 
-API = {"keras.layers": ["Solarization", "RandomGrayscale", "AutoContrast", "Equalization"]}
+def _batch_shape(layer, images, *trailing):
+    return tf.stack([layer._batch_size(images), *trailing]) if trailing else \
+        tf.reshape(layer._batch_size(images), [1])
+
+
+class RandomInvert(_ImageAugmentation):
+    """Inverts each image (`value_range[1] - x`) when a uniform draw falls below an inversion probability
+    drawn from `factor`'s range."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = value_range
+
+    def _augment(self, images):
+        probability = self.generator.uniform(_batch_shape(self, images), self.factor[0], self.factor[1])
+        threshold = self.generator.uniform(_batch_shape(self, images), 0.0, 1.0)
+        apply = tf.reshape(threshold < probability, [-1, 1, 1, 1])
+        return tf.where(apply, self.value_range[1] - images, images)
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+class RandomPosterization(_ImageAugmentation):
+    """Keeps only the top `bits` bits of each 8-bit pixel value, `bits` drawn per image from `factor`'s range
+    (1 to 8)."""
+
+    _FACTOR_BOUNDS = (1, 8)
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _checked_value_range(value_range)
+
+    def _augment(self, images):
+        shape = _batch_shape(self, images)
+        if self.factor[0] != self.factor[1]:
+            bits = tf.random.stateless_uniform(shape, seed=self.generator.next(), minval=self.factor[0],
+                                               maxval=self.factor[1], dtype=tf.int64)
+        else:
+            bits = tf.fill(shape, tf.constant(self.factor[0], tf.int64))
+        shift = tf.reshape(tf.cast(8 - bits, tf.uint8), [-1, 1, 1, 1])
+        pixels = tf.cast(_rescale(images, self.value_range, (0, 255)), tf.uint8)
+        pixels = tf.bitwise.left_shift(tf.bitwise.right_shift(pixels, shift), shift)
+        return _rescale(tf.cast(pixels, tf.float32), (0, 255), self.value_range)
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+class RandomColorDegeneration(_ImageAugmentation):
+    """Blends each image towards its grayscale version by a factor drawn from `factor`'s range."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _checked_value_range(value_range)
+
+    def _augment(self, images):
+        factor = self.generator.uniform(_batch_shape(self, images, 1, 1, 1), self.factor[0], self.factor[1])
+        gray = _grayscale(images, -3 if self.data_format == "channels_first" else -1)
+        images = images + factor * (gray - images)
+        return tf.clip_by_value(images, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+API = {"keras.layers": ["Solarization", "RandomGrayscale", "AutoContrast", "Equalization", "RandomInvert",
+                        "RandomPosterization", "RandomColorDegeneration"]}
