@@ -26,7 +26,7 @@ def _tensor(x, dtype=None):
 
 
 def _bitcast_kernel(x, type, T=None):  # noqa: A002,N803 - TensorFlow's attr names
-    source, target = np.dtype(x.dtype), np.dtype(type._np)
+    source, target = np.dtype(x.dtype), np.dtype(_dt.as_dtype(type)._np)   # attrs from a GraphDef may hold a NumPy dtype
     if source.itemsize == target.itemsize:
         return x.view(target)
     if source.itemsize > target.itemsize:
@@ -40,7 +40,7 @@ def _bitcast_kernel(x, type, T=None):  # noqa: A002,N803 - TensorFlow's attr nam
 
 def _infer_bitcast(inputs, attrs):
     x = inputs[0]
-    target = attrs["type"]
+    target = _dt.as_dtype(attrs["type"])   # a DType, or a NumPy dtype in attrs imported from a GraphDef
     source_size, target_size = np.dtype(x.dtype._np).itemsize, np.dtype(target._np).itemsize
     if x.shape.rank is None or source_size == target_size:
         return [(target, x.shape)]
