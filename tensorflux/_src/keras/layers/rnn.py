@@ -28,6 +28,7 @@ import numpy as np
 
 import tensorflux as tf
 
+from ...autodiff import tape as _tape
 from ...ops.nn import recurrent_kernels as _recurrent_kernels
 from .. import activations as _activations
 from .. import initializers as _initializers
@@ -684,7 +685,7 @@ def _fused_kind(cell, sequences, states):
     LSTM, GRU or SimpleRNN cell with its default activations (tanh, and sigmoid for the gates),
     float32/float64 sequences of known feature size and at least one step, states of their dtype."""
     kind = {LSTMCell: "lstm", GRUCell: "gru", SimpleRNNCell: "simple_rnn"}.get(type(cell))
-    if kind is None or not cell.built:
+    if kind is None or not cell.built or _second_order_possible():
         return None
     if cell.activation is not _activations.get("tanh") or (
             kind != "simple_rnn" and cell.recurrent_activation is not _activations.get("sigmoid")):
@@ -695,6 +696,13 @@ def _fused_kind(cell, sequences, states):
     fits = (dtype in (tf.float32, tf.float64) and sequences.shape.rank == 3 and sequences.shape[2] is not None
             and sequences.shape[1] != 0 and all(s.dtype == dtype for s in states) and cell.kernel.dtype == dtype)
     return kind if fits else None
+
+
+def _second_order_possible():
+    """Whether a gradient of this call's gradient may be taken (two tapes recording). The fused op's
+    backward has no gradient of its own, so such calls keep the cell loop (TensorFlow's While form,
+    differentiable to any order, as in TensorFlow)."""
+    return sum(1 for t in _tape.active_tapes() if t._recording) > 1
 
 
 def _call_params(cls):
