@@ -1,5 +1,5 @@
 """Colour preprocessing layers: Solarization, RandomGrayscale, AutoContrast, Equalization, RandomInvert,
-RandomPosterization and RandomColorDegeneration.
+RandomPosterization, RandomColorDegeneration, RandomSaturation, RandomHue and RandomSharpness.
 
 As in Keras 3, pixel values are read in `value_range` (default (0, 255)) and mapped to [0, 255] for the
 computation; outputs are float32. Random draws come from the layer's Keras SeedGenerator stream (see
@@ -12,6 +12,7 @@ import tensorflux as tf
 from .preprocessing_augmentation import _ImageAugmentation
 
 _GRAY_WEIGHTS = (0.2989, 0.5870, 0.1140)    # ITU-R 601 luma, tf.image.rgb_to_grayscale's weights
+_EPSILON = 1e-7                             # Keras' backend epsilon
 
 
 def _checked_value_range(value_range):
@@ -220,5 +221,87 @@ class RandomColorDegeneration(_ImageAugmentation):
         return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
 
 
+def _channels_last(layer, images):
+    return tf.transpose(images, [0, 2, 3, 1]) if layer.data_format == "channels_first" else images
+
+
+def _channels_back(layer, images):
+    return tf.transpose(images, [0, 3, 1, 2]) if layer.data_format == "channels_first" else images
+
+
+class RandomSaturation(_ImageAugmentation):
+    """Scales each image's HSV saturation by u / (1 - u), u drawn from `factor`'s range (clipped to
+    `value_range`, as Keras clips it)."""
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _checked_value_range(value_range)
+
+    def _augment(self, images):
+        draw = self.generator.uniform(_batch_shape(self, images), self.factor[0], self.factor[1])
+        factor = tf.reshape(draw / (1 - draw + _EPSILON), [-1, 1, 1])
+        hsv = tf.image.rgb_to_hsv(_channels_last(self, images))
+        saturation = tf.clip_by_value(hsv[..., 1] * factor, self.value_range[0], self.value_range[1])
+        hsv = tf.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1)
+        return _channels_back(self, tf.image.hsv_to_rgb(hsv))
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+class RandomHue(_ImageAugmentation):
+    """Rotates each image's hue by half a draw from `factor`'s range, in a random direction."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = value_range
+
+    def _augment(self, images):
+        direction = self.generator.uniform(_batch_shape(self, images), 0.0, 1.0)
+        direction = tf.where(direction > 0.5, -tf.ones_like(direction), tf.ones_like(direction))
+        amount = self.generator.uniform(_batch_shape(self, images), self.factor[0], self.factor[1])
+        shift = tf.reshape(direction * amount * 0.5, [-1, 1, 1])
+        hsv = tf.image.rgb_to_hsv(_channels_last(self, _rescale(images, self.value_range, (0, 1))))
+        hue = hsv[..., 0] + shift
+        hue = tf.where(hue > 1.0, hue - 1.0, hue)
+        hue = tf.where(hue < 0.0, hue + 1.0, hue)
+        rgb = tf.clip_by_value(tf.image.hsv_to_rgb(tf.stack([hue, hsv[..., 1], hsv[..., 2]], axis=-1)), 0, 1)
+        return _channels_back(self, _rescale(rgb, (0, 1), self.value_range))
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+class RandomSharpness(_ImageAugmentation):
+    """Blends each image with a 3x3-smoothed copy of itself by 1 - 2u, u drawn from `factor`'s range (u > 0.5
+    sharpens)."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.value_range = _checked_value_range(value_range)
+
+    def _augment(self, images):
+        draw = self.generator.uniform(_batch_shape(self, images), self.factor[0], self.factor[1])
+        sharpness = tf.reshape(draw * 2, [-1, 1, 1, 1])
+        images = _channels_last(self, images)
+        a, b = 1.0 / 13.0, 5.0 / 13.0
+        kernel = tf.tile(tf.reshape(tf.constant([[a, a, a], [a, b, a], [a, a, a]], tf.float32), [3, 3, 1, 1]),
+                         [1, 1, images.shape[-1], 1])
+        smoothed = tf.nn.depthwise_conv2d(images, kernel, [1, 1, 1, 1], "SAME")
+        images = images + (1.0 - sharpness) * (smoothed - images)
+        return _channels_back(self, tf.clip_by_value(images, self.value_range[0], self.value_range[1]))
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
 API = {"keras.layers": ["Solarization", "RandomGrayscale", "AutoContrast", "Equalization", "RandomInvert",
-                        "RandomPosterization", "RandomColorDegeneration"]}
+                        "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
+                        "RandomSharpness"]}
