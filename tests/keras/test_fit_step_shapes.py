@@ -120,3 +120,38 @@ def test_masked_division_is_silent_even_when_all_warnings_show():
         result = tf.constant([0.0, 1.0, 2.0]) / tf.constant([0.0, 0.0, 4.0])
     assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
     assert np.isnan(result.numpy()[0]) and np.isinf(result.numpy()[1]) and result.numpy()[2] == 0.5
+
+
+# The first four entries of each weight after one epoch of SGD(0.1) (Keras 3.15 on TensorFlow 2.21).
+_MHA_AFTER_FIT = {
+    "multi_head_attention/query/kernel": [0.1469, 0.0, 0.6386, 0.1106],
+    "multi_head_attention/query/bias": [-0.3914, -0.1583, 0.3111, 0.4743],
+    "multi_head_attention/key/kernel": [0.0022, 1.3703, 0.0, 0.3374],
+    "multi_head_attention/key/bias": [-0.3202, -0.0432, 0.384, 0.4981],
+    "multi_head_attention/value/kernel": [0.0, 0.8447, 1.0388, 0.3312],
+    "multi_head_attention/value/bias": [-0.2254, -0.1437, -0.4463, -0.4789],
+    "multi_head_attention/attention_output/kernel": [0.0, 0.0116, 1.4877, 0.0],
+    "multi_head_attention/attention_output/bias": [-0.1988, 0.2398, -0.2148, 0.3268],
+}
+
+
+def test_multi_head_attention_constraints_applied_after_each_update():
+    query = keras.Input((3, 4))
+    mha = keras.layers.MultiHeadAttention(2, 2, kernel_constraint="non_neg",
+                                          bias_constraint=keras.constraints.MaxNorm(0.5))
+    net = keras.Model(query, mha(query, query))
+    rng = np.random.default_rng(0)
+    net.set_weights([rng.standard_normal(w.shape).astype("float32") for w in net.get_weights()])
+    net.compile(keras.optimizers.SGD(0.1), "mse")
+    net.fit(rng.random((8, 3, 4)).astype("float32"), rng.random((8, 3, 4)).astype("float32"), batch_size=4,
+            verbose=0, shuffle=False)
+    got = {w.path: w.numpy().ravel()[:4] for w in net.weights}
+    assert list(got) == list(_MHA_AFTER_FIT)
+    for path, expected in _MHA_AFTER_FIT.items():
+        np.testing.assert_allclose(got[path], expected, atol=6e-5, err_msg=path)
+    # NonNeg clips to +0.0 as Keras' maximum(w, 0) does (w * mask would leave -0.0)
+    assert not np.signbit(net.weights[0].numpy()).any()
+    config = mha.get_config()
+    assert config["kernel_constraint"] == {"module": "keras.constraints", "class_name": "NonNeg", "config": {},
+                                           "registered_name": None}
+    assert config["bias_constraint"]["config"] == {"max_value": 0.5, "axis": 0}

@@ -51,7 +51,7 @@ class NonNeg(Constraint):
 
     def __call__(self, w):
         w = tf.convert_to_tensor(w)
-        return w * tf.cast(w >= 0.0, w.dtype)
+        return tf.maximum(w, tf.zeros((), w.dtype))     # as Keras: +0.0 where w < 0 (w * mask gives -0.0)
 
 
 class UnitNorm(Constraint):

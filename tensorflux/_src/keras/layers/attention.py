@@ -12,6 +12,7 @@ import string
 
 import tensorflux as tf
 
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .layer import Layer, _as_input, _shape_of
@@ -76,8 +77,7 @@ class MultiHeadAttention(Layer):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         for arg, value, default in (("attention_axes", attention_axes, None), ("sliding_window", sliding_window, None),
                                     ("flash_attention", bool(flash_attention), False),
-                                    ("kernel_constraint", kernel_constraint, None),
-                                    ("bias_constraint", bias_constraint, None), ("use_gate", use_gate, False)):
+                                    ("use_gate", use_gate, False)):
             _require_default(arg, value, default, "MultiHeadAttention")
         self.value_dim = value_dim or key_dim
         self.dropout = _dropout_rate(dropout)
@@ -96,6 +96,8 @@ class MultiHeadAttention(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
         self.kernel_regularizer = _regularizers.get(kernel_regularizer)
         self.bias_regularizer = _regularizers.get(bias_regularizer)
+        self.kernel_constraint = _constraints.get(kernel_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
 
     def __call__(self, query, value, key=None, **kwargs):
         # Keras builds from all three inputs' shapes; the base class would only see the query's.
@@ -107,9 +109,11 @@ class MultiHeadAttention(Layer):
 
     def _projection(self, name, input_dim, head_dim):
         kernel = self.add_weight(shape=(input_dim, self.num_heads, head_dim), initializer=self.kernel_initializer,
-                                 regularizer=self.kernel_regularizer, name=f"{name}/kernel")
+                                 regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                 name=f"{name}/kernel")
         bias = self.add_weight(shape=(self.num_heads, head_dim), initializer=self.bias_initializer,
-                               regularizer=self.bias_regularizer, name=f"{name}/bias") if self.use_bias else None
+                               regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                               name=f"{name}/bias") if self.use_bias else None
         return kernel, bias
 
     def build(self, query_shape, value_shape, key_shape=None):
@@ -130,9 +134,10 @@ class MultiHeadAttention(Layer):
         output_dims = self.output_shape or (query_shape[-1],)
         self.output_kernel = self.add_weight(shape=(self.num_heads, self.value_dim) + output_dims,
                                              initializer=self.kernel_initializer,
-                                             regularizer=self.kernel_regularizer, name="attention_output/kernel")
+                                             regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                             name="attention_output/kernel")
         self.output_bias = self.add_weight(shape=output_dims, initializer=self.bias_initializer,
-                                           regularizer=self.bias_regularizer,
+                                           regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                            name="attention_output/bias") if self.use_bias else None
 
     @staticmethod
