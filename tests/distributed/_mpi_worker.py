@@ -244,6 +244,74 @@ def scenario_keras_fit(shuffle):
            evaluated=model.evaluate(x, y, batch_size=16, verbose=0))
 
 
+class _RowCounter(tf.keras.layers.Layer):
+    """Passes its input through, counting the rows this worker computed."""
+
+    def build(self, input_shape):
+        self.rows = self.add_weight(shape=(), dtype="int64", initializer="zeros", trainable=False, name="rows")
+
+    def call(self, x):
+        self.rows.assign_add(tf.cast(tf.shape(x)[0], tf.int64))
+        return x
+
+
+def scenario_keras_predict():
+    """predict under the strategy: each worker computes its slice of every batch; all get every row, in order."""
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id or 0
+    x, _ = data(37)
+    with strategy.scope():
+        counter = _RowCounter()
+        model = tf.keras.Sequential([tf.keras.Input((4,)), counter, tf.keras.layers.Dense(
+            3, kernel_initializer=tf.keras.initializers.GlorotUniform(seed=3 + rank))])
+        model.compile("sgd", "mse")
+    predicted = model.predict(x, batch_size=8, verbose=0)
+    report(rank=rank, size=strategy.num_replicas_in_sync, predicted=predicted.tolist(),
+           rows=int(counter.rows.numpy()), w=model.layers[-1].kernel.numpy().ravel().tolist())
+
+
+def scenario_checkpoints():
+    """Every worker saves; only the chief's files exist afterwards (TensorFlow's workertemp_<id> convention).
+    A BackupAndRestore fit interrupted on every worker at epoch 2 (INTERRUPT=1) is relaunched and resumes."""
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id or 0
+    root = os.environ["CHECKPOINT_DIR"]
+    x, y = data(32)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(
+            1, kernel_initializer=tf.keras.initializers.GlorotUniform(seed=3 + rank))])
+        model.compile(tf.keras.optimizers.Adam(0.05), "mse")
+
+    class Interrupt(tf.keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            if epoch == 2 and os.environ.get("INTERRUPT"):
+                raise RuntimeError("interrupted")      # on every worker: the job ends, as a preemption would
+
+    backup = tf.keras.callbacks.BackupAndRestore(os.path.join(root, "backup"))
+    keep = tf.keras.callbacks.ModelCheckpoint(os.path.join(root, "models", "{epoch}.weights.h5"),
+                                              save_weights_only=True)
+    try:
+        history = model.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0, callbacks=[backup, keep, Interrupt()])
+    except RuntimeError:
+        strategy.reduce("SUM", tf.constant(0), axis=None)     # both workers are here before the listing
+        report(rank=rank, interrupted=True, tree=tree(root))
+        strategy.reduce("SUM", tf.constant(0), axis=None)     # both reports are written before the job aborts
+        raise
+    checkpoint = tf.train.Checkpoint(model=model)
+    saved = checkpoint.save(os.path.join(root, "plain", "ckpt"))
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(root, "managed"), max_to_keep=2)
+    managed = [manager.save() for _ in range(3)]
+    strategy.reduce("SUM", tf.constant(0), axis=None)     # every worker has saved before the listing
+    report(rank=rank, interrupted=False, epochs=len(history.history["loss"]), losses=history.history["loss"],
+           w=model.layers[-1].kernel.numpy().ravel().tolist(), saved=os.path.relpath(saved, root),
+           managed=[os.path.relpath(p, root) for p in managed], latest=os.path.relpath(manager.latest_checkpoint, root),
+           tree=tree(root))
+
+
+def tree(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, files in os.walk(root) for f in files)
+
+
 def scenario_mismatch():
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     rank = strategy.cluster_resolver.task_id
@@ -277,6 +345,8 @@ if __name__ == "__main__":
         scenario_fail(name[5:])
     elif name.startswith("keras-fit"):
         scenario_keras_fit(name == "keras-fit-shuffled")
+    elif name == "keras-predict":
+        scenario_keras_predict()
     elif name == "keras-optimizer":
         scenario_keras_optimizer()
     elif name.startswith("mirrored-"):

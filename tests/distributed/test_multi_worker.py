@@ -26,9 +26,9 @@ def _mpiexec():
     return found
 
 
-def launch(scenario, n=2, timeout=120):
+def launch(scenario, n=2, timeout=120, **extra_env):
     results_dir = tempfile.mkdtemp(prefix="tfx-mpi-")
-    env = dict(os.environ, RESULT_DIR=results_dir, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(HERE)),
+    env = dict(os.environ, RESULT_DIR=results_dir, **extra_env, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(HERE)),
                                                                      os.environ.get("PYTHONPATH")])))
     env.pop("TF_CONFIG", None)
     start = time.monotonic()
@@ -132,6 +132,45 @@ def test_shuffled_keras_fit_keeps_the_workers_in_step():
     first, second = results
     assert first["w"] == second["w"] and first["losses"] == second["losses"]
     assert first["losses"][-1] < first["losses"][0]
+
+
+def test_predict_splits_batches_across_workers_and_returns_every_row_in_order():
+    done, results, _ = launch("keras-predict")
+    assert done.returncode == 0, done.stderr
+    alone, (one,), _ = launch("keras-predict", n=1)
+    assert alone.returncode == 0, alone.stderr
+    first, second = results
+    assert first["w"] == second["w"] == one["w"]
+    for r in results:
+        np.testing.assert_allclose(r["predicted"], one["predicted"], rtol=1e-6, atol=1e-7)
+    # 37 rows in batches of 8: each worker computed 4 rows of each full batch, and 3 and 2 of the last one.
+    assert (first["rows"], second["rows"], one["rows"]) == (19, 18, 37)
+
+
+def test_only_the_chief_writes_checkpoints_and_a_relaunched_fit_resumes(tmp_path):
+    pytest.importorskip("h5py")
+    root = str(tmp_path)
+    done, results, _ = launch("checkpoints", CHECKPOINT_DIR=root, INTERRUPT="1")
+    assert done.returncode != 0 and [r["interrupted"] for r in results] == [True, True]
+    # The chief's backup of epoch 2 (and ModelCheckpoint's two files): no worker's temporary directory is left.
+    assert results[0]["tree"] == ["backup/latest.weights.h5", "backup/training_metadata.json",
+                                  "models/1.weights.h5", "models/2.weights.h5"]
+    done, results, _ = launch("checkpoints", CHECKPOINT_DIR=root)
+    assert done.returncode == 0, done.stderr
+    first, second = results
+    assert first["epochs"] == second["epochs"] == 2          # epochs 3 and 4 only: resumed from the backup
+    assert first["w"] == second["w"]
+    assert first["saved"] == second["saved"] == "plain/ckpt-1"
+    assert first["managed"] == second["managed"] == ["managed/ckpt-2", "managed/ckpt-3", "managed/ckpt-4"]
+    assert first["latest"] == second["latest"] == "managed/ckpt-4"
+    assert first["tree"] == ["managed/checkpoint", "managed/ckpt-3.data-00000-of-00001", "managed/ckpt-3.index",
+                             "managed/ckpt-4.data-00000-of-00001", "managed/ckpt-4.index", "models/1.weights.h5",
+                             "models/2.weights.h5", "models/3.weights.h5", "models/4.weights.h5", "plain/checkpoint",
+                             "plain/ckpt-1.data-00000-of-00001", "plain/ckpt-1.index"]
+    uninterrupted, whole, _ = launch("checkpoints", CHECKPOINT_DIR=str(tmp_path / "again"))
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    np.testing.assert_allclose(first["losses"], whole[0]["losses"][2:], rtol=1e-5)
+    np.testing.assert_allclose(first["w"], whole[0]["w"], rtol=1e-5)
 
 
 def test_workers_that_disagree_get_an_error_not_a_deadlock():

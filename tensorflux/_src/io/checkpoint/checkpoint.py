@@ -154,7 +154,8 @@ class Checkpoint:
         """Increments `save_counter`, writes `file_prefix-<counter>`, updates the `checkpoint` state file.
 
         In a multi-worker job only the chief writes there; every other worker writes the same files in a
-        temporary `workertemp_<task_id>` directory and deletes it (state/worker_paths.py), and returns the chief's path."""
+        temporary `workertemp_<task_id>` directory and deletes it (state/worker_paths.py), and returns the
+        chief's path."""
         counter = self.save_counter
         with init_scope():
             counter.assign_add(np.int64(1), read_value=False)

@@ -211,9 +211,10 @@ class Model(Layer):
         strategy = _replicas.strategy_of(self)
         if strategy is not None and step != self.predict_step:
             one_step = _replicas.distributed_step(strategy, step, _pack)
-        if self.run_eagerly:
-            return one_step
-        return tf.function(one_step, reduce_retracing=True)
+        function = one_step if self.run_eagerly else tf.function(one_step, reduce_retracing=True)
+        if strategy is not None and step == self.predict_step and strategy.extended._in_multi_worker_mode():
+            return _replicas.DistributedPredict(strategy, function)    # each worker its slice, gathered in order
+        return function
 
     def make_train_function(self, force=False):
         if self._train_function is None or force:

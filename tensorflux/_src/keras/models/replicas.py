@@ -52,6 +52,34 @@ def distributed_step(strategy, step, pack):
     return one_step
 
 
+class DistributedPredict:
+    """`predict`'s step under a multi-worker strategy: each worker predicts its slice of the global batch (the
+    slice `distributed_step` trains on), and the slices are gathered in worker order, so every worker gets
+    the predictions of the whole batch, in order. `compute` is the (traced) predict step on one slice."""
+
+    def __init__(self, strategy, compute):
+        self._strategy, self._compute = strategy, compute
+        self._size, self._rank = strategy.num_replicas_in_sync, _replica_id(strategy)
+        if hasattr(compute, "get_concrete_function"):
+            self.get_concrete_function = compute.get_concrete_function
+
+    def __call__(self, x):
+        rows = int(tf.nest.flatten(x)[0].shape[0])
+        per = -(-rows // self._size)
+        start = min(self._rank * per, rows)
+        stop = min(start + per, rows)
+        mine = self._compute(tf.nest.map_structure(lambda t: t[start:stop], x))
+
+        def gathered(t):
+            # Slices padded to `per` rows, so every worker sends the same shape; only the tail ones are
+            # short (or empty), so the first `rows` rows of the gathered batch are the predictions in order.
+            t = np.asarray(t)
+            padded = np.concatenate([t, np.zeros((per - t.shape[0],) + t.shape[1:], t.dtype)]) \
+                if t.shape[0] < per else t
+            return self._strategy.gather(tf.constant(padded), axis=0)[:rows]
+        return tf.nest.map_structure(gathered, mine)
+
+
 def agreed_permutation(strategy):
     """A `permutation(n)` function giving the same order on every worker (rank 0 draws the seed)."""
     rank = _replica_id(strategy)
