@@ -1,5 +1,5 @@
 """Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast,
-RandomBrightness, RandomCrop, and the legacy tf.keras RandomHeight and RandomWidth.
+RandomBrightness, RandomCrop, RandomShear, and the legacy tf.keras RandomHeight and RandomWidth.
 
 Each draws its random numbers as Keras 3 on TensorFlow does: the layer holds a seed stream (Keras'
 SeedGenerator: an int64 state `[seed, n]` whose value seeds one stateless draw and whose `n` then advances;
@@ -349,6 +349,42 @@ class RandomCrop(_ImageAugmentation):
         return {**self._config(), "height": self.height, "width": self.width, "seed": self.seed}
 
 
+class RandomShear(_Warp):
+    """Shears each image along x and y by amounts drawn from `x_factor`'s and `y_factor`'s ranges (one
+    random sign per image for both)."""
+
+    def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear", fill_mode="reflect", fill_value=0.0,
+                 data_format=None, seed=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.x_factor = self._shear_range(x_factor, "x_factor")
+        self.y_factor = self._shear_range(y_factor, "y_factor")
+
+    @staticmethod
+    def _shear_range(factor, name):
+        message = (f"The `factor` argument should be a number (or a list of two numbers) in the range [0, 1.0]. "
+                   f"Received: {name}={factor}")
+        values = factor if isinstance(factor, (tuple, list)) else [factor]
+        if not isinstance(factor, (tuple, list, int, float)) or (isinstance(factor, (tuple, list)) and len(factor) != 2) \
+                or any(not 0.0 <= v <= 1.0 for v in values):
+            raise ValueError(message)
+        return tuple(sorted(factor)) if isinstance(factor, (tuple, list)) else (-abs(factor), abs(factor))
+
+    def _augment(self, images):
+        shape = tf.stack([self._batch_size(images), 1])
+        sign = self.generator.uniform(shape, 0.0, 1.0)
+        sign = tf.where(sign > 0.5, -tf.ones_like(sign), tf.ones_like(sign))
+        shear_y = self.generator.uniform(shape, self.y_factor[0], self.y_factor[1]) * sign
+        shear_x = self.generator.uniform(shape, self.x_factor[0], self.x_factor[1]) * sign
+        ones, zeros = tf.ones_like(sign), tf.zeros_like(sign)
+        transform = tf.concat([ones, shear_x, zeros, shear_y, ones, zeros, zeros, zeros], axis=1)
+        return self._warp(images, transform)
+
+    def get_config(self):
+        return {**_base_config(self), "data_format": self.data_format, "x_factor": self.x_factor,
+                "y_factor": self.y_factor, "fill_mode": self.fill_mode, "interpolation": self.interpolation,
+                "seed": self.seed, "fill_value": self.fill_value}
+
+
 class _RandomResize(Layer):
     """TensorFlow's legacy tf.keras RandomHeight / RandomWidth: resizes a batch along one axis (channels
     last, axis -3 or -2) by a factor 1 + a draw from `factor`'s range, the same for the whole batch."""
@@ -406,4 +442,4 @@ class RandomWidth(_RandomResize):
 
 
 API = {"keras.layers": ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
-                        "RandomBrightness", "RandomCrop", "RandomHeight", "RandomWidth"]}
+                        "RandomBrightness", "RandomCrop", "RandomShear", "RandomHeight", "RandomWidth"]}

@@ -1,5 +1,5 @@
 """Colour preprocessing layers: Solarization, RandomGrayscale, AutoContrast, Equalization, RandomInvert,
-RandomPosterization, RandomColorDegeneration, RandomSaturation, RandomHue and RandomSharpness.
+RandomPosterization, RandomColorDegeneration, RandomSaturation, RandomHue, RandomSharpness and RandomGaussianBlur.
 
 As in Keras 3, pixel values are read in `value_range` (default (0, 255)) and mapped to [0, 255] for the
 computation; outputs are float32. Random draws come from the layer's Keras SeedGenerator stream (see
@@ -9,7 +9,7 @@ RandomGrayscale return their input (as float32) when `training=False`.
 """
 import tensorflux as tf
 
-from .preprocessing_augmentation import _ImageAugmentation
+from .preprocessing_augmentation import _ImageAugmentation, _symmetric_range
 
 _GRAY_WEIGHTS = (0.2989, 0.5870, 0.1140)    # ITU-R 601 luma, tf.image.rgb_to_grayscale's weights
 _EPSILON = 1e-7                             # Keras' backend epsilon
@@ -302,6 +302,63 @@ class RandomSharpness(_ImageAugmentation):
         return {**self._config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
 
 
-API = {"keras.layers": ["Solarization", "RandomGrayscale", "AutoContrast", "Equalization", "RandomInvert",
+def _gaussian_blur(images, kernel_size, sigma):
+    """Keras' TensorFlow-backend blur: a (kernel_size[0], kernel_size[1]) kernel, the outer product of a
+    row Gaussian of sigma[1] and a column Gaussian of sigma[0] (sigma a tensor: drawn per batch), applied
+    to each channel with zero padding."""
+    def gaussian(size, s):
+        x = tf.range(size, dtype=tf.float32) - (size - 1) / 2
+        k = tf.exp(-0.5 * (x / s) ** 2)
+        return k / tf.reduce_sum(k)
+    kernel = tf.tensordot(gaussian(kernel_size[1], sigma[1]), gaussian(kernel_size[0], sigma[0]), axes=0)
+    kernel = tf.tile(tf.reshape(kernel, [kernel_size[0], kernel_size[1], 1, 1]), [1, 1, images.shape[-1], 1])
+    return tf.nn.depthwise_conv2d(images, kernel, [1, 1, 1, 1], "SAME")
+
+
+class RandomGaussianBlur(_ImageAugmentation):
+    """Blurs each image, with probability drawn from `factor`'s range, by a Gaussian of `kernel_size` whose
+    (y, x) sigmas are drawn once per batch from `sigma`'s range."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255), data_format=None, seed=None,
+                 **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        self.kernel_size = self._odd_sizes(kernel_size)
+        low, high = self._FACTOR_BOUNDS
+        message = (f"The `sigma` argument should be a number (or a list of two numbers) in the range [{low}, "
+                   f"{high}]. Received: factor={sigma}")
+        self.sigma = _symmetric_range(sigma, self._FACTOR_BOUNDS, message)
+        self.value_range = value_range
+
+    @staticmethod
+    def _odd_sizes(size):
+        message = f"kernel_size must be an odd number. Received: kernel_size={size}"
+        if isinstance(size, (tuple, list)):
+            if len(size) != 2:
+                raise ValueError(f"The `kernel_size` argument should be a number (or a list of two numbers) "
+                                 f"Received: kernel_size={size}")
+            if size[0] % 2 == 0 or size[1] % 2 == 0:
+                raise ValueError(message)
+            return (size[0], size[1])
+        if not isinstance(size, (int, float)) or size % 2 == 0:
+            raise ValueError(message)
+        return (size, size)
+
+    def _augment(self, images):
+        probability = self.generator.uniform(_batch_shape(self, images), self.factor[0], self.factor[1])
+        threshold = self.generator.uniform(_batch_shape(self, images), 0.0, 1.0)
+        sigma = self.generator.uniform([2], self.sigma[0], self.sigma[1]) + 1e-6
+        blurred = _channels_back(self, _gaussian_blur(_channels_last(self, images), self.kernel_size, sigma))
+        images = tf.where(tf.reshape(threshold < probability, [-1, 1, 1, 1]), blurred, images)
+        return tf.clip_by_value(images, self.value_range[0], self.value_range[1])
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "kernel_size": self.kernel_size, "sigma": self.sigma,
+                "value_range": self.value_range, "seed": self.seed}
+
+
+API = {"keras.layers": ["RandomGaussianBlur", "Solarization", "RandomGrayscale", "AutoContrast", "Equalization", "RandomInvert",
                         "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
                         "RandomSharpness"]}
