@@ -95,6 +95,15 @@ def _lstm_step(z, kept, h, hr, c, recurrent, recurrent_bias, h_new, c_new, units
 def _gru_step(z, kept, h, hr, c, recurrent, recurrent_bias, h_new, c_new, units):
     """reset_after=True: r multiplies the recurrent candidate projection (bias included). kept: z, r, hh, rh."""
     rec = hr @ recurrent
+    compiled = compiled_recurrent.gru_kernels()
+    if compiled is not None:
+        preactivations, candidate, state, _ = compiled
+        preactivations(z, rec, recurrent_bias, kept, units)
+        np.tanh(kept[:, :2 * units], out=kept[:, :2 * units])
+        candidate(z, kept, units)
+        np.tanh(kept[:, 2 * units:3 * units], out=kept[:, 2 * units:3 * units])
+        state(kept, np.ascontiguousarray(h), h_new, units)
+        return
     rec += recurrent_bias
     gate_z, gate_r, cand, rec_h = kept[:, :units], kept[:, units:2 * units], kept[:, 2 * units:3 * units], \
         kept[:, 3 * units:]
@@ -194,6 +203,11 @@ def _lstm_back(kept, h_prev, hr, c_prev, c_new, recurrent_t, dh_new, dc_new, dz,
 
 
 def _gru_back(kept, h_prev, hr, c_prev, c_new, recurrent_t, dh_new, dc_new, dz, drec, units):
+    compiled = compiled_recurrent.gru_kernels()
+    if compiled is not None:
+        direct = np.empty_like(h_prev)
+        compiled[3](kept, np.ascontiguousarray(h_prev), np.ascontiguousarray(dh_new), dz, drec, direct, units)
+        return drec @ recurrent_t, direct, None
     gate_z, gate_r, cand, rec_h = kept[:, :units], kept[:, units:2 * units], kept[:, 2 * units:3 * units], \
         kept[:, 3 * units:]
     d_z, d_r, d_h = dz[:, :units], dz[:, units:2 * units], dz[:, 2 * units:]
@@ -222,6 +236,10 @@ def _gru_reset_before_back(kept, h_prev, hr, c_prev, c_new, recurrent_t, dh_new,
 
 
 def _simple_rnn_back(kept, h_prev, hr, c_prev, c_new, recurrent_t, dh_new, dc_new, dz, drec, units):
+    compiled = compiled_recurrent.simple_rnn_back()
+    if compiled is not None:
+        compiled(kept, np.ascontiguousarray(dh_new), dz)
+        return dz @ recurrent_t, None, None
     np.multiply(dh_new, 1 - kept * kept, out=dz)
     return dz @ recurrent_t, None, None
 
