@@ -1,5 +1,5 @@
 """Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast,
-RandomBrightness, RandomCrop, RandomShear, and the legacy tf.keras RandomHeight and RandomWidth.
+RandomBrightness, RandomCrop, RandomShear, RandomErasing, and the legacy tf.keras RandomHeight and RandomWidth.
 
 Each draws its random numbers as Keras 3 on TensorFlow does: the layer holds a seed stream (Keras'
 SeedGenerator: an int64 state `[seed, n]` whose value seeds one stateless draw and whose `n` then advances;
@@ -385,6 +385,58 @@ class RandomShear(_Warp):
                 "seed": self.seed, "fill_value": self.fill_value}
 
 
+class RandomErasing(_ImageAugmentation):
+    """Erases (fills) one random box per image, with a probability drawn from `factor`'s range; box sides
+    are sqrt(a draw from `scale`'s range) of the image's; the fill is `fill_value` or Gaussian noise scaled
+    by `value_range[1]`, clipped to `value_range`."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None, value_range=(0, 255), seed=None,
+                 data_format=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self._set_factor(factor)
+        low, high = self._FACTOR_BOUNDS
+        self.scale = _symmetric_range(scale, self._FACTOR_BOUNDS, (
+            f"The `scale` argument should be a number (or a list of two numbers) in the range [{low}, {high}]. "
+            f"Received: factor={scale}"))
+        if fill_value is not None and not isinstance(fill_value, (int, float)) and \
+                not (isinstance(fill_value, (tuple, list)) and len(fill_value) == 3):
+            raise ValueError("The `fill_value` argument should be a number (or a list of three numbers) ")
+        self.fill_value = fill_value
+        self.value_range = value_range
+
+    def _bounds(self, batch, length, ratio):
+        size = ratio * tf.cast(length, tf.float32)
+        start = self.generator.uniform(tf.reshape(batch, [1]), 0.0, 1.0) * (tf.cast(length, tf.float32) - size)
+        return tf.reshape(start, [-1, 1, 1, 1]), tf.reshape(start + size, [-1, 1, 1, 1])
+
+    def _augment(self, images):
+        batch = self._batch_size(images)
+        height, width = self._spatial_size(images)
+        ratios = tf.sqrt(self.generator.uniform(tf.stack([batch, 2]), self.scale[0], self.scale[1]))
+        x0, x1 = self._bounds(batch, width, ratios[:, 0])
+        y0, y1 = self._bounds(batch, height, ratios[:, 1])
+        ys, xs = tf.meshgrid(tf.range(height, dtype=tf.float32), tf.range(width, dtype=tf.float32), indexing="ij")
+        grid = [1, height, width, 1] if self.data_format == "channels_last" else [1, 1, height, width]
+        xs, ys = tf.reshape(xs, grid), tf.reshape(ys, grid)
+        inside = (xs >= x0) & (xs < x1) & (ys >= y0) & (ys < y1)
+        probability = self.generator.uniform(tf.reshape(batch, [1]), self.factor[0], self.factor[1])
+        threshold = self.generator.uniform(tf.reshape(batch, [1]), 0.0, 1.0)
+        apply = tf.reshape(threshold < probability, [-1, 1, 1, 1])
+        if self.fill_value is None:
+            fill = tf.random.stateless_normal(tf.shape(images), seed=self.generator.next()) * self.value_range[1]
+        else:
+            fill = tf.ones_like(images) * tf.constant(self.fill_value, tf.float32)
+        fill = tf.clip_by_value(fill, self.value_range[0], self.value_range[1])
+        erased = tf.where(inside & tf.ones_like(images, tf.bool), fill, images)
+        return tf.where(apply, erased, images)
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "scale": self.scale, "fill_value": self.fill_value,
+                "value_range": self.value_range, "seed": self.seed}
+
+
 class _RandomResize(Layer):
     """TensorFlow's legacy tf.keras RandomHeight / RandomWidth: resizes a batch along one axis (channels
     last, axis -3 or -2) by a factor 1 + a draw from `factor`'s range, the same for the whole batch."""
@@ -442,4 +494,5 @@ class RandomWidth(_RandomResize):
 
 
 API = {"keras.layers": ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
-                        "RandomBrightness", "RandomCrop", "RandomShear", "RandomHeight", "RandomWidth"]}
+                        "RandomBrightness", "RandomCrop", "RandomShear", "RandomErasing", "RandomHeight",
+                        "RandomWidth"]}

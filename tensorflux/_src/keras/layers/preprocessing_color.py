@@ -1,5 +1,5 @@
 """Colour preprocessing layers: Solarization, RandomGrayscale, AutoContrast, Equalization, RandomInvert,
-RandomPosterization, RandomColorDegeneration, RandomSaturation, RandomHue, RandomSharpness and RandomGaussianBlur.
+RandomPosterization, RandomColorDegeneration, RandomSaturation, RandomHue, RandomSharpness, RandomGaussianBlur and RandomColorJitter.
 
 As in Keras 3, pixel values are read in `value_range` (default (0, 255)) and mapped to [0, 255] for the
 computation; outputs are float32. Random draws come from the layer's Keras SeedGenerator stream (see
@@ -9,7 +9,7 @@ RandomGrayscale return their input (as float32) when `training=False`.
 """
 import tensorflux as tf
 
-from .preprocessing_augmentation import _ImageAugmentation, _symmetric_range
+from .preprocessing_augmentation import RandomBrightness, RandomContrast, _ImageAugmentation, _symmetric_range
 
 _GRAY_WEIGHTS = (0.2989, 0.5870, 0.1140)    # ITU-R 601 luma, tf.image.rgb_to_grayscale's weights
 _EPSILON = 1e-7                             # Keras' backend epsilon
@@ -359,6 +359,34 @@ class RandomGaussianBlur(_ImageAugmentation):
                 "value_range": self.value_range, "seed": self.seed}
 
 
-API = {"keras.layers": ["RandomGaussianBlur", "Solarization", "RandomGrayscale", "AutoContrast", "Equalization", "RandomInvert",
+class RandomColorJitter(_ImageAugmentation):
+    """RandomBrightness, RandomContrast, RandomSaturation and RandomHue (those whose factor is given), applied
+    in that order, all drawing from this layer's seed stream."""
+
+    def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None, saturation_factor=None,
+                 hue_factor=None, seed=None, data_format=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self.value_range = value_range
+        self.brightness_factor, self.contrast_factor = brightness_factor, contrast_factor
+        self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
+        steps = ((RandomBrightness, brightness_factor), (RandomContrast, contrast_factor),
+                 (RandomSaturation, saturation_factor), (RandomHue, hue_factor))
+        self._steps = [cls(factor=factor, value_range=value_range, seed=seed, data_format=data_format)
+                       for cls, factor in steps if factor is not None]
+        for step in self._steps:
+            step.generator = self.generator     # Keras draws every step from the jitter layer's stream
+
+    def _augment(self, images):
+        for step in self._steps:
+            images = step._augment(images)
+        return images
+
+    def get_config(self):
+        return {**self._config(), "value_range": self.value_range, "brightness_factor": self.brightness_factor,
+                "contrast_factor": self.contrast_factor, "saturation_factor": self.saturation_factor,
+                "hue_factor": self.hue_factor, "seed": self.seed}
+
+
+API = {"keras.layers": ["RandomColorJitter", "RandomGaussianBlur", "Solarization", "RandomGrayscale", "AutoContrast", "Equalization", "RandomInvert",
                         "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
                         "RandomSharpness"]}
