@@ -155,3 +155,39 @@ def test_multi_head_attention_constraints_applied_after_each_update():
     assert config["kernel_constraint"] == {"module": "keras.constraints", "class_name": "NonNeg", "config": {},
                                            "registered_name": None}
     assert config["bias_constraint"]["config"] == {"max_value": 0.5, "axis": 0}
+
+
+# The first six entries of each weight after one epoch of SGD(0.1) (Keras 3.15 on TensorFlow 2.21).
+_RNN_AFTER_FIT = {
+    "LSTM": [[0.3463, 0.8213, 0.3313, 0.0, 0.9059, 0.4443], [0.2064, 0.2824, 0.2989, -0.2766, 0.2325, 0.2814],
+             [0.1682, 0.399, 0.1609, -0.6335, 0.4396, 0.2146]],
+    "GRU": [[0.349, 0.8185, 0.3302, 0.0001, 0.9028, 0.4478], [0.3495, 0.8186, 0.3298, 0.0001, 0.9013, 0.4467],
+            [0.3527, 0.8155, 0.3296, -1.3027, 0.8977, 0.4495]],
+    "SimpleRNN": [[0.1636, 0.2517, 0.1517, -0.4089, 0.4364, 0.1394], [0.3289, 0.8165, 0.319, -1.297],
+                  [0.3302, 0.8137]],
+}
+
+
+@pytest.mark.parametrize("name, make", [
+    ("LSTM", lambda L, C: L.LSTM(2, kernel_constraint="non_neg", recurrent_constraint=C.MaxNorm(0.3),
+                                 bias_constraint="unit_norm")),
+    ("GRU", lambda L, C: L.GRU(2, kernel_constraint="non_neg", recurrent_constraint="non_neg")),
+    ("SimpleRNN", lambda L, C: L.SimpleRNN(2, bias_constraint="non_neg", kernel_constraint=C.MinMaxNorm(0.1, 0.5))),
+])
+def test_recurrent_constraints_applied_after_each_update(name, make):
+    rng = np.random.default_rng(0)
+    x, y = rng.random((8, 5, 3)).astype("float32"), rng.random((8, 2)).astype("float32")
+    layer = make(keras.layers, keras.constraints)
+    net = keras.Sequential([keras.Input((5, 3)), layer])
+    net.set_weights([np.random.default_rng(1).standard_normal(w.shape).astype("float32") for w in net.get_weights()])
+    net.compile(keras.optimizers.SGD(0.1), "mse")
+    net.fit(x, y, batch_size=4, verbose=0, shuffle=False)
+    for weight, expected in zip(net.weights, _RNN_AFTER_FIT[name]):
+        np.testing.assert_allclose(weight.numpy().ravel()[:6], expected, atol=6e-5, err_msg=weight.path)
+    config = layer.get_config()
+    again = type(layer).from_config(config)
+    for key in ("kernel_constraint", "recurrent_constraint", "bias_constraint"):
+        made = getattr(layer.cell, key)
+        assert (config[key] is None) == (made is None)
+        if made is not None:
+            assert config[key]["class_name"] == type(made).__name__ == type(getattr(again.cell, key)).__name__

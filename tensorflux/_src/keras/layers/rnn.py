@@ -31,6 +31,7 @@ import tensorflux as tf
 from ...autodiff import tape as _tape
 from ...ops.nn import recurrent_kernels as _recurrent_kernels
 from .. import activations as _activations
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .layer import Layer
 
@@ -107,8 +108,6 @@ class _RecurrentCell(Layer):
         _check_units(units)
         kwargs.pop("implementation", None)  # Keras's two implementations compute the same function
         super().__init__(**kwargs)
-        if kernel_constraint is not None or recurrent_constraint is not None or bias_constraint is not None:
-            raise ValueError("tensorflux's recurrent cells do not support weight constraints.")
         self.units = units
         self.activation = _activations.get(activation)
         self.recurrent_activation = _activations.get(recurrent_activation)
@@ -119,6 +118,10 @@ class _RecurrentCell(Layer):
         self.kernel_regularizer = kernel_regularizer
         self.recurrent_regularizer = recurrent_regularizer
         self.bias_regularizer = bias_regularizer
+        # Applied by the optimizer after each update (keras.Variable.constraint), as in Keras 3.
+        self.kernel_constraint = _constraints.get(kernel_constraint)
+        self.recurrent_constraint = _constraints.get(recurrent_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
         self.dropout = _rate(dropout, "dropout")
         self.recurrent_dropout = _rate(recurrent_dropout, "recurrent_dropout")
         self.seed = seed
@@ -134,12 +137,15 @@ class _RecurrentCell(Layer):
                              f"Found None. Full input shape received: {tuple(input_shape)}")
         width = self._gates * self.units
         self.kernel = self.add_weight(shape=(input_dim, width), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                      name="kernel")
         self.recurrent_kernel = self.add_weight(shape=(self.units, width), initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer, name="recurrent_kernel")
+                                                regularizer=self.recurrent_regularizer,
+                                                constraint=self.recurrent_constraint, name="recurrent_kernel")
         if self.use_bias:
             self.bias = self.add_weight(shape=self._bias_shape(), initializer=self._bias_init(),
-                                        regularizer=self.bias_regularizer, name="bias")
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        name="bias")
 
     def _bias_shape(self):
         return (self._gates * self.units,)
