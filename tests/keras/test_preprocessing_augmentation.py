@@ -193,6 +193,15 @@ def erasing_and_color_jitter(tf):
             [{k: v for k, v in layer.get_config().items() if k != "name"} for layer in (noise, flat, jitter)]]
 
 
+@case
+def perspective(tf):
+    L = tf.keras.layers
+    layer = L.RandomPerspective(factor=0.9, scale=0.6, fill_value=-1.0, seed=61)
+    nearest = L.RandomPerspective(scale=0.3, interpolation="nearest", seed=62)
+    return [_values(layer(RGB)), _values(nearest(IMAGES)),
+            [{k: v for k, v in x.get_config().items() if k != "name"} for x in (layer, nearest)]]
+
+
 def _parametrized(fn):
     return pytest.mark.parametrize("name", sorted(CASES))(fn) if pytest else fn
 
@@ -706,6 +715,48 @@ EXPECTED = {'auto_contrast_and_equalization': [[[[[0.0, 0.0, 0.0], [23.1818, 23.
                    'data_format': 'channels_last',
                    'bins': 16,
                    'value_range': [0, 255]}],
+ 'perspective': [[[[[0.0, 7.0, 14.0], [15.1726, 22.1726, 29.1726], [31.2369, 38.2369, 45.2369],
+                    [48.2741, 55.2741, 62.2741]],
+                   [[81.9157, 88.9157, 95.9157], [101.5268, 108.5268, 115.5268],
+                    [122.4334, 129.4334, 136.4333], [144.7681, 151.7681, 158.7681]],
+                   [[133.0494, 138.6018, 144.1541], [133.2668, 138.258, 143.2491],
+                    [130.0459, 134.4336, 138.8212], [122.5607, 126.2975, 130.0343]]],
+                  [[[252.0, 3.0, 10.0], [23.975, 30.975, 37.975], [42.8367, 49.8367, 56.8367],
+                    [56.4146, 63.4146, 70.4146]],
+                   [[102.8596, 109.8596, 116.8596], [110.3828, 117.3828, 124.3828],
+                    [115.3587, 122.3587, 129.3587], [118.8938, 125.8938, 132.8938]],
+                   [[47.6235, 49.6863, 51.7491], [169.9859, 176.1, 182.2142],
+                    [193.8253, 200.8253, 207.8253], [169.7809, 176.2393, 182.6977]]]],
+                 [[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0]],
+                   [[10.0, 11.0], [12.0, 13.0], [14.0, 15.0], [16.0, 17.0], [18.0, 19.0]],
+                   [[20.0, 21.0], [22.0, 23.0], [24.0, 25.0], [26.0, 27.0], [28.0, 29.0]],
+                   [[30.0, 31.0], [32.0, 33.0], [34.0, 35.0], [36.0, 37.0], [38.0, 39.0]]],
+                  [[[40.0, 41.0], [42.0, 43.0], [44.0, 45.0], [46.0, 47.0], [48.0, 49.0]],
+                   [[50.0, 51.0], [52.0, 53.0], [54.0, 55.0], [56.0, 57.0], [58.0, 59.0]],
+                   [[60.0, 61.0], [62.0, 63.0], [64.0, 65.0], [66.0, 67.0], [68.0, 69.0]],
+                   [[0.0, 0.0], [72.0, 73.0], [74.0, 75.0], [76.0, 77.0], [78.0, 79.0]]]],
+                 [{'trainable': True,
+                   'dtype': {'module': 'keras',
+                             'class_name': 'DTypePolicy',
+                             'config': {'name': 'float32'},
+                             'registered_name': None},
+                   'data_format': 'channels_last',
+                   'factor': [0, 0.9],
+                   'scale': 0.6,
+                   'interpolation': 'bilinear',
+                   'fill_value': -1.0,
+                   'seed': 61},
+                  {'trainable': True,
+                   'dtype': {'module': 'keras',
+                             'class_name': 'DTypePolicy',
+                             'config': {'name': 'float32'},
+                             'registered_name': None},
+                   'data_format': 'channels_last',
+                   'factor': [0, 1.0],
+                   'scale': 0.3,
+                   'interpolation': 'nearest',
+                   'fill_value': 0.0,
+                   'seed': 62}]],
  'random_grayscale': [[[[[0.0, 7.0, 14.0], [21.0, 28.0, 35.0], [42.0, 49.0, 56.0], [63.0, 70.0, 77.0]],
                         [[84.0, 91.0, 98.0], [105.0, 112.0, 119.0], [126.0, 133.0, 140.0],
                          [147.0, 154.0, 161.0]],

@@ -1,5 +1,5 @@
 """Image augmentation layers: RandomFlip, RandomRotation, RandomZoom, RandomTranslation, RandomContrast,
-RandomBrightness, RandomCrop, RandomShear, RandomErasing, and the legacy tf.keras RandomHeight and RandomWidth.
+RandomBrightness, RandomCrop, RandomShear, RandomErasing, RandomPerspective, and the legacy tf.keras RandomHeight and RandomWidth.
 
 Each draws its random numbers as Keras 3 on TensorFlow does: the layer holds a seed stream (Keras'
 SeedGenerator: an int64 state `[seed, n]` whose value seeds one stateless draw and whose `n` then advances;
@@ -437,6 +437,52 @@ class RandomErasing(_ImageAugmentation):
                 "value_range": self.value_range, "seed": self.seed}
 
 
+def _homography(start, end):
+    """The 8 projective-transform numbers mapping each of the 4 `end` points ([batch, 4, 2]) to its
+    `start` point, solved as Keras' TensorFlow backend solves them (one 8x8 system per image)."""
+    rows, targets = [], []
+    for i in range(4):
+        sx, sy, ex, ey = start[:, i, 0], start[:, i, 1], end[:, i, 0], end[:, i, 1]
+        zeros, ones = tf.zeros_like(ex), tf.ones_like(ex)
+        rows.append(tf.stack([ex, ey, ones, zeros, zeros, zeros, -sx * ex, -sx * ey], axis=-1))
+        rows.append(tf.stack([zeros, zeros, zeros, ex, ey, ones, -sy * ex, -sy * ey], axis=-1))
+        targets += [sx, sy]
+    solution = tf.linalg.solve(tf.stack(rows, axis=1), tf.expand_dims(tf.stack(targets, axis=-1), -1))
+    return tf.reshape(solution, [-1, 8])
+
+
+class RandomPerspective(_Warp):
+    """Moves each image's corners by random fractions (up to `scale / 2`) of their coordinates and warps the
+    image accordingly, with a probability drawn from `factor`'s range; uncovered pixels get `fill_value`."""
+
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0, seed=None, data_format=None,
+                 **kwargs):
+        if interpolation not in _INTERPOLATIONS:
+            raise NotImplementedError(f"Unknown `interpolation` {interpolation}. Expected of one {_INTERPOLATIONS}.")
+        super().__init__("constant", interpolation, seed, fill_value, data_format, **kwargs)
+        self._set_factor(factor)
+        if scale < 0.0 or scale > 1.0:
+            raise ValueError(f"The `scale` argument should be a number in the range [0,1]. Received: scale={scale}")
+        self.scale = scale
+
+    def _augment(self, images):
+        batch = self._batch_size(images)
+        height, width = self._spatial_size(images)
+        probability = self.generator.uniform(tf.reshape(batch, [1]), self.factor[0], self.factor[1])
+        threshold = self.generator.uniform(tf.reshape(batch, [1]), 0.0, 1.0)
+        moves = self.generator.uniform(tf.stack([batch, 4, 2]), -0.5 * self.scale, 0.5 * self.scale)
+        w, h = float(width - 1), float(height - 1)
+        start = tf.tile(tf.constant([[[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]]], tf.float32), tf.stack([batch, 1, 1]))
+        warped = self._warp(images, _homography(start, start + start * moves))
+        return tf.where(tf.reshape(threshold < probability, [-1, 1, 1, 1]), warped, images)
+
+    def get_config(self):
+        return {**self._config(), "factor": self.factor, "scale": self.scale, "interpolation": self.interpolation,
+                "fill_value": self.fill_value, "seed": self.seed}
+
+
 class _RandomResize(Layer):
     """TensorFlow's legacy tf.keras RandomHeight / RandomWidth: resizes a batch along one axis (channels
     last, axis -3 or -2) by a factor 1 + a draw from `factor`'s range, the same for the whole batch."""
@@ -494,5 +540,5 @@ class RandomWidth(_RandomResize):
 
 
 API = {"keras.layers": ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
-                        "RandomBrightness", "RandomCrop", "RandomShear", "RandomErasing", "RandomHeight",
+                        "RandomBrightness", "RandomCrop", "RandomShear", "RandomErasing", "RandomPerspective", "RandomHeight",
                         "RandomWidth"]}
