@@ -80,6 +80,18 @@ class _ImageAugmentation(Layer):
         return (-2, -1) if self.data_format == "channels_first" else (-3, -2)
 
     def call(self, inputs, training=True):
+        if isinstance(inputs, dict):      # Keras' {"images": ..., "labels": ...} form
+            others = sorted(set(inputs) - {"images", "labels"})
+            if others:
+                raise NotImplementedError(f"{type(self).__name__} in tensorflux transforms 'images' and passes "
+                                          f"'labels' through; it does not transform {others} (bounding boxes and "
+                                          f"segmentation masks are not supported yet).")
+            outputs = {key: tf.convert_to_tensor(value) for key, value in inputs.items()}
+            outputs["images"] = self._call_images(inputs["images"], training)
+            return outputs
+        return self._call_images(inputs, training)
+
+    def _call_images(self, inputs, training):
         images = tf.cast(tf.convert_to_tensor(inputs) if not tf.is_tensor(inputs) else inputs, tf.float32)
         rank = images.shape.rank
         if rank not in (3, 4):
@@ -308,7 +320,7 @@ class RandomCrop(_ImageAugmentation):
         self.seed = seed if seed is not None else _python_random.randint(1, int(1e9))   # Keras writes one
         self.height, self.width = height, width
 
-    def call(self, inputs, training=True):
+    def _call_images(self, inputs, training):
         images = tf.cast(tf.convert_to_tensor(inputs) if not tf.is_tensor(inputs) else inputs, tf.float32)
         rank = images.shape.rank
         if rank not in (3, 4):

@@ -99,8 +99,8 @@ class AutoContrast(_ImageAugmentation):
         super().__init__(**kwargs)
         self.value_range = _checked_value_range(value_range)
 
-    def call(self, inputs, training=True):
-        return super().call(inputs, training=True)      # not random: Keras applies it at inference too
+    def _call_images(self, inputs, training):
+        return super()._call_images(inputs, True)      # not random: Keras applies it at inference too
 
     def _augment(self, images):
         original = images
