@@ -197,8 +197,6 @@ def test_keras_save_weights_needs_weights_h5_suffix(tmp_path):
     assert "The filename must end in `.weights.h5`." in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.keras.losses.mean_squared_error exists; TF 2.21's tf.keras.losses has no such attribute"))
 def test_keras_losses_lacks_mean_squared_error_function():
     # The guide compiles with `loss=tf.keras.losses.mean_squared_error`; TF 2.21's tf.keras.losses
     # exports only the class MeanSquaredError, so that line raises.

@@ -315,9 +315,6 @@ True
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "model.save raises ValueError 'lambdas, as in a Lambda layer, cannot be saved' (Keras 3 saves "
-    "them as bytecode; tensorflux never writes Python bytecode, by design)"))
 def test_keras_fit_and_save(tmp_path):
     with fid.capture() as out:
         inputs = tf.cast(tf.linspace(-2, 2, 201), tf.float32)

@@ -728,10 +728,6 @@ InvalidArgumentError: {{function_node __wrapped__GatherV2_device_/job:localhost/
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "message lacks TensorFlow's '{{function_node "
-    "__wrapped__GatherV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} ' prefix and ends in '"
-    " name: '"))
 def test_eager_unused_op_exact_message():
     with fid.capture() as out:
         def gather_unused_eager(x):

@@ -276,8 +276,6 @@ tf.Tensor(
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.profiler (experimental.start/stop, which write an XSpace profile) is missing (AttributeError)"))
 def test_trace_graph_for_tensorboard(capsys, tmp_path):
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     logdir = str(tmp_path / "logs" / "func" / stamp)

@@ -437,10 +437,6 @@ InvalidArgumentError: {{function_node __wrapped__Reshape_device_/job:localhost/r
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "message lacks TensorFlow's '{{function_node "
-    "__wrapped__Reshape_device_/job:localhost/replica:0/task:0/device:CPU:0}} ' prefix and ends in ' "
-    "name: '"))
 def test_bad_reshape_exact_message():
     with fid.capture() as out:
         cube = tf.constant([

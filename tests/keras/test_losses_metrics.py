@@ -11,7 +11,7 @@ keras = tf.keras
 def test_mse_mae_functions_and_rank_matching():
     y_true = np.array([1.0, 2.0, 3.0])
     y_pred = np.array([[1.5], [2.0], [2.0]], "float32")
-    np.testing.assert_allclose(keras.losses.mean_squared_error(y_true, y_pred).numpy(), [0.25, 0.0, 1.0])
+    np.testing.assert_allclose(keras.losses.mse(y_true, y_pred).numpy(), [0.25, 0.0, 1.0])
     np.testing.assert_allclose(keras.losses.mae(y_true, y_pred).numpy(), [0.5, 0.0, 1.0])
     assert float(keras.losses.MeanSquaredError()(y_true, y_pred)) == pytest.approx(1.25 / 3)
 

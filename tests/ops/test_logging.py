@@ -220,7 +220,8 @@ def test_assert_op_kernel_has_graph_message():
     data = (tf.constant("mm"), tf.constant([1, 2, 3]), tf.constant(np.arange(6, dtype=np.int32).reshape(2, 3)),
             tf.constant([True, False]), tf.constant(["a\n", "b"]), tf.constant(0.1))
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"^assertion failed: \[mm\] \[1 2 3\] \[\[0 1 2\]\.\.\.\] \[1 0\] \[a\\n b\] \[0\.1\] "
+                       match=r"^\{\{function_node __wrapped__Assert_T_6_device_/job:localhost/replica:0/task:0/device:CPU:0\}\} "
+                             r"assertion failed: \[mm\] \[1 2 3\] \[\[0 1 2\]\.\.\.\] \[1 0\] \[a\\n b\] \[0\.1\] "
                              r"\[Op:Assert\]"):
         apply(assertion.ASSERT, (tf.constant(False),) + data, {"summarize": 3}, "Assert")
     assert apply(assertion.ASSERT, (tf.constant(True),) + data, {"summarize": 3}, "Assert") == ()

@@ -380,6 +380,9 @@ def get(identifier):
 # tf.keras (TF 2.21) also names two functions as Keras 2 did; `get` does not accept these names.
 _LEGACY_ALIASES = ["logcosh", "kullback_leibler_divergence"]
 
-# "bce"/"BCE" stay loss identifiers for compile() (as in Keras) but, as in Keras, are not exported names.
+# "bce"/"BCE" stay loss identifiers for compile() (as in Keras) but, as in Keras, are not exported names;
+# nor are the long function names TF 2.21's tf.keras.losses lacks (`mean_squared_error`: it has only `mse`).
 API = {"keras.losses": [c.__name__ for c in _CLASSES if c is not LossFunctionWrapper]
-       + [name for name in _FUNCTIONS if name not in ("bce", "BCE")] + _LEGACY_ALIASES + ["get"]}
+       + [name for name in _FUNCTIONS if name not in ("bce", "BCE", "mean_squared_error", "mean_absolute_error",
+          "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "kl_divergence", "log_cosh")]
+       + _LEGACY_ALIASES + ["get"]}
