@@ -1,15 +1,16 @@
 """`tf.distribute` strategies: where replicas run, how their values are combined, which context code is in.
 
-A strategy has one replica per worker process. Without `mpiexec` a job has one worker, so every strategy
-has one replica and behaves as TensorFlow's do on a single-CPU machine. Launched by `mpiexec -n N`,
-`MultiWorkerMirroredStrategy` and `MirroredStrategy` have N replicas, one per rank (see
-`multi_worker.py` and `mpi.py`): variables created under `scope()` start equal on every worker (rank 0's
-values are broadcast at creation), `run` calls the function in a *replica context* whose `all_reduce`
-combines values across workers, and `reduce` combines a per-replica result in the *cross-replica
-context*. In a single process, `MirroredStrategy(["cpu:0", "cpu:1", ...])` over the logical CPU devices
-of `tf.config.set_logical_device_configuration` has one replica per device instead, run as TensorFlow
-runs them (one thread each, in turn: `mirrored_run.py`), with `PerReplica` results and mirrored variables
-(`values.py`).
+A strategy has `W` workers (processes) of `R` replicas each. Without `mpiexec` a job has one worker, so
+every strategy has `R` = its number of devices (1 unless several logical CPUs are listed) and behaves as
+TensorFlow's do on that machine. Launched by `mpiexec -n W`, `MultiWorkerMirroredStrategy` and
+`MirroredStrategy` have one worker per rank (see `multi_worker.py` and `mpi.py`): variables created under
+`scope()` start equal on every worker (rank 0's values are broadcast at creation), `run` calls the function
+in a *replica context* whose `all_reduce` combines values across replicas, and `reduce` combines a
+per-replica result in the *cross-replica context*. `MirroredStrategy(["cpu:0", "cpu:1", ...])` over the
+logical CPU devices of `tf.config.set_logical_device_configuration` has one replica per device in each
+worker, run as TensorFlow runs them (one thread each, in turn: `mirrored_run.py`), with `PerReplica`
+results and mirrored variables (`values.py`); replica `i` of worker `w` is replica `w * R + i` of the job,
+and its values are reduced within the worker first, then across workers.
 
 Contexts, as TensorFlow defines them: outside any strategy, code runs in the default replica context of
 the default strategy; inside `with strategy.scope():` it is in the strategy's cross-replica context
