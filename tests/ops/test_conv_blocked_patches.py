@@ -123,3 +123,37 @@ def test_compiled_max_pool_by_image_blocks_equals_numpy_path(blocked, monkeypatc
     np.testing.assert_array_equal(y, pooling._max_pool_kernel(x, k, s, padding, (), "NHWC"))
     np.testing.assert_allclose(dx, pooling._max_pool_grad_kernel(x, y, dy, k, s, padding, (), "NHWC"),
                                rtol=1e-6, atol=1e-6)
+
+
+@pytest.fixture
+def compiled_col2im(monkeypatch):
+    from tensorflux._src.ops import jit
+    from tensorflux._src.ops.nn import compiled_col2im as module
+    if jit.numba_or_none() is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(module, "HOT_CALLS", 1)
+
+
+@pytest.mark.parametrize("strides,padding,dilations", GEOMETRIES + [(3, "SAME", 1), (2, "VALID", 1)])
+@pytest.mark.parametrize("split", [False, True], ids=["one_block", "blocks"])
+def test_input_gradient_through_compiled_col2im(request, compiled_col2im, split, strides, padding, dilations):
+    if split:
+        request.getfixturevalue("blocked")
+    rng = np.random.RandomState(8)
+    x, w = rng.randn(3, 7, 8, 2), rng.randn(3, 2, 2, 3)
+    check_gradients(lambda a, b: tf.nn.conv2d(a, b, strides, padding, dilations=dilations), [x, w],
+                    rtol=1e-6, atol=1e-8)
+
+
+def test_compiled_col2im_equals_numpy_path(compiled_col2im, monkeypatch):
+    from tensorflux._src.ops.nn import compiled_col2im as module
+    rng = np.random.RandomState(9)
+    w = rng.randn(3, 3, 32, 64).astype(np.float32)
+    dy = rng.randn(6, 11, 11, 64).astype(np.float32)
+    attrs = dict(strides=[1, 2, 2, 1], padding="SAME", explicit_paddings=[], data_format="NHWC",
+                 dilations=[1, 1, 1, 1])
+    dy = dy[:, :11, :11]
+    compiled = conv._conv2d_backprop_input_kernel(np.array([6, 22, 22, 32]), w, dy, **attrs)
+    monkeypatch.setattr(module, "col2im_kernel", lambda dtype: None)
+    plain = conv._conv2d_backprop_input_kernel(np.array([6, 22, 22, 32]), w, dy, **attrs)
+    np.testing.assert_allclose(compiled, plain, rtol=1e-5, atol=1e-5)

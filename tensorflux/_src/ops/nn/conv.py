@@ -19,7 +19,7 @@ from ...types.shape import TensorShape
 from ..shapes.shape_ops import shape
 from ..shapes.shaping import expand_dims, squeeze
 from ..convert import convert_to_tensor
-from . import winograd
+from . import compiled_col2im, winograd
 from ..linalg import blas_threads
 from ..linalg.blas_threads import gemm, gemm_tn
 from ..registry import OpDef, apply
@@ -268,6 +268,11 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
         dx = winograd.conv2d_3x3(np.ascontiguousarray(g), flipped, [(2 - top, 2 - bottom), (2 - left, 2 - right)])
         return _from_channels_last(dx, data_format).reshape(x_dims).astype(w.dtype, copy=False)
     (sh, sw), (dh, dw) = [strides[a] for a in axes], [dilations[a] for a in axes]
+    loop = compiled_col2im.col2im_kernel(g.dtype) if groups == 1 and g.dtype == work.dtype else None
+    if loop is not None:
+        dx = _columns_to_image(loop, g, work.reshape(kh * kw * c, cout).T, (h, wd, c), (kh, kw), (sh, sw), (dh, dw),
+                               (top, left))
+        return _from_channels_last(dx, data_format).reshape(x_dims).astype(w.dtype, copy=False)
     full = (dh * (kh - 1) - top, dh * (kh - 1) - bottom, dw * (kw - 1) - left, dw * (kw - 1) - right)
     if groups == 1 and sh == sw == 1 and min(full) >= 0 and g.dtype == work.dtype:
         # Stride 1: dx is the VALID correlation of dy padded to the "full" size with the filter turned
@@ -291,6 +296,29 @@ def _conv2d_backprop_input_kernel(input_sizes, w, dy, strides, padding, explicit
             padded[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, :, i, j]
     dx = _from_channels_last(padded[:, top:top + h, left:left + wd], data_format)
     return dx.reshape(x_dims).astype(w.dtype, copy=False)
+
+
+def _columns_to_image(loop, g, w_t, image, ksizes, steps, rates, offsets):
+    """dx [N, H, W, C] from the output gradient g [N, OH, OW, O]: per block of images, the columns
+    g @ w_t ([O, KH·KW·C]) and the compiled col2im pass adding them into place (in the worker threads)."""
+    n, oh, ow, cout = g.shape
+    k = w_t.shape[1]
+    g = np.ascontiguousarray(g)
+    w_t = np.ascontiguousarray(w_t)
+    dx = np.empty((n,) + tuple(image), np.result_type(g, w_t))
+    blocks = _image_blocks(n, oh * ow * k * dx.itemsize, n * oh * ow * k * cout)
+
+    def run_block(i):
+        lo, hi = blocks[i]
+        cols = np.matmul(g[lo:hi].reshape((hi - lo) * oh * ow, cout), w_t).reshape(hi - lo, oh, ow, k)
+        part = dx[lo:hi]
+        part.fill(0)
+        loop(cols, ksizes[0], ksizes[1], steps[0], steps[1], rates[0], rates[1], offsets[0], offsets[1], part)
+    if len(blocks) == 1:
+        run_block(0)
+    else:
+        blas_threads.run_blocks(run_block, len(blocks))
+    return dx
 
 
 def _check_backprop_dims(label, spatial, ksizes, c, cin, cout, geometry, dy_shape, attrs):
