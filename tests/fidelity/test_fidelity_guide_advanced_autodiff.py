@@ -107,10 +107,6 @@ tf.Tensor(2.0, shape=(), dtype=float32)
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the custom gradient is not saved: the CustomGradient op is exported as a plain IdentityN, without "
-    "TensorFlow's _gradient_op_type attr and the gradient FunctionDef in registered_gradients, so the "
-    "loaded function's gradient is 4.0"))
 def test_custom_gradient_survives_saved_model(capsys, tmp_path):
     class ClipModule(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec(None)])

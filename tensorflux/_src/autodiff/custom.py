@@ -72,8 +72,10 @@ def custom_gradient(f=None):
                 t._recording = True
             _tape._refresh_flag()
         flat_ys = [convert_to_tensor(y) for y in nest.flatten(ys)]
-        if not _state.tape_active:
-            return ys
+        if not _state.tape_active and _state.graph is None:
+            return ys       # eager with nothing recording: no gradient will be asked for
+        # In a graph the op is always there (as TensorFlow's IdentityN is): the function may be
+        # differentiated later, called under a tape, or saved with its gradient.
         variables = reads.watched_variables()
         if variables and "variables" not in inspect.signature(grad_fn).parameters:
             raise TypeError("If using @custom_gradient with a function that uses variables, then grad_fn must "

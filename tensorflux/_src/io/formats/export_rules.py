@@ -117,6 +117,13 @@ def _assign(b, op, ins):
 @rule("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")
 def _reduce(b, op, ins):
     axis = op.attrs.get("axis")
+    if axis is None and ins[0].shape.rank is None:
+        # Every axis of a tensor of unknown rank: Range(0, Rank(x), 1), as TensorFlow writes it.
+        n = op.name
+        rank = _node(b, "Rank", [ins[0]], f"{n}/Rank", out_dtype=_dt.int32, shape=TensorShape([]))
+        start, delta = b.const(np.int32(0), f"{n}/range/start"), b.const(np.int32(1), f"{n}/range/delta")
+        axes = _node(b, "Range", [start, rank, delta], f"{n}/range", out_dtype=_dt.int32, shape=TensorShape([None]))
+        return generic(b, op, [ins[0], axes], attrs=_without(op.attrs, "axis"))
     if axis is None:
         axis = list(range(_rank(op, ins[0])))
     axes = _axis_input(b, op, axis, "reduction_indices")
@@ -185,6 +192,29 @@ def _node(b, op_type, ins, name, out_dtype=None, shape=None, attrs=None):
     (out,) = b.emit(op_type, ins, attrs or {}, [(out_dtype or ins[0].dtype, ins[0].shape if shape is None
                                                  else shape)], name=name)
     return out
+
+
+@rule("FusedLayerNorm")
+def _fused_layer_norm(b, op, ins):
+    """Keras' LayerNormalization in TensorFlow's ops, in the fused op's order of operations:
+    y = x·(r·γ) + (β − μ·(r·γ)), μ = mean(x), r = rsqrt(mean((x − μ)²) + ε) over the axes from begin_axis."""
+    x, gamma, beta = ins
+    rank = _rank(op, x)
+    begin = op.attrs["begin_axis"]
+    n = op.name
+    kept = TensorShape([1 if i >= begin else d for i, d in enumerate(x.shape.as_list())])
+    axes = _axis_input(b, op, list(range(begin, rank)), "moments/mean/reduction_indices")
+    (mean,) = b.emit("Mean", [x, axes], {"keep_dims": True}, [(x.dtype, kept)], name=f"{n}/moments/mean")
+    squared = _node(b, "SquaredDifference", [x, mean], f"{n}/moments/SquaredDifference")
+    (variance,) = b.emit("Mean", [squared, axes], {"keep_dims": True}, [(x.dtype, kept)], name=f"{n}/moments/variance")
+    eps = b.const(np.asarray(op.attrs["epsilon"], dtype=x.dtype.as_numpy_dtype), f"{n}/batchnorm/add/y")
+    r = _node(b, "Rsqrt", [_node(b, "AddV2", [variance, eps], f"{n}/batchnorm/add")], f"{n}/batchnorm/Rsqrt")
+    scale = _node(b, "Mul", [r, gamma], f"{n}/batchnorm/mul", shape=x.shape)     # broadcast to x's shape
+    shift = _node(b, "Sub", [beta, _node(b, "Mul", [mean, scale], f"{n}/batchnorm/mul_2", shape=x.shape)],
+                  f"{n}/batchnorm/sub", shape=x.shape)
+    (out,) = b.emit("AddV2", [_node(b, "Mul", [x, scale], f"{n}/batchnorm/mul_1"), shift], {}, _out_specs(op),
+                    name=f"{n}/batchnorm/add_1")
+    return [out]
 
 
 @rule("Moments")
@@ -428,8 +458,7 @@ def _sort(b, op, ins):
 
 @rule("CustomGradient")
 def _custom_gradient(b, op, ins):
-    """At run time the op passes its last inputs (the forward results) through; TensorFlow writes the same
-    as an IdentityN. The gradient function is Python and is not saved (as TensorFlow's SavedModels drop
-    custom gradients unless asked to keep them)."""
-    n = op.attrs["n_outputs"]
-    return b.emit("IdentityN", ins[len(ins) - n:], {}, _out_specs(op), control=controls(b, op))
+    """TensorFlow's IdentityN(ys..., xs...) with a `_gradient_op_type`, and the traced gradient function
+    when the exporter keeps custom gradients (see custom_gradients.py)."""
+    from . import custom_gradients
+    return custom_gradients.export(b, op, ins, controls(b, op))

@@ -62,6 +62,14 @@ class Exporter:
         self._names = {}        # (id(graph), layout key) -> FunctionDef name
         self._used = set()
         self._alive = []        # keeps exported graphs alive so their ids stay unique
+        self.custom_gradients = False   # trace custom gradients' functions (a SavedModel's option)
+        self.gradient_functions = []    # the ConcreteFunctions of those, in export order
+        self._gradient_numbers = 0
+
+    def next_gradient_number(self):
+        """The number of the next `CustomGradient-<n>` op type (unique within the library)."""
+        self._gradient_numbers += 1
+        return self._gradient_numbers
 
     def unique_function_name(self, base):
         base = re.sub(r"[^A-Za-z0-9_]", "_", base) or "function"

@@ -71,6 +71,10 @@ class ImportedLibrary:
             if name in self.defs:
                 raise _invalid(f"The function library defines the function {name!r} twice.")
             self.defs[name] = fdef
+        # op type -> the FunctionDef of its gradient (TensorFlow's saved custom gradients), and the saved
+        # output structure of such a function when a SavedModel's object graph gives it
+        self.gradients = {g.registered_op_type: g.gradient_func for g in library.registered_gradients}
+        self.gradient_structures = {}
         self._callees = {}      # name -> ConcreteFunction called from other functions (no captures)
         self._building = []     # names of the functions being built, outermost first
 

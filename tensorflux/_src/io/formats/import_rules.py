@@ -209,8 +209,24 @@ def _axes(builder, node, tensor, what="reduction axis"):
     return tuple(int(v) for v in value.reshape(-1)) if value.ndim else int(value)
 
 
+def _every_axis(graph, axes, x):
+    """Whether `axes` is Range(0, Rank(x), 1): TensorFlow's reduction over all axes of a tensor of unknown
+    rank (`tf.reduce_sum(x)` inside `tf.clip_by_norm`, `tf.norm`, …)."""
+    op = axes.op
+    if op.type != "Range" or len(op.inputs) != 3:
+        return False
+    start, limit, delta = op.inputs
+    if limit.op.type != "Rank" or limit.op.inputs[0] is not x:
+        return False
+    start, delta = _folded(graph, start), _folded(graph, delta)
+    return start is not None and delta is not None and np.asarray(start).size == 1 and \
+        np.asarray(delta).size == 1 and int(start) == 0 and int(delta) == 1
+
+
 @rule("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")
 def _reduce(builder, node, inputs, attrs):
+    if _folded(builder.graph, inputs[1]) is None and _every_axis(builder.graph, inputs[1], inputs[0]):
+        return generic(builder, node, inputs[:1], attrs, extra={"axis": None})
     axis = _axes(builder, node, inputs[1])
     axis = (axis,) if isinstance(axis, int) else axis
     return generic(builder, node, inputs[:1], attrs, extra={"axis": axis})
@@ -275,6 +291,13 @@ def _fused_batch_norm(builder, node, inputs, attrs):
                                 node.name)
     extra = 3 if node.op == "FusedBatchNormV3" else 2
     return [y, mean, variance] + [mean, variance, mean][:extra]
+
+
+@rule("IdentityN")
+def _identity_n(builder, node, inputs, attrs):
+    """TensorFlow's form of a custom gradient when the library registers its op type (custom_gradients.py)."""
+    from .custom_gradients import import_identity_n
+    return import_identity_n(builder, node, inputs, attrs, generic)
 
 
 # -- control flow and calls ---------------------------------------------------------------------------
@@ -427,7 +450,15 @@ def _select(builder, node, inputs, attrs):
         shape = graph.add_constant(np.asarray([-1] + [1] * (x.shape.rank - 1), np.int32), f"{node.name}/shape")
         condition = graph.create_op(registry.OPS["Reshape"], [condition, shape], {}, f"{node.name}/Reshape")
     elif condition.shape.rank is None or x.shape.rank is None:
-        raise _unsupported(builder, node, "inputs of unknown rank")
+        # Unknown ranks: the condition is padded with trailing 1s to x's rank at run time (no change for a
+        # condition of x's shape; a vector then chooses whole rows, as Select does).
+        from ...ops.array.join import concat
+        from ...ops.shapes.creators import ones
+        from ...ops.shapes.shape_ops import rank, shape as shape_of
+        from ...ops.shapes.shaping import reshape
+        with graph.as_default():
+            padding = ones([rank(x) - rank(condition)], dtype=_dt.int32, name=f"{node.name}/padding")
+            condition = reshape(condition, concat([shape_of(condition), padding], 0), name=f"{node.name}/Reshape")
     return generic(builder, node, [condition, x, y], attrs, op_type="SelectV2")
 
 

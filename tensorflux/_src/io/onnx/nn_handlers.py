@@ -259,3 +259,23 @@ def _resize(b, op, ins):
     if op.inputs[0].dtype != op.outputs[0].dtype:    # TensorFlow's bilinear/bicubic give float32
         out = b.cast(out, op.outputs[0].dtype, f"{op.name}/cast")
     return [out]
+
+
+@handles("FusedLayerNorm")
+def _fused_layer_norm(b, op, ins):
+    """Keras' LayerNormalization over the axes from `begin_axis` on, in the fused op's order of operations:
+    y = x·(r·γ) + (β − μ·(r·γ)), μ = mean(x), r = 1/√(mean((x − μ)²) + ε)."""
+    x, gamma, beta = ins
+    rank = op.inputs[0].shape.rank
+    if rank is None:
+        raise unsupported(op, "an input of unknown rank")
+    axes = list(range(op.attrs["begin_axis"], rank))
+    n = op.name
+    mean = b.reduce("Mean", x, axes, True, f"{n}/mean")
+    centered = b.op("Sub", [x, mean], f"{n}/centered")
+    variance = b.reduce("Mean", b.op("Mul", [centered, centered], f"{n}/squared"), axes, True, f"{n}/variance")
+    eps = b.const(np.asarray(op.attrs["epsilon"], dtype=op.inputs[0].dtype.as_numpy_dtype), f"{n}/epsilon")
+    r = b.op("Reciprocal", [b.op("Sqrt", [b.op("Add", [variance, eps], f"{n}/var_eps")], f"{n}/std")], f"{n}/inv")
+    scale = b.op("Mul", [r, gamma], f"{n}/scale")
+    shift = b.op("Sub", [beta, b.op("Mul", [mean, scale], f"{n}/mean_scale")], f"{n}/shift")
+    return [b.op("Add", [b.op("Mul", [x, scale], f"{n}/scaled"), shift], n)]

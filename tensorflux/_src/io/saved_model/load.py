@@ -127,6 +127,10 @@ class _Loader:
                 raise _bad(f"The concrete function {name!r} binds an object that does not exist.")
         self.operations = {node.name: node for node in meta.graph_def.node}
         self.library = import_library(meta.graph_def.library)
+        for fname in self.library.gradients.values():   # where a saved custom gradient's Nones are
+            saved = graph.concrete_functions.get(fname)
+            if saved is not None:
+                self.library.gradient_structures[fname] = structures.decode(saved.output_signature)
         self.objects = [None] * count
         self._concretes = {}
         self._keep_alive = []

@@ -62,7 +62,7 @@ def save(obj, export_dir, signatures=None, options=None):
     with init_scope():
         _trace_input_signatures(obj)
         signature_functions = _signature_functions(obj, signatures)
-        plan = _Plan(obj, signature_functions)
+        plan = _Plan(obj, signature_functions, options or SaveOptions())
         saved_model = plan.saved_model()
     staging = _staging_dir(export_dir)
     try:
@@ -235,12 +235,13 @@ def _signature_wrapper(name, fn):
 class _Plan:
     """The nodes of the SavedObjectGraph (and of the variables' checkpoint, with the same ids)."""
 
-    def __init__(self, root, signature_functions):
+    def __init__(self, root, signature_functions, options):
         tree = ObjectGraph(root, with_functions=True)
         self.nodes = list(tree.nodes)
         self.children = [list(c) for c in tree.children]
         self.kinds = [None] * len(self.nodes)
         self.exporter = Exporter()
+        self.exporter.custom_gradients = bool(options.experimental_custom_gradients)
         self.concretes = {}          # FunctionDef name -> (ConcreteFunction, bound input node ids)
         self.constants = []          # (graph node name, array) of captured constants
         self.assets = []             # (source path, file name in assets/)
@@ -261,6 +262,11 @@ class _Plan:
         for i, obj in enumerate(list(self.nodes)):
             if isinstance(obj, Function):
                 self.functions[i] = [self._export(cf) for cf in obj._list_all_concrete_functions_for_serialization()]
+        # Custom gradients' functions, traced while the functions using them were exported (and theirs).
+        done = 0
+        while done < len(self.exporter.gradient_functions):
+            self._export(self.exporter.gradient_functions[done])
+            done += 1
         self.signature_map = self._add(None, "signature_map")
         self.children[0].append(("signatures", self.signature_map))
         self.signature_nodes = {}

@@ -11,6 +11,7 @@ FunctionDefs: they are fixed plumbing of a few ops, not traced user code.
 import numpy as np
 
 from ...types import dtypes as _dt
+from ..checkpoint.object_graph import OBJECT_GRAPH_KEY
 from ..formats import attr_values as _av
 from ..formats import protos
 
@@ -43,11 +44,13 @@ def _signature(function, name, n_variables, output):
 def _restore_function(messages, name, variables):
     function = messages.FunctionDef()
     _signature(function, name, len(variables), "identity")
-    names = _const(messages, function, "RestoreV2/tensor_names", [key.encode() for _, key, _ in variables])
-    slices = _const(messages, function, "RestoreV2/shape_and_slices", [b""] * len(variables))
+    # RestoreV2 must restore something: with no variables, TensorFlow restores the object graph.
+    keys = [key.encode() for _, key, _ in variables] or [OBJECT_GRAPH_KEY.encode()]
+    names = _const(messages, function, "RestoreV2/tensor_names", keys)
+    slices = _const(messages, function, "RestoreV2/shape_and_slices", [b""] * len(keys))
     restore = function.node_def.add(name="RestoreV2", op="RestoreV2")
     restore.input.extend(["file_prefix", names, slices])
-    restore.attr["dtypes"].list.type.extend([v.dtype.as_datatype_enum for v, _, _ in variables])
+    restore.attr["dtypes"].list.type.extend([v.dtype.as_datatype_enum for v, _, _ in variables] or [_STRING])
     assigns = []
     for i, (variable, _, _) in enumerate(variables):
         assign = function.node_def.add(name=f"AssignVariableOp_{i}", op="AssignVariableOp")
