@@ -11,6 +11,7 @@ ties broken by the larger token (Keras' reversed lexsort). Vocabularies are save
 Keras does (`vocabulary.txt` among the layer's assets; TF-IDF weights as the layer's variables).
 """
 import collections
+import os
 
 import numpy as np
 
@@ -60,8 +61,19 @@ class _Table:
             return code % self.num_oov
         return int(token) % self.num_oov
 
+    awaiting = None     # what to name in the error while a revived layer waits for its vocabulary
+
+    def check_filled(self):
+        if self.awaiting is not None:
+            raise NotImplementedError(
+                f"The vocabulary of {self.awaiting} was not restored: the layer was made from the config of an "
+                f"adapted layer, whose vocabulary Keras keeps in the `.keras` archive's assets/.../vocabulary.txt "
+                f"(read only where the loader hands them to load_assets). Call `adapt()`, `set_vocabulary()` or "
+                f"`load_assets(dir)` on it, or create it with `vocabulary=`.")
+
     def lookup(self, keys):
         """Indices of `keys` (a NumPy array of bytes objects or integers), as int64."""
+        self.check_filled()
         flat = keys.reshape(-1).tolist()
         get, default = self.index.get, (self.oov_start if self.num_oov == 1 else -1)
         out = [get(k, default) for k in flat]
@@ -85,6 +97,7 @@ class _InverseTable(_Table):
         self.tokens = tokens
 
     def lookup(self, keys):
+        self.check_filled()
         flat = keys.reshape(-1).tolist()
         get, default = self.index.get, self.oov_token
         out = [self.mask if (k == 0 and self.mask is not None) else get(k, default) for k in flat]
@@ -168,14 +181,15 @@ class IndexLookup(Layer):
         self.oov_method = oov_method
         self.salt = _salt_pair(salt, "IndexLookup")
         self._frozen_vocab_size = vocabulary_size      # written by get_config once the vocabulary is known
-        # A layer made from the config of an adapted one: Keras then reads the vocabulary from the `.keras`
-        # archive's assets, which tensorflux's saver does not write yet (see _check_vocabulary_restored).
-        self._awaiting_assets = vocabulary is None and not has_input_vocabulary and vocabulary_size is not None \
-            and vocabulary_size > self._token_start_index_for(mask_token, output_mode, num_oov_indices)
         self.input_vocabulary = vocabulary if not isinstance(vocabulary, str) else None
         self.input_idf_weights = idf_weights
         self._has_input_vocabulary = has_input_vocabulary
         self._table = _InverseTable(self) if invert else _Table(self)
+        # A layer made from the config of an adapted one waits for its vocabulary (a `.keras` archive's
+        # assets, given to load_assets); until then its lookups fail instead of mapping every token to OOV.
+        self._table.awaiting = f"layer '{self.name}' (vocabulary_size={vocabulary_size})" if (
+            vocabulary is None and not has_input_vocabulary and vocabulary_size is not None
+            and vocabulary_size > self._token_start_index_for(mask_token, output_mode, num_oov_indices)) else None
         if invert:
             self._table.oov_token = self._table._key(oov_token) if oov_token is not None else None
             self._table.mask = None if mask_token is None else self._table._key(mask_token)
@@ -197,14 +211,6 @@ class IndexLookup(Layer):
     @staticmethod
     def _token_start_index_for(mask_token, output_mode, num_oov_indices):
         return (1 if mask_token is not None and output_mode == "int" else 0) + num_oov_indices
-
-    def _check_vocabulary_restored(self):
-        if self._awaiting_assets:
-            raise NotImplementedError(
-                f"Layer '{self.name}' was made from the config of an adapted layer (vocabulary_size="
-                f"{self._frozen_vocab_size}) without its vocabulary: tensorflux does not yet save or load the "
-                f"vocabulary assets of a `.keras` archive (assets/.../vocabulary.txt). Call `adapt()` or "
-                f"`set_vocabulary()` on it, or create the layer with `vocabulary=`.")
 
     def _oov_start_index(self):
         return 1 if self.mask_token is not None and self.output_mode == "int" else 0
@@ -241,7 +247,7 @@ class IndexLookup(Layer):
         self._frozen_vocab_size = self.vocabulary_size()
 
     def _set_tokens(self, tokens):
-        self._awaiting_assets = False
+        self._table.awaiting = None
         self._tokens = list(tokens)
         self._table.fill(self._tokens, self._token_start_index())
 
@@ -387,7 +393,6 @@ class IndexLookup(Layer):
         return apply(_LOOKUP, (keys,), {"table": self._table}, "LookupTableFindV2")
 
     def call(self, inputs):
-        self._check_vocabulary_restored()
         if self.output_mode != "int" and not self.pad_to_max_tokens and self._frozen_vocab_size is None:
             raise RuntimeError(f"When using `output_mode={self.output_mode}` and `pad_to_max_tokens=False`, you "
                                f"must set the layer's vocabulary before calling it. Either pass a `vocabulary` "
@@ -454,18 +459,21 @@ class IndexLookup(Layer):
     def save_assets(self, dir_path):
         if self.input_vocabulary is not None:
             return
-        with open(tf.io.gfile.join(dir_path, "vocabulary.txt"), "w") as f:
+        with open(os.path.join(dir_path, "vocabulary.txt"), "w") as f:
             f.write("\n".join(str(w) for w in self.get_vocabulary(include_special_tokens=True)))
 
     def load_assets(self, dir_path):
         if self.input_vocabulary is not None:
             return
-        with open(tf.io.gfile.join(dir_path, "vocabulary.txt")) as f:
+        with open(os.path.join(dir_path, "vocabulary.txt")) as f:
             lines = f.read().splitlines()
         while lines and lines[-1] == "":
             lines.pop()
         values = lines if self.vocabulary_dtype == "string" else [int(line) for line in lines]
         idf = self.idf_weights if self.output_mode == "tf_idf" else None
+        if self.output_mode == "tf_idf" and idf is None:
+            raise NotImplementedError(f"Layer '{self.name}': the IDF weights of a TF-IDF vocabulary are kept in the "
+                                      f"weights file (vars/idf_weights), which tensorflux does not read yet.")
         has_input = self._has_input_vocabulary
         self._has_input_vocabulary = False
         self.set_vocabulary(values, idf_weights=idf)

@@ -1,18 +1,22 @@
 """Reading a `.keras` archive within limits: its `metadata.json`, `config.json` and `model.weights.h5`
 entries (no zip bomb: archive_limits), or the same files of a model directory (`save(dir, zipped=False)`),
-and `model.load_weights("m.keras")`, which Keras 3 also allows."""
+and `model.load_weights("m.keras")`, which Keras 3 also allows. Also the archive's layer assets
+(`assets/<layer path>/<file>`, a lookup layer's `vocabulary.txt`): written from each layer's
+`save_assets(dir)` and handed back to its `load_assets(dir)`, as Keras 3 does."""
 import io
 import json
 import os
+import tempfile
 import zipfile
 import zlib
 
 from ...io.saved_model import archive_limits
 from . import h5_layout
 
-__all__ = ["open_archive", "parse_json", "load_weights_from_archive"]
+__all__ = ["open_archive", "parse_json", "load_weights_from_archive", "write_layer_assets", "read_layer_assets"]
 
 _METADATA_LIMIT, _CONFIG_LIMIT = 1 << 20, 64 << 20   # bytes
+_ASSET_LIMIT = 512 << 20                              # bytes, per asset file
 
 
 def parse_json(text, what):
@@ -85,3 +89,52 @@ def load_weights_from_archive(model, filepath, skip_mismatch):
     h5_layout.require_h5py()
     _, _, weights = open_archive(filepath)
     h5_layout.read_weights(model, weights_source(weights), f"{filepath} (model.weights.h5)", skip_mismatch)
+
+
+def _asset_holders(model, method):
+    return [(path, obj) for path, obj, _ in h5_layout.saveables(model) if callable(getattr(obj, method, None))]
+
+
+def write_layer_assets(model, add_file):
+    """Calls `add_file(entry name, bytes)` for every file a layer's `save_assets(dir)` writes, named
+    `assets/<layer path>/<file>` as in Keras 3's archives."""
+    for path, obj in _asset_holders(model, "save_assets"):
+        with tempfile.TemporaryDirectory() as staging:
+            obj.save_assets(staging)
+            for name in sorted(os.listdir(staging)):
+                with open(os.path.join(staging, name), "rb") as f:
+                    add_file(f"assets/{path}/{name}", f.read())
+
+
+def _stored_assets(filepath, path):
+    """{file name: bytes} stored for the layer at `path` in an archive or a model directory."""
+    found = {}
+    if os.path.isdir(filepath):
+        folder = os.path.join(filepath, "assets", *path.split("/"))
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                full = os.path.join(folder, name)
+                if os.path.isfile(full) and not os.path.islink(full):
+                    found[name] = _read_capped(full, _ASSET_LIMIT)
+        return found
+    prefix = f"assets/{path}/"
+    with zipfile.ZipFile(filepath) as archive:
+        for entry in archive.namelist():
+            name = entry[len(prefix):] if entry.startswith(prefix) else ""
+            if name and "/" not in name and "\\" not in name and name not in (".", ".."):
+                found[name] = archive_limits.read_entry(archive, entry, _ASSET_LIMIT, filepath)
+    return found
+
+
+def read_layer_assets(model, filepath):
+    """Hands each layer with `load_assets(dir)` the files stored under its `assets/<layer path>/` in the
+    `.keras` archive or model directory `filepath` (file names are data: only plain names are copied)."""
+    for path, obj in _asset_holders(model, "load_assets"):
+        files = _stored_assets(filepath, path)
+        if not files:
+            continue
+        with tempfile.TemporaryDirectory() as staging:
+            for name, data in files.items():
+                with open(os.path.join(staging, name), "wb") as f:
+                    f.write(data)
+            obj.load_assets(staging)
