@@ -191,3 +191,94 @@ def test_recurrent_constraints_applied_after_each_update(name, make):
         assert (config[key] is None) == (made is None)
         if made is not None:
             assert config[key]["class_name"] == type(made).__name__ == type(getattr(again.cell, key)).__name__
+
+
+# Keras 3.15's get_config() keys, in order, for layers made with activity_regularizer=None or "l2".
+_KERAS_CONFIG_KEYS = {
+    ('Conv2D', None):
+        ['name', 'trainable', 'dtype', 'filters', 'kernel_size', 'strides', 'padding', 'data_format',
+         'dilation_rate', 'groups', 'activation', 'use_bias', 'kernel_initializer', 'bias_initializer',
+         'kernel_regularizer', 'bias_regularizer', 'activity_regularizer', 'kernel_constraint',
+         'bias_constraint'],
+    ('Conv2D', 'l2'):
+        ['name', 'trainable', 'dtype', 'activity_regularizer', 'filters', 'kernel_size', 'strides', 'padding',
+         'data_format', 'dilation_rate', 'groups', 'activation', 'use_bias', 'kernel_initializer',
+         'bias_initializer', 'kernel_regularizer', 'bias_regularizer', 'kernel_constraint', 'bias_constraint'],
+    ('SeparableConv2D', None):
+        ['name', 'trainable', 'dtype', 'depth_multiplier', 'filters', 'kernel_size', 'strides', 'padding',
+         'data_format', 'dilation_rate', 'activation', 'use_bias', 'depthwise_initializer',
+         'pointwise_initializer', 'bias_initializer', 'depthwise_regularizer', 'pointwise_regularizer',
+         'bias_regularizer', 'activity_regularizer', 'depthwise_constraint', 'pointwise_constraint',
+         'bias_constraint'],
+    ('DepthwiseConv2D', None):
+        ['name', 'trainable', 'dtype', 'depth_multiplier', 'kernel_size', 'strides', 'padding', 'data_format',
+         'dilation_rate', 'activation', 'use_bias', 'depthwise_initializer', 'bias_initializer',
+         'depthwise_regularizer', 'bias_regularizer', 'activity_regularizer', 'depthwise_constraint',
+         'bias_constraint'],
+    ('Embedding', None):
+        ['name', 'trainable', 'dtype', 'input_dim', 'output_dim', 'embeddings_initializer',
+         'embeddings_regularizer', 'activity_regularizer', 'embeddings_constraint', 'mask_zero',
+         'quantization_config'],
+    ('Dense', None):
+        ['name', 'trainable', 'dtype', 'units', 'activation', 'use_bias', 'kernel_initializer',
+         'bias_initializer', 'kernel_regularizer', 'bias_regularizer', 'kernel_constraint', 'bias_constraint',
+         'quantization_config'],
+    ('Dense', 'l2'):
+        ['name', 'trainable', 'dtype', 'activity_regularizer', 'units', 'activation', 'use_bias',
+         'kernel_initializer', 'bias_initializer', 'kernel_regularizer', 'bias_regularizer',
+         'kernel_constraint', 'bias_constraint', 'quantization_config'],
+    ('LSTM', None):
+        ['name', 'trainable', 'dtype', 'return_sequences', 'return_state', 'go_backwards', 'stateful', 'unroll',
+         'zero_output_for_mask', 'units', 'activation', 'recurrent_activation', 'use_bias',
+         'kernel_initializer', 'recurrent_initializer', 'bias_initializer', 'unit_forget_bias',
+         'kernel_regularizer', 'recurrent_regularizer', 'bias_regularizer', 'activity_regularizer',
+         'kernel_constraint', 'recurrent_constraint', 'bias_constraint', 'dropout', 'recurrent_dropout',
+         'seed'],
+    ('GRU', 'l2'):
+        ['name', 'trainable', 'dtype', 'activity_regularizer', 'return_sequences', 'return_state',
+         'go_backwards', 'stateful', 'unroll', 'zero_output_for_mask', 'units', 'activation',
+         'recurrent_activation', 'use_bias', 'kernel_initializer', 'recurrent_initializer', 'bias_initializer',
+         'kernel_regularizer', 'recurrent_regularizer', 'bias_regularizer', 'kernel_constraint',
+         'recurrent_constraint', 'bias_constraint', 'dropout', 'recurrent_dropout', 'reset_after', 'seed'],
+    ('SimpleRNN', 'l2'):
+        ['name', 'trainable', 'dtype', 'return_sequences', 'return_state', 'go_backwards', 'stateful', 'unroll',
+         'zero_output_for_mask', 'units', 'activation', 'use_bias', 'kernel_initializer',
+         'recurrent_initializer', 'bias_initializer', 'kernel_regularizer', 'recurrent_regularizer',
+         'bias_regularizer', 'activity_regularizer', 'kernel_constraint', 'recurrent_constraint',
+         'bias_constraint', 'dropout', 'recurrent_dropout'],
+    ('MultiHeadAttention', 'l2'):
+        ['name', 'trainable', 'dtype', 'num_heads', 'key_dim', 'value_dim', 'dropout', 'use_bias', 'use_gate',
+         'output_shape', 'attention_axes', 'sliding_window', 'kernel_initializer', 'bias_initializer',
+         'kernel_regularizer', 'bias_regularizer', 'activity_regularizer', 'kernel_constraint',
+         'bias_constraint', 'seed'],
+    ('BatchNormalization', None):
+        ['name', 'trainable', 'dtype', 'axis', 'momentum', 'epsilon', 'center', 'scale', 'beta_initializer',
+         'gamma_initializer', 'moving_mean_initializer', 'moving_variance_initializer', 'beta_regularizer',
+         'gamma_regularizer', 'beta_constraint', 'gamma_constraint', 'synchronized', 'renorm',
+         'renorm_clipping', 'renorm_momentum'],
+}
+
+
+_MAKERS = {"Conv2D": lambda L, a: L.Conv2D(2, 3, activity_regularizer=a),
+           "SeparableConv2D": lambda L, a: L.SeparableConv2D(2, 3, activity_regularizer=a),
+           "DepthwiseConv2D": lambda L, a: L.DepthwiseConv2D(3, activity_regularizer=a),
+           "Embedding": lambda L, a: L.Embedding(3, 2, activity_regularizer=a),
+           "Dense": lambda L, a: L.Dense(2, activity_regularizer=a),
+           "LSTM": lambda L, a: L.LSTM(2, activity_regularizer=a),
+           "GRU": lambda L, a: L.GRU(2, activity_regularizer=a),
+           "SimpleRNN": lambda L, a: L.SimpleRNN(2, activity_regularizer=a),
+           "MultiHeadAttention": lambda L, a: L.MultiHeadAttention(2, 2, activity_regularizer=a),
+           "BatchNormalization": lambda L, a: L.BatchNormalization(activity_regularizer=a)}
+
+
+@pytest.mark.parametrize("name, activity", list(_KERAS_CONFIG_KEYS), ids=lambda v: str(v))
+def test_config_keys_in_keras_order(name, activity):
+    # Keras writes a set activity_regularizer right after dtype (MultiHeadAttention and SimpleRNN keep it
+    # in place); only some layers list it when None; SimpleRNN drops it (its config says None).
+    layer = _MAKERS[name](keras.layers, activity)
+    config = layer.get_config()
+    assert list(config) == _KERAS_CONFIG_KEYS[(name, activity)]
+    if name == "SimpleRNN":
+        assert config["activity_regularizer"] is None and layer.activity_regularizer is None
+    again = type(layer).from_config(config)
+    assert list(again.get_config()) == list(config)

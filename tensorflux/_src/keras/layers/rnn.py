@@ -73,10 +73,19 @@ class Orthogonal(_initializers.Initializer):
 
 
 def _initializer(identifier):
-    """Like `keras.initializers.get`, also knowing "orthogonal" (which that module does not list)."""
+    """Like `keras.initializers.get`, also knowing "orthogonal" (which that module does not list), by name
+    or in Keras' serialized form."""
     if identifier is Orthogonal or isinstance(identifier, str) and identifier in ("orthogonal", "Orthogonal"):
         return Orthogonal()
+    if isinstance(identifier, dict) and identifier.get("class_name") == "Orthogonal":
+        config = identifier.get("config") or {}
+        return Orthogonal(gain=config.get("gain", 1.0), seed=config.get("seed"))
     return _initializers.get(identifier)
+
+
+def _serialized_orthogonal(initializer):
+    return {"module": "keras.initializers", "class_name": "Orthogonal",
+            "config": {"seed": initializer.seed, "gain": initializer.gain}, "registered_name": None}
 
 
 # -- cells ------------------------------------------------------------------------------------------------
@@ -728,6 +737,8 @@ class _KerasRecurrent(RNN):
 
     def __init__(self, units, **kwargs):
         kwargs.pop("use_cudnn", None)  # a GPU switch in Keras; the results are the same
+        for key in self._keras_ignores:
+            kwargs.pop(key, None)
         rnn_kwargs = {k: kwargs.pop(k) for k in self._rnn_args if k in kwargs}
         layer_kwargs = {k: kwargs.pop(k) for k in self._layer_args if k in kwargs}
         cell = self._cell_class(units, name=self._cell_class._default_name, **kwargs)
@@ -742,17 +753,47 @@ class _KerasRecurrent(RNN):
             return getattr(cell, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    # Keras 3.15's order of the cell's entries in the layer's config (recorded from Keras).
+    _cell_keys = ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                  "recurrent_initializer", "bias_initializer", "unit_forget_bias", "kernel_regularizer",
+                  "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+                  "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout", "reset_after", "seed")
+    _activity_in_place = False      # SimpleRNN lists a set activity_regularizer among the cell's entries
+    _keras_omits = ()               # entries Keras' layer does not write
+    _keras_ignores = ()             # arguments Keras' layer accepts and drops
+
     def get_config(self):
-        config = self.cell.get_config()
+        """Keras 3's layout: the base entries (a set activity_regularizer right after dtype), the RNN's
+        arguments, then the cell's in Keras' order (an activity_regularizer of None among them)."""
+        recorded = RNN.get_config(self)
+        base = {k: recorded[k] for k in ("name", "trainable", "dtype") + self._rnn_args if k in recorded}
+        activity = None if "activity_regularizer" in self._keras_ignores else recorded.get("activity_regularizer")
+        cell = self.cell.get_config()
         for key in ("name", "trainable", "dtype"):
+            cell.pop(key, None)
+        cell.update({k: recorded[k] for k in cell if k in recorded})     # the layer's values, serialized
+        for key in ("kernel_initializer", "recurrent_initializer", "bias_initializer"):
+            if isinstance(getattr(self.cell, key, None), Orthogonal):
+                cell[key] = _serialized_orthogonal(getattr(self.cell, key))
+        cell["activity_regularizer"] = activity
+        config = {k: base.pop(k) for k in ("name", "trainable", "dtype") if k in base}
+        if activity is not None and not self._activity_in_place:
+            config["activity_regularizer"] = cell.pop("activity_regularizer")
+        config.update(base)
+        config.update({k: cell.pop(k) for k in self._cell_keys if k in cell})
+        config.update(cell)
+        for key in self._keras_omits:
             config.pop(key, None)
-        config.update({k: v for k, v in RNN.get_config(self).items() if k != "cell"})
         return config
 
 
 class SimpleRNN(_KerasRecurrent):
     """A fully connected RNN whose output is fed back as the next step's state."""
     _cell_class = SimpleRNNCell
+    _activity_in_place = True
+    _keras_omits = ("seed",)
+    # Keras 3.15's SimpleRNN drops its activity_regularizer (the layer's is None, its config says None).
+    _keras_ignores = ("activity_regularizer",)
 
 
 class LSTM(_KerasRecurrent):

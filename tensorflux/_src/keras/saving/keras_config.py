@@ -108,7 +108,8 @@ def _config_of(obj, recorded_only=False):
         config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
     for key in _NOT_WRITTEN_BY_KERAS.get(cls.__name__, ()):
         config.pop(key, None)
-    return _in_keras_order(cls, config)
+    config = _in_keras_order(cls, config)
+    return _keras_layer_layout(cls.__name__, config) if issubclass(cls, Layer) else config
 
 
 # Keras writes a config in its `get_config()` order: the base class's entries first (an optimizer's, an
@@ -132,6 +133,69 @@ def _in_keras_order(cls, config):
     rank = {name: i for i, name in enumerate(list(first) + [n for n in order if n not in first])}
     keys = sorted(config, key=lambda k: (rank.get(k, len(rank)), list(config).index(k)))
     return {k: config[k] for k in keys}
+
+
+# Keras 3.15's own get_config() order of the layers whose order tensorflux's signatures do not give
+# (after name, trainable and dtype), recorded from Keras. Only these layers (and LSTM/GRU/SimpleRNN, see
+# layers/rnn.py) list `activity_regularizer` when it is None; every layer writes a set one right after
+# `dtype` (Layer's base config), except those that keep it in place.
+_CONV_ORDER = ("filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", "groups", "activation",
+               "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
+               "activity_regularizer", "kernel_constraint", "bias_constraint")
+_CONV_TRANSPOSE_ORDER = ("filters", "kernel_size", "strides", "padding", "output_padding", "data_format",
+                         "dilation_rate", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+                         "kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+                         "bias_constraint")
+_SEPARABLE_ORDER = ("depth_multiplier", "filters", "kernel_size", "strides", "padding", "data_format",
+                    "dilation_rate", "activation", "use_bias", "depthwise_initializer", "pointwise_initializer",
+                    "bias_initializer", "depthwise_regularizer", "pointwise_regularizer", "bias_regularizer",
+                    "activity_regularizer", "depthwise_constraint", "pointwise_constraint", "bias_constraint")
+_DEPTHWISE_ORDER = ("depth_multiplier", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
+                    "activation", "use_bias", "depthwise_initializer", "bias_initializer", "depthwise_regularizer",
+                    "bias_regularizer", "activity_regularizer", "depthwise_constraint", "bias_constraint")
+_RNN_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "zero_output_for_mask")
+_RECURRENT_TAIL = ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer",
+                   "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout")
+_KERAS_KEY_ORDER = {
+    **{f"Conv{d}D": _CONV_ORDER for d in (1, 2, 3)},
+    **{f"Conv{d}DTranspose": _CONV_TRANSPOSE_ORDER for d in (1, 2, 3)},
+    **{f"SeparableConv{d}D": _SEPARABLE_ORDER for d in (1, 2)},
+    **{f"DepthwiseConv{d}D": _DEPTHWISE_ORDER for d in (1, 2)},
+    "Embedding": ("input_dim", "output_dim", "embeddings_initializer", "embeddings_regularizer", "activity_regularizer",
+                  "embeddings_constraint", "mask_zero", "quantization_config"),
+    "EinsumDense": ("output_shape", "equation", "activation", "bias_axes", "kernel_initializer", "bias_initializer",
+                    "kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+                    "bias_constraint", "quantization_config"),
+    "LSTM": _RNN_ARGS + ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                         "recurrent_initializer", "bias_initializer", "unit_forget_bias") + _RECURRENT_TAIL + ("seed",),
+    "GRU": _RNN_ARGS + ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                        "recurrent_initializer", "bias_initializer") + _RECURRENT_TAIL + ("reset_after", "seed"),
+    "SimpleRNN": _RNN_ARGS + ("units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+                              "bias_initializer") + _RECURRENT_TAIL,
+    "MultiHeadAttention": ("num_heads", "key_dim", "value_dim", "dropout", "use_bias", "use_gate", "output_shape",
+                           "attention_axes", "sliding_window", "kernel_initializer", "bias_initializer",
+                           "kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+                           "bias_constraint", "seed"),
+}
+_ACTIVITY_KEPT_IN_PLACE = {"MultiHeadAttention", "SimpleRNN"}
+_BASE_KEYS = ("name", "trainable", "dtype")
+
+
+def _keras_layer_layout(class_name, config):
+    """`config` (of a built-in layer) with Keras' placement of `activity_regularizer` and, for the layers
+    of `_KERAS_KEY_ORDER`, Keras' order of the other keys (keys Keras does not list keep theirs, after)."""
+    if "activity_regularizer" not in config:
+        return config
+    order = _KERAS_KEY_ORDER.get(class_name)
+    activity = config["activity_regularizer"]
+    if activity is None and order is None:
+        return {k: v for k, v in config.items() if k != "activity_regularizer"}
+    head = [k for k in _BASE_KEYS if k in config]
+    if activity is not None and class_name not in _ACTIVITY_KEPT_IN_PLACE:
+        head.append("activity_regularizer")
+    listed = [k for k in (order or ()) if k in config and k not in head]
+    rest = [k for k in config if k not in head and k not in listed]
+    return {k: config[k] for k in head + listed + rest}
 
 
 def _signature_names(cls):
