@@ -187,6 +187,8 @@ UNREACHABLE = {
                                  "in TensorFlow (data/ room)",
     "IgammaGradA": _GRADIENT_ONLY.format("Igamma") + " (its public name tf.math.igamma_grad_a is in "
                                                       "tf.raw_ops only)",
+    "ReduceDataset": "made by a for loop over a tf.data.Dataset inside a tf.function (AutoGraph), whose inputs are "
+                     "the loop's own state, not tensors of the caller's choosing",
     "CollectiveAllReduce": "made by tf.distribute strategies' cross-replica reductions of per-replica values "
                            "(distribute room), not by a call with tensors of the caller's choosing",
     "Dilation2DBackpropInput": _GRADIENT_ONLY.format("Dilation2D"),
