@@ -15,11 +15,38 @@ from .layer import Layer
 _ENCODING_MODES = ("one_hot", "multi_hot", "count")
 
 
-def _fold_last_axis(one_hot, ids):
-    """Sums a one-hot encoding over the tokens of each sample (the last axis of `ids`)."""
+def _bin_counts(ids, depth, weights=None):
+    """Per-sample counts of each id in [0, depth) (others dropped): [samples..., depth] float32. The ids of
+    a sample are the last axis of `ids` (a row of a RaggedTensor). Counted by one segment sum over the
+    tokens, so memory grows with the tokens plus the output, never tokens x depth."""
     if isinstance(ids, tf.RaggedTensor):
-        return tf.math.unsorted_segment_sum(one_hot, ids.value_rowids(), ids.nrows())
-    return tf.reduce_sum(one_hot, axis=-2)
+        if ids.ragged_rank != 1 or ids.shape.rank != 2:
+            raise ValueError(f"Encoding a RaggedTensor needs one ragged axis of samples, shape (batch, None). "
+                             f"Received: shape={ids.shape}")
+        flat, rows, samples, outer = ids.flat_values, ids.value_rowids(), ids.nrows(), None
+        if weights is not None:
+            weights = weights.flat_values if isinstance(weights, tf.RaggedTensor) else tf.reshape(weights, [-1])
+    else:
+        shape = tf.shape(ids)
+        outer = shape[:-1]
+        samples = tf.reduce_prod(outer)
+        width = shape[-1]
+        flat = tf.reshape(ids, [-1])
+        rows = tf.reshape(tf.tile(tf.expand_dims(tf.range(samples), 1), tf.stack([1, width])), [-1])
+        if weights is not None:
+            weights = tf.reshape(weights, [-1])
+    flat, rows = tf.cast(flat, tf.int64), tf.cast(rows, tf.int64)
+    samples = tf.cast(samples, tf.int64)
+    kept = (flat >= 0) & (flat < depth)
+    slots = tf.boolean_mask(rows * depth + flat, kept)
+    values = tf.boolean_mask(tf.cast(weights, tf.float32), kept) if weights is not None else \
+        tf.ones_like(slots, tf.float32)
+    counts = tf.math.unsorted_segment_sum(values, slots, samples * depth)
+    counts = tf.reshape(counts, tf.stack([samples, tf.constant(depth, tf.int64)]))
+    if outer is not None:
+        counts = tf.reshape(counts, tf.concat([tf.cast(outer, tf.int64), [depth]], 0))
+    counts.set_shape(list(ids.shape)[:-1] + [depth])
+    return counts
 
 
 def encode_categorical(ids, output_mode, depth, dtype, sparse=False, count_weights=None):
@@ -27,9 +54,8 @@ def encode_categorical(ids, output_mode, depth, dtype, sparse=False, count_weigh
     if output_mode == "int":
         return tf.cast(ids, dtype)
     ragged = isinstance(ids, tf.RaggedTensor)
-    flat = ids.flat_values if ragged else ids
     if not ragged and ids.shape.rank == 0:
-        ids = flat = tf.expand_dims(ids, -1)
+        ids = tf.expand_dims(ids, -1)
     if output_mode == "one_hot":
         if ragged:
             raise ValueError("output_mode='one_hot' needs dense inputs; received a RaggedTensor.")
@@ -37,14 +63,9 @@ def encode_categorical(ids, output_mode, depth, dtype, sparse=False, count_weigh
             ids = tf.squeeze(ids, -1)
         outputs = tf.one_hot(tf.cast(ids, tf.int64), depth, dtype=tf.float32)
     else:
-        encoded = tf.one_hot(tf.cast(flat, tf.int64), depth, dtype=tf.float32)
-        if count_weights is not None:
-            weights = count_weights.flat_values if isinstance(count_weights, tf.RaggedTensor) else count_weights
-            encoded = encoded * tf.expand_dims(tf.cast(weights, tf.float32), -1)
-        if ragged:
-            outputs = _fold_last_axis(encoded, ids)
-        else:
-            outputs = _fold_last_axis(encoded, ids) if ids.shape.rank > 1 else tf.reduce_sum(encoded, axis=0)
+        if count_weights is not None and not isinstance(count_weights, tf.RaggedTensor):
+            count_weights = tf.convert_to_tensor(count_weights)
+        outputs = _bin_counts(ids, depth, count_weights)
         if output_mode == "multi_hot":
             outputs = tf.minimum(outputs, 1.0)
     outputs = tf.cast(outputs, dtype)
