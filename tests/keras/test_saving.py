@@ -266,9 +266,7 @@ def test_export_writes_a_servable_saved_model(tmp_path, capsys):
     np.testing.assert_allclose(outputs["output_0"].numpy(), model(x).numpy(), rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match=r"Unrecognized format=jax. Supported formats are"):
         model.export(str(tmp_path / "other"), format="jax")
-    a, b = keras.Input((2,)), keras.Input((3,))
-    with pytest.raises(ValueError, match="one input tensor only"):
-        keras.Model([a, b], layers.Concatenate()([a, b])).export(str(tmp_path / "two"), verbose=False)
+    # a multi-input model exports too: tests/saved_model/test_multi_input_export.py
 
 
 def test_clone_model_knows_the_models_own_classes():

@@ -114,3 +114,4 @@ def test_layer_normalization_saves_as_tensorflow_ops(tmp_path):
     ops = {n.op for f in _library(path).function for n in f.node_def}
     assert "FusedLayerNorm" not in ops and {"Mean", "SquaredDifference", "Rsqrt"} <= ops
     np.testing.assert_array_equal(tf.saved_model.load(path).serve(tf.constant(x)).numpy(), model(x).numpy())
+

@@ -80,7 +80,15 @@ class RestoredFunction(Function):
         restored.__name__ = restored.__qualname__ = name
         if signature is not None:
             restored.__signature__ = signature
-        super().__init__(restored, name=name, input_signature=input_signature, autograph=False)
+        # A signature with a list/tuple/dict of specs in one argument (a multi-input Keras model's `serve`)
+        # is not bound by tf.function's signature binding: calls are matched against the saved concrete
+        # functions instead, and the signature is kept for `input_signature`.
+        nested = input_signature is not None and not all(isinstance(s, TensorSpec) for s in input_signature)
+        super().__init__(restored, name=name, input_signature=None if nested else input_signature,
+                         autograph=False)
+        if nested:
+            self._input_signature = tuple(input_signature)
+        self._match_by_fit = nested
         owner.append(self)
         self._cache.maxsize = max(self._cache.maxsize, len(concretes))
         for cf in concretes:
@@ -91,7 +99,7 @@ class RestoredFunction(Function):
         if not len(self._cache):
             raise ValueError("Found zero restored functions for caller function.")
         params = self._bind(args, kwargs)
-        if self._input_signature is not None:
+        if self._input_signature is not None and not self._match_by_fit:
             cf = self._cache.lookup(self._signature_types(params))
         else:
             cf = next((c for c in self._cache.values() if len(c._params) == len(params) and

@@ -195,12 +195,24 @@ def _signature_wrapper(name, fn):
         def call(values):
             return fn(**values)
     else:
-        specs = []
-        for pname, _, ttype in fn._params:
-            if not isinstance(ttype, TensorSpec):
+        # A signature takes flat tensors: an argument that is a list/tuple/dict of TensorSpecs (a
+        # multi-input Keras model's) gives one input per spec, named by the spec (else `arg_i`), and the
+        # function gets the structure back, as TensorFlow does.
+        specs, layout = [], []
+        arguments = fn.structured_input_signature[0] if fn.structured_input_signature else ()
+        for position, (pname, _, ttype) in enumerate(fn._params):
+            structure = ttype if isinstance(ttype, TensorSpec) or position >= len(arguments) else \
+                arguments[position]
+            leaves = nest.flatten(structure)
+            if not leaves or not all(isinstance(t, TensorSpec) for t in leaves):
                 raise ValueError(f"Signature '{name}': the function {fn._name} takes `{pname}` as {ttype!r}; a "
-                                 f"signature function may only take tensors (a flat list of TensorSpecs).")
-            specs.append(TensorSpec(ttype.shape, ttype.dtype, ttype.name or pname))
+                                 f"signature function may only take tensors (TensorSpecs, or a list, tuple or "
+                                 f"dict of them).")
+            names = []
+            for i, leaf in enumerate(leaves):
+                names.append(leaf.name or (pname if len(leaves) == 1 else f"{pname}_{i}"))
+                specs.append(TensorSpec(leaf.shape, leaf.dtype, names[-1]))
+            layout.append((structure if len(leaves) > 1 or not isinstance(structure, TensorSpec) else None, names))
         structured = fn.structured_outputs
         leaves = nest.flatten(structured)
         if not all(isinstance(t, Tensor) for t in leaves):
@@ -213,7 +225,8 @@ def _signature_wrapper(name, fn):
             keys = [f"output_{i}" for i in range(len(leaves))]
 
         def call(values):
-            result = fn(*[values[s.name] for s in specs])
+            result = fn(*[values[names[0]] if structure is None else
+                          nest.pack_sequence_as(structure, [values[n] for n in names]) for structure, names in layout])
             if isinstance(result, dict) and sorted(result) == keys:
                 return {k: result[k] for k in keys}
             return dict(zip(keys, nest.flatten(result)))

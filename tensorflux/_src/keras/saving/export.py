@@ -66,11 +66,6 @@ def export_model(model, filepath, format="tf_saved_model", verbose=None, input_s
     # does not yet bind for a dict of specs), so `serve` holds exactly this concrete function.
     serve = tf.function(serve)
     concrete = serve.get_concrete_function(*signature)
-    if len(tf.nest.flatten(signature)) != 1:
-        # TensorFlow's serving signatures take flat tensors; a wrapper taking the model's inputs one by one
-        # needs `*args` signature functions, which tensorflux's SavedModel writer does not take yet.
-        raise ValueError(f"tensorflux exports models with one input tensor only; this model takes "
-                         f"{len(tf.nest.flatten(signature))} ({signature!r:.300}).")
     root = tf.Module()
     root.keras_variables = list(model.variables)     # tracked, so the SavedModel holds the weights
     root.serve = serve
