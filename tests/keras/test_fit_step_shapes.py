@@ -256,6 +256,10 @@ _KERAS_CONFIG_KEYS = {
          'gamma_initializer', 'moving_mean_initializer', 'moving_variance_initializer', 'beta_regularizer',
          'gamma_regularizer', 'beta_constraint', 'gamma_constraint', 'synchronized', 'renorm',
          'renorm_clipping', 'renorm_momentum'],
+    ('EinsumDense', None):
+        ['name', 'trainable', 'dtype', 'output_shape', 'equation', 'activation', 'bias_axes',
+         'kernel_initializer', 'bias_initializer', 'kernel_regularizer', 'bias_regularizer',
+         'activity_regularizer', 'kernel_constraint', 'bias_constraint', 'quantization_config'],
 }
 
 
@@ -268,7 +272,8 @@ _MAKERS = {"Conv2D": lambda L, a: L.Conv2D(2, 3, activity_regularizer=a),
            "GRU": lambda L, a: L.GRU(2, activity_regularizer=a),
            "SimpleRNN": lambda L, a: L.SimpleRNN(2, activity_regularizer=a),
            "MultiHeadAttention": lambda L, a: L.MultiHeadAttention(2, 2, activity_regularizer=a),
-           "BatchNormalization": lambda L, a: L.BatchNormalization(activity_regularizer=a)}
+           "BatchNormalization": lambda L, a: L.BatchNormalization(activity_regularizer=a),
+           "EinsumDense": lambda L, a: L.EinsumDense("ab,bc->ac", output_shape=3, activity_regularizer=a)}
 
 
 @pytest.mark.parametrize("name, activity", list(_KERAS_CONFIG_KEYS), ids=lambda v: str(v))

@@ -226,6 +226,8 @@ _KERAS_ONLY_ARGUMENTS = {
 _NOT_WRITTEN_BY_KERAS = {
     "SimpleRNN": ("recurrent_activation", "seed"), "SimpleRNNCell": ("recurrent_activation",),
     "Embedding": ("lora_rank",), "MultiHeadAttention": ("flash_attention",), "SpatialDropout1D": ("trainable",),
+    # written by Keras only with LoRA enabled, which tensorflux's EinsumDense refuses
+    "EinsumDense": ("lora_rank", "lora_alpha", "gptq_unpacked_column_size"),
     "SpatialDropout2D": ("trainable",), "SpatialDropout3D": ("trainable",),
 }
 
