@@ -2,8 +2,8 @@
 
 The kernel is the whole function: scalars stay native scalars, array ops are NumPy array expressions,
 which numba fuses into one loop per elementwise chain (with broadcasting), `If` is a native branch and
-`While` a native loop, full reductions are loops (a sum is NumPy's own pairwise summation, so it gives
-NumPy's bits). The caller (`runtime/tiering.py`) compiles the source with numba.
+`While` a native loop, full reductions are loops (a float32 sum adds in TensorFlow's order as
+ops/math/eigen_sum.py does, a float64 sum is NumPy's own pairwise summation: the NumPy path's bits). The caller (`runtime/tiering.py`) compiles the source with numba.
 
 Invariants:
 - The source is canonical: values are named `p<k>` (parameters), `c<k>` (constants, passed in as
@@ -12,7 +12,7 @@ Invariants:
   text of this module and those names appear in it (graphs may come from files).
 - Every scalar result is converted back to its dtype (`np.float32(...)`, `np.int32(...)`): numba widens
   integer scalars to 64 bits, and the conversion makes int32 arithmetic wrap as TensorFlow's does.
-- Values: IEEE-exact ops (+ - * / sqrt, abs, min/max, comparisons, floor/ceil, casts, pairwise sums)
+- Values: IEEE-exact ops (+ - * / sqrt, abs, min/max, comparisons, floor/ceil, casts, ordered sums)
   give the bits the NumPy kernels give. Transcendental ops (exp, log, tanh, sin, …) call libm: bit-equal
   in float64 (checked over 4M values), but NumPy computes float32 ones with its own SIMD code, which is
   up to 4 ulp from libm's (tanh 3, exp 2, log 4, sin/cos 1): `Lowered.exact` says whether a kernel holds
@@ -21,6 +21,7 @@ Invariants:
 """
 import numpy as np
 
+from ..ops.math import eigen_sum as _eigen_sum
 from . import passes
 
 __all__ = ["lower", "Lowered", "Unsupported", "NOT_XLA_COMPILABLE", "PARALLEL_MIN_ELEMENTS"]
@@ -346,6 +347,16 @@ class _Emitter:
             return self.assign(op, f"{_ARRAY_FUNCTIONS[op.type]}({', '.join(args)})", indent)
         raise Unsupported(op, "broadcasting of this op")
 
+    def float_total(self, kind, arg):
+        """The sum of a float array as the NumPy path adds it: TensorFlow's (Eigen's) order for float32,
+        with the thread count Eigen's cost model would use passed in as a constant; NumPy's pairwise
+        order for float64."""
+        if kind != "float32":
+            return f"u_pairwise_total({arg})"
+        threads = self.fresh("c")
+        self.constants.append((threads, np.int64(_eigen_sum._threads())))
+        return f"u_eigen_total({arg}, {threads})"
+
     def emit_reduction(self, op, args, indent):
         x, out = op.inputs[0], op.outputs[0]
         axis, keepdims = op.attrs.get("axis"), op.attrs.get("keepdims", False)
@@ -358,13 +369,13 @@ class _Emitter:
             value = f"{_DTYPES[kind]}(0) + {args[0]}" if op.type in ("Sum", "Mean") and kind in _FLOATS \
                 else args[0]
         elif op.type == "Sum":
-            value = f"u_pairwise_total({args[0]})" if kind in _FLOATS else f"np.sum({args[0]})"
+            value = self.float_total(kind, args[0]) if kind in _FLOATS else f"np.sum({args[0]})"
         elif op.type == "Mean":
             if kind not in _FLOATS:
                 raise Unsupported(op, "an integer mean")
             count = self.fresh("v")
             self.line(indent, f"{count} = {_DTYPES[kind]}({args[0]}.size)")
-            value = f"u_pairwise_total({args[0]}) / {count}"
+            value = f"{self.float_total(kind, args[0])} / {count}"
         elif op.type in ("Max", "Min"):
             if kind in _FLOATS:
                 value = f"u_{op.type.lower()}_total({args[0]})"

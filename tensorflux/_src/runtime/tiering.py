@@ -174,6 +174,94 @@ def u_pairwise_total(a):
     return a.dtype.type(0) + u_pairwise(flat, 0, flat.size)
 
 
+def u_eigen_leaf(a, lo, n):
+    # TensorFlow's (Eigen's) float32 run of at most 8192 values (ops/math/eigen_sum.py): 32 lane sums
+    # over blocks of 32, lanes combined ((a0 + a1) + a2) + a3, leftover packets, the fold, the tail.
+    lanes = np.zeros(32, np.float32)
+    blocked = n - n % 32
+    packed = n - n % 8
+    for s in range(0, blocked, 32):
+        for j in range(32):
+            lanes[j] = np.float32(lanes[j] + a[lo + s + j])
+    acc = np.zeros(8, np.float32)
+    for j in range(8):
+        acc[j] = np.float32(np.float32(np.float32(lanes[j] + lanes[8 + j]) + lanes[16 + j]) + lanes[24 + j])
+    for s in range(blocked, packed, 8):
+        for j in range(8):
+            acc[j] = np.float32(acc[j] + a[lo + s + j])
+    h0 = np.float32(acc[0] + acc[4])
+    h1 = np.float32(acc[1] + acc[5])
+    h2 = np.float32(acc[2] + acc[6])
+    h3 = np.float32(acc[3] + acc[7])
+    folded = np.float32(np.float32(h0 + h2) + np.float32(h1 + h3))
+    tail = np.float32(0.0)
+    for i in range(packed, n):
+        tail = np.float32(tail + a[lo + i])
+    return np.float32(tail + folded)
+
+
+def u_eigen_run(a, lo, n):
+    # Eigen's split of a run longer than 8192 at a packet boundary (counted from the tensor's start),
+    # left + right, walked with an explicit stack like u_pairwise.
+    if n <= 8192:
+        return u_eigen_leaf(a, lo, n)
+    frame_lo = np.empty(128, np.int64)
+    frame_n = np.empty(128, np.int64)
+    frame_state = np.zeros(128, np.int64)
+    frame_left = np.zeros(128, np.float32)
+    top = 0
+    frame_lo[0] = lo
+    frame_n[0] = n
+    result = np.float32(0.0)
+    returned = False
+    while True:
+        here, size = frame_lo[top], frame_n[top]
+        at = 8 * ((here + (size + 1) // 2 + 7) // 8)
+        left = min(at - here, size)
+        if not returned:
+            frame_state[top] = 1
+            child_lo, child_n = here, left
+        elif frame_state[top] == 1:
+            returned = False
+            frame_left[top] = result
+            frame_state[top] = 2
+            child_lo, child_n = at, size - left
+        else:
+            result = np.float32(frame_left[top] + result)
+            if top == 0:
+                return result
+            top -= 1
+            continue
+        if child_n <= 8192:
+            result = u_eigen_leaf(a, child_lo, child_n)
+            returned = True
+        else:
+            top += 1
+            frame_lo[top] = child_lo
+            frame_n[top] = child_n
+            frame_state[top] = 0
+
+
+def u_eigen_total(a, max_threads):
+    # A float32 full sum as TensorFlow's CPU kernel adds it: Eigen's cost model picks the threads
+    # (31/16 cycles a value), each block of n // threads is summed as a run, then the remainder block
+    # plus each block in order (ops/math/eigen_sum.py).
+    flat = np.ascontiguousarray(a).reshape(-1)
+    n = flat.size
+    threads = int((n * 1.9375 - 100000.0) / 100000.0 + 0.9)
+    threads = max(1, min(max_threads, threads))
+    if threads == 1 or n <= 8192:
+        return np.float32(np.float32(0.0) + u_eigen_run(flat, 0, n))
+    block = n // threads
+    blocks = n // block
+    total = np.float32(0.0)
+    if blocks * block < n:
+        total = u_eigen_run(flat, blocks * block, n - blocks * block)
+    for i in range(blocks):
+        total = np.float32(total + u_eigen_run(flat, i * block, block))
+    return total
+
+
 def u_max_total(a):
     # NumPy's max: NaN wins; TensorFlow's empty reduction is the lowest value.
     flat = np.ascontiguousarray(a).reshape(-1)
@@ -227,8 +315,8 @@ def _helpers(numba):
         exec(compile(_HELPERS_SOURCE, "<tensorflux kernel helpers>", "exec"), namespace)
         options = dict(nogil=True, error_model="numpy", cache=False)
         built = {}
-        for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_max_total", "u_min_total", "u_imax_total",
-                     "u_imin_total"):
+        for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_eigen_leaf", "u_eigen_run", "u_eigen_total",
+                     "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
             built[name] = namespace[name] = numba.njit(**options)(namespace[name])
         _HELPERS.update(built)
     return _HELPERS

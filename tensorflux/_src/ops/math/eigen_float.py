@@ -9,8 +9,8 @@ whole arrays, in the same order and precision. Measured against TensorFlow 2.21 
 function (normal, uniform, tiny and evenly spaced inputs): no differing bit.
 
 Eigen works in packets of 8 floats (AVX); the last `n % 8` elements of a tensor go through its scalar
-path, which for exp, log and the logistic calls the C library (correctly rounded here through float64),
-and for tanh the same rational function. `_with_tail` reproduces that split. TensorFlow's CPU threads
+path, which for exp, log and the logistic calls the C library's float functions (called here too, through
+ctypes: glibc's logf is not correctly rounded), and for tanh the same rational function. `_with_tail` reproduces that split. TensorFlow's CPU threads
 also flush denormals: subnormal inputs count as zero and subnormal results become zero.
 
 Once a function is hot and numba (`[jit]`) is installed, the same steps run as one compiled loop
@@ -24,7 +24,7 @@ import numpy as np
 from .. import jit
 from . import eigen_float_compiled as _compiled_loops
 
-__all__ = ["exp", "log", "tanh", "sigmoid"]
+__all__ = ["exp", "exp_by_rows", "flush_denormals", "log", "tanh", "sigmoid"]
 
 _F = np.float32
 _PACKET = 8
@@ -54,6 +54,15 @@ _BUILDERS = {name: _compiled_loops.build(name) for name in ("exp", "log", "tanh"
 
 def _compiled(name):
     return jit.when_hot(f"eigen_float_{name}", _BUILDERS[name], HOT_CALLS)
+
+
+def flush_denormals(out):
+    """`out` (float32, modified in place) with subnormal values made signed zeros, as TensorFlow's CPU
+    threads (flush-to-zero mode) leave them."""
+    tiny = np.abs(out) < _TINY
+    if tiny.any():
+        out[tiny] = np.copysign(_F(0.0), out[tiny])
+    return out
 
 
 def _madd(a, b, c):
@@ -100,19 +109,43 @@ def _python_log(v):
     return math.log(v) if v != math.inf else math.inf
 
 
+_C_LIBRARY = []
+
+
+def _c_float_functions():
+    """The C library's own float `expf` and `logf` (what Eigen's scalar path calls; glibc's are not
+    correctly rounded: logf is off by one in the last bit for some inputs), through ctypes from the
+    libraries already loaded into the process; None where they cannot be found."""
+    if not _C_LIBRARY:
+        found = None
+        try:
+            import ctypes
+            library = ctypes.CDLL(None)
+            expf, logf = library.expf, library.logf
+            for fn in (expf, logf):
+                fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+            found = {"exp": expf, "log": logf}
+        except (OSError, AttributeError, ImportError):
+            pass
+        _C_LIBRARY.append(found)
+    return _C_LIBRARY[0]
+
+
 def _scalar_tail(values, name):
-    """The scalar path for a few elements with Python floats: the C library in double precision rounded
-    once to float32 -- the same values as the NumPy form of the scalar path -- denormals flushed."""
+    """The scalar path for a few elements: the C library's float function (Python's double-precision one
+    rounded to float32 where the C library cannot be reached), denormals flushed."""
     out = []
+    c = _c_float_functions()
+    exp_ = c["exp"] if c else (lambda v: float(_F(_python_exp(v))))
     for v in values.tolist():
         if v != 0 and abs(v) < _TINY_PY:
             v = math.copysign(0.0, v)
         if name == "exp":
-            r = float(_F(_python_exp(v)))
+            r = exp_(v)
         elif name == "log":
-            r = float(_F(_python_log(v)))
-        else:   # sigmoid: e = exp(min(x, c)) rounded to float32, then e / (1 + e) in float32
-            e = _F(_python_exp(min(v, _SIGMOID_HI_PY))) if v == v else _F(math.nan)
+            r = c["log"](v) if c else float(_F(_python_log(v)))
+        else:   # sigmoid: e = exp(min(x, c)) in float32, then e / (1 + e) in float32
+            e = _F(exp_(min(v, _SIGMOID_HI_PY))) if v == v else _F(math.nan)
             r = float(e / (e + _F(1.0)))
         if r != 0 and abs(r) < _TINY_PY:
             r = math.copysign(0.0, r)
@@ -146,6 +179,31 @@ def exp(x):
     """float32 exp as TensorFlow computes it."""
     with np.errstate(all="ignore"):
         return _with_tail(x, _exp_packet, _libm(np.exp), "exp")
+
+
+def exp_by_rows(x):
+    """exp of 2-D float32 `x` as an Eigen row reduction evaluates it on the fly (TensorFlow's
+    log_softmax sums exp(logits) so): each row's first n - n % 8 values by the packet path, its last
+    n % 8 by the scalar path. (Rows longer than 8192 values are split by the reduction into runs with
+    tails of their own; they are not reproduced.)"""
+    with np.errstate(all="ignore"):
+        rows, n = x.shape
+        flat = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty(flat.size, _F)
+        loop = _compiled("exp") if flat.size >= _PACKET else None
+        if loop is not None:
+            loop(flat, out, flat.size)
+        else:
+            out[:] = _ftz(_exp_packet(_daz(flat)))
+        out = out.reshape(rows, n)
+        head = n - n % _PACKET
+        if head < n:
+            tail = _daz(x[:, head:])
+            # the C library's expf element by element while that is cheap; beyond, float64 exp rounded
+            # once (glibc's expf is correctly rounded in all but rare cases)
+            out[:, head:] = _scalar_tail(tail.reshape(-1), "exp").reshape(tail.shape) if tail.size <= 256 \
+                else _ftz(_libm(np.exp)(tail))
+        return out
 
 
 def _log_packet(x0):

@@ -19,9 +19,11 @@ from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes import creators as _creators
 from . import arith as _math
+from . import eigen_sum as _eigen_sum
 from .summation import SUM, _NARROW_FLOATS, _reduce, _reduction_axes, reduce_sum, static_axis
 
 _BOOL = np.dtype(np.bool_)
+_FLOAT32 = np.dtype(np.float32)
 
 
 
@@ -47,6 +49,8 @@ def _mean_kernel(x, axis=None, keepdims=False):
         return (quotient + ((quotient * count != total) & (total < 0))).astype(x.dtype, copy=False)
     if count == 0:  # 0/0, without NumPy's "Mean of empty slice" warning
         return np.full_like(np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype), np.nan)
+    if x.dtype == _FLOAT32:     # TensorFlow's sum (Eigen's order of additions) divided by the count
+        return _eigen_sum.reduce_mean(x, axes, keepdims)
     with np.errstate(all="ignore"):
         return np.mean(x, axis=axes, keepdims=keepdims, dtype=_accumulator(x.dtype)).astype(x.dtype, copy=False)
 

@@ -26,6 +26,7 @@ from ..shapes import creators as _creators
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes.common import attr_type_error
+from . import eigen_sum as _eigen_sum
 
 __all__ = ["SUM", "reduce_sum", "static_axis", "reduce_to", "SUM_TO_SHAPE"]
 
@@ -33,6 +34,7 @@ _NARROW_FLOATS = (np.dtype(np.float16), _dt.bfloat16._np)
 
 
 _add_reduce = np.add.reduce
+_FLOAT32 = np.dtype(np.float32)
 
 
 def _reduction_axes(x, axis):
@@ -56,6 +58,8 @@ def _reduction_axes(x, axis):
 def _sum_kernel(x, axis=None, keepdims=False):
     if x.dtype in _NARROW_FLOATS:  # half precision accumulates in float32, as TensorFlow's kernels do
         return np.sum(x, axis=_reduction_axes(x, axis), keepdims=keepdims, dtype=np.float32).astype(x.dtype)
+    if x.dtype == _FLOAT32:     # TensorFlow's (Eigen's) order of additions, so the last bits agree
+        return _eigen_sum.reduce_sum(x, _reduction_axes(x, axis), keepdims)
     # np.add.reduce is np.sum without its Python-level dispatch (this kernel runs in every loop iteration)
     return _add_reduce(x, _reduction_axes(x, axis), x.dtype, None, keepdims)
 

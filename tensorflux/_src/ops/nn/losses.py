@@ -12,12 +12,18 @@ from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..math import summation as _summation
+from ..math import eigen_float as _eigen_float
+from ..math import eigen_reciprocal as _eigen_reciprocal
+from ..math import eigen_sum as _eigen_sum
 from ..math import arith as _math
 from ..shapes.shaping import expand_dims
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
 from .activations import _HALF_TO_DOUBLE, _NARROW, _sum_kept, _widen
+
+
+_FLOAT32 = np.dtype(np.float32)
 
 
 # -- softmax -----------------------------------------------------------------------------------------
@@ -32,11 +38,43 @@ def _shifted(logits, axis):
     return np.subtract(w, np.max(w, axis=axis, keepdims=True), dtype=w.dtype)
 
 
+def _as_rows(x, axis):
+    """(rows, classes) float32 copy of `x` with `axis` swapped with the last one (TensorFlow transposes
+    so, which decides which rows fall in a packet), and the function putting a result back."""
+    moved = np.swapaxes(x, axis, -1)
+    shape = moved.shape
+    rows = np.ascontiguousarray(moved).reshape(-1, shape[-1])
+    return rows, lambda r: np.ascontiguousarray(np.swapaxes(r.reshape(shape), -1, axis))
+
+
+def _softmax_float32(logits, axis):
+    """TensorFlow's CPU softmax: exp(x - max) by Eigen's exp over the whole tensor, each row's sum in
+    Eigen's order, and the row scaled by the sum's reciprocal (Eigen's packet reciprocal for all but the
+    last rows % 8 rows) -- a multiply, not a divide."""
+    rows, back = _as_rows(logits, axis)
+    e = _eigen_float.exp(np.subtract(rows, rows.max(axis=1, keepdims=True)))
+    e *= _eigen_reciprocal.reciprocal(_eigen_sum.sum_rows(e))[:, None]
+    return back(_eigen_float.flush_denormals(e))      # TensorFlow's threads flush subnormal products
+
+
+def _log_softmax_float32(logits, axis):
+    """TensorFlow's CPU log_softmax: (x - max) - log(sum(exp(x - max))), the exp evaluated inside Eigen's
+    row reduction (scalar path for each row's last classes % 8) and the log by Eigen's log over the
+    vector of sums."""
+    rows, back = _as_rows(logits, axis)
+    shifted = np.subtract(rows, rows.max(axis=1, keepdims=True))
+    log_sum = _eigen_float.log(_eigen_sum.sum_rows(_eigen_float.exp_by_rows(shifted)))
+    shifted -= log_sum[:, None]
+    return back(shifted)
+
+
 def _softmax_kernel(logits, axis):
     if logits.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
     if not logits.size:
         return logits.copy()
+    if logits.dtype == _FLOAT32:
+        return _softmax_float32(logits, axis)
     out = _shifted(logits, axis)
     np.exp(out, out=out)
     out /= np.sum(out, axis=axis, keepdims=True)
@@ -48,6 +86,8 @@ def _log_softmax_kernel(logits, axis):
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
     if not logits.size:
         return logits.copy()
+    if logits.dtype == _FLOAT32:
+        return _log_softmax_float32(logits, axis)
     out = _shifted(logits, axis)
     with np.errstate(divide="ignore"):
         log_sum = np.log(np.sum(np.exp(out), axis=axis, keepdims=True))

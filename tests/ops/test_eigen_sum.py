@@ -1,0 +1,106 @@
+"""float32 sums, means, softmax and log_softmax give TensorFlow 2.21's bits (recorded by
+record_eigen_sum_cases.py: Eigen's order of additions for full, row, column, middle and scattered-axis
+reductions, runs split at 8192 values, two-thread splits of long sums, the packet reciprocal and the
+per-row scalar tail of softmax), through the public ops, and through the NumPy and the compiled loops."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+from tensorflux._src.ops import jit
+from tensorflux._src.ops.math import eigen_sum, eigen_sum_compiled
+
+FIX = np.load(os.path.join(os.path.dirname(__file__), "fixtures", "eigen_sum.npz"))
+META = json.loads(str(FIX["meta"]))
+REDUCE = [i for i, m in enumerate(META) if m["kind"] == "reduce"]
+LONG = [i for i, m in enumerate(META) if m["kind"] == "long"]
+SOFTMAX = [i for i, m in enumerate(META) if m["kind"] == "softmax"]
+
+
+def same_bits(got, want):
+    got, want = np.asarray(got, np.float32), np.asarray(want, np.float32)
+    assert got.shape == want.shape
+    both_nan = np.isnan(got) & np.isnan(want)
+    return np.array_equal(got.view(np.int32)[~both_nan], want.view(np.int32)[~both_nan])
+
+
+def long_input(i):
+    m = META[i]
+    x = (np.random.default_rng(m["seed"]).standard_normal(m["n"]) * 100).astype(np.float32)
+    assert np.array_equal(x[:4], FIX[f"head{i}"])       # the generator draws what TensorFlow summed
+    return x
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def path(request, monkeypatch):
+    """Runs a test on eigen_sum's NumPy form, then on its compiled loops (skipped without numba)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(jit, "when_hot", lambda key, build, after: None)
+    else:
+        numba = pytest.importorskip("numba")
+        loops = {"eigen_sum_rows": eigen_sum_compiled.build(numba),
+                 "eigen_sum_columns": eigen_sum_compiled.build_columns(numba)}
+        real = jit.when_hot
+        monkeypatch.setattr(jit, "when_hot", lambda key, build, after: loops.get(key) or real(key, build, after))
+    return request.param
+
+
+def test_reductions_give_tensorflows_bits(path):
+    bad = []
+    for i in REDUCE:
+        x, axes = FIX[f"x{i}"], tuple(META[i]["axes"])
+        if not (same_bits(eigen_sum.reduce_sum(x, axes), FIX[f"sum{i}"])
+                and same_bits(eigen_sum.reduce_mean(x, axes), FIX[f"mean{i}"])):
+            bad.append((x.shape, axes))
+    assert not bad
+
+
+def test_long_sums_split_as_eigen_does(path, monkeypatch):
+    monkeypatch.setattr(eigen_sum, "_threads", lambda: 2)     # recorded on a two-CPU machine
+    for i in LONG:
+        x = long_input(i)
+        assert same_bits(eigen_sum.reduce_sum(x, None), FIX[f"sum{i}"]), META[i]
+        assert same_bits(eigen_sum.reduce_mean(x, None), FIX[f"mean{i}"]), META[i]
+
+
+def test_public_ops_eager_and_traced():
+    for i in REDUCE[:40]:
+        x, axes = FIX[f"x{i}"], META[i]["axes"]
+        assert same_bits(tf.reduce_sum(x, axis=axes).numpy(), FIX[f"sum{i}"])
+        assert same_bits(tf.reduce_mean(x, axis=axes).numpy(), FIX[f"mean{i}"])
+    x, axes = FIX[f"x{REDUCE[5]}"], META[REDUCE[5]]["axes"]
+    traced = tf.function(lambda t: (tf.reduce_sum(t, axis=axes), tf.reduce_mean(t, axis=axes, keepdims=True)))
+    total, mean = traced(x)
+    assert same_bits(total.numpy(), FIX[f"sum{REDUCE[5]}"])
+    assert same_bits(mean.numpy().reshape(FIX[f"mean{REDUCE[5]}"].shape), FIX[f"mean{REDUCE[5]}"])
+
+
+def test_keepdims_shapes_and_empty_inputs():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert eigen_sum.reduce_sum(x, (1,), keepdims=True).shape == (2, 1, 4)
+    assert eigen_sum.reduce_sum(x, None, keepdims=True).shape == (1, 1, 1)
+    np.testing.assert_array_equal(eigen_sum.reduce_sum(x, (0, 2)), x.sum(axis=(0, 2)))
+    assert eigen_sum.reduce_sum(np.zeros((0, 3), np.float32), (0,)).tolist() == [0, 0, 0]
+    assert np.isnan(tf.reduce_mean(np.zeros((0,), np.float32)).numpy())
+
+
+def test_softmax_and_log_softmax_give_tensorflows_bits():
+    # The softmax reciprocal is the processor's RCPPS refined by Newton, which runs only with numba; the
+    # recorded values are this machine's (an x86 processor, as TensorFlow's were recorded on).
+    pytest.importorskip("numba")
+    bad = []
+    for i in SOFTMAX:
+        x = FIX[f"x{i}"]
+        if not same_bits(tf.nn.softmax(x).numpy(), FIX[f"softmax{i}"]):
+            bad.append(("softmax", x.shape))
+        if not same_bits(tf.nn.log_softmax(x).numpy(), FIX[f"log_softmax{i}"]):
+            bad.append(("log_softmax", x.shape))
+    assert not bad
+
+
+def test_softmax_along_another_axis_transposes():
+    x = FIX[f"x{SOFTMAX[3]}"]
+    np.testing.assert_array_equal(tf.nn.softmax(x.T, axis=0).numpy(), tf.nn.softmax(x).numpy().T)
+    np.testing.assert_array_equal(tf.nn.log_softmax(x.T, axis=0).numpy(), tf.nn.log_softmax(x).numpy().T)
