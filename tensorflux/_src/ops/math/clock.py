@@ -1,12 +1,13 @@
 """`tf.timestamp()`: the wall-clock time in seconds since the Unix epoch, as a float64 scalar, read when the
-op runs (each call of a tf.function reads it anew: the op is stateful, so it is never folded or cached)."""
+op runs (each call of a tf.function reads it anew: the op is stateful, so it is never folded or cached).
+It sits with the math ops for want of a room of its own (TensorFlow keeps it with its logging ops)."""
 import time
 
 import numpy as np
 
-from ..types import dtypes as _dt
-from ..types.shape import TensorShape
-from .registry import OpDef, apply
+from ...types import dtypes as _dt
+from ...types.shape import TensorShape
+from ..registry import OpDef, apply
 
 __all__ = ["timestamp"]
 
