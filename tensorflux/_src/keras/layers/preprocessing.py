@@ -1,4 +1,6 @@
-"""Preprocessing layers: Rescaling, Normalization, Resizing and CenterCrop.
+"""Preprocessing layers: Rescaling, Normalization, Resizing and CenterCrop here; the vocabulary layers
+(preprocessing_lookup, preprocessing_text), hashing (preprocessing_encoding) and image augmentation
+(preprocessing_augmentation, preprocessing_color) live beside it and are exported through this module's table.
 
 They compute in float32 (integer images too); Resizing alone gives integer inputs back in their own dtype,
 rounded. Images are channels_last, batched `(batch, height, width, channels)` or single `(height, width,
