@@ -113,5 +113,7 @@ def test_layer_normalization_saves_as_tensorflow_ops(tmp_path):
     model.export(path)
     ops = {n.op for f in _library(path).function for n in f.node_def}
     assert "FusedLayerNorm" not in ops and {"Mean", "SquaredDifference", "Rsqrt"} <= ops
-    np.testing.assert_array_equal(tf.saved_model.load(path).serve(tf.constant(x)).numpy(), model(x).numpy())
+    # the graph's Mean sums in TensorFlow's order, the fused kernel in NumPy's: equal to rounding
+    np.testing.assert_allclose(tf.saved_model.load(path).serve(tf.constant(x)).numpy(), model(x).numpy(),
+                               rtol=1e-5, atol=1e-6)
 

@@ -15,6 +15,7 @@ up, in `io/checkpoint/`; `tf.train.Checkpoint` lives there too.
 """
 import numpy as np
 
+from ..function.concrete import ConcreteFunction
 from ..function.polymorphic import Function
 from .module import Module
 from .variables import Variable
@@ -43,7 +44,7 @@ def is_trackable(obj):
 
 
 def _is_function(obj):
-    return isinstance(obj, Function)
+    return isinstance(obj, (Function, ConcreteFunction))   # a concrete function attribute: a SavedModel child
 
 
 def escape_local_name(name):

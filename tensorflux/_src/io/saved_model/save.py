@@ -275,6 +275,8 @@ class _Plan:
         for i, obj in enumerate(list(self.nodes)):
             if isinstance(obj, Function):
                 self.functions[i] = [self._export(cf) for cf in obj._list_all_concrete_functions_for_serialization()]
+            elif isinstance(obj, ConcreteFunction):     # an attribute holding a concrete function
+                self.functions[i] = [self._export(obj)]
         # Custom gradients' functions, traced while the functions using them were exported (and theirs).
         done = 0
         while done < len(self.exporter.gradient_functions):
@@ -443,6 +445,11 @@ class _Plan:
                 variable.name = _full_name(obj)
             elif isinstance(obj, Function):
                 self._saved_function(node.function, obj, self.functions[i])
+            elif isinstance(obj, ConcreteFunction):
+                bare = node.bare_concrete_function      # called as TensorFlow's loader calls one: positionally
+                bare.concrete_function_name = self.functions[i][0]
+                bare.argument_keywords.extend(name for name, _, _ in obj._params)
+                bare.allowed_positional_arguments = len(obj._params)
             elif isinstance(obj, Asset):
                 node.asset.asset_file_def_index = self._asset_index[id(obj)]
             elif isinstance(obj, list):
