@@ -15,6 +15,7 @@ from ...types.shape import TensorShape
 from ..shapes import creators as _creators
 from ..math import summation as _summation
 from ..math import reduce as _reduce
+from ..linalg import blas_threads as _blas
 from ..array import gather as _gather
 from ..array import where as _where
 from ..math import arith as _math
@@ -184,17 +185,31 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 # -- fused layer normalisation -----------------------------------------------------------------------
 # Keras' LayerNormalization composes moments, rsqrt and four broadcast products: eight ops forward and
 # about twenty in the gradient, each a pass over the activations. Here it is one kernel each way, over
-# the trailing axes from `begin_axis` on (those the layer normalises; gamma and beta have their shape):
+# the trailing axes from `begin_axis` on (those the layer normalises; gamma and beta have their shape),
+# seen as a [rows, N] matrix:
 #   y = x·(r·γ) + (β − μ·(r·γ)),  μ = mean(x), r = 1/√(mean((x − μ)²) + ε)
-# in the same order of operations as the composite, so float32 results are the same bits. The backward,
-# with x̂ = (x − μ)·r and g = dy·γ: dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ dy·x̂, dβ = Σ dy (sums
-# over the leading axes). Its own gradient is composed from primitive ops, so every order is differentiable.
-def _layer_norm_stats(w, axes, epsilon):
-    """μ and r = 1/√(var + ε) over `axes` (kept), as the moments and rsqrt kernels compute them."""
-    mean = np.mean(w, axis=axes, keepdims=True)
-    variance = np.mean(np.square(w - mean), axis=axes, keepdims=True)
+# in the composite's order of operations. The backward, with x̂ = (x − μ)·r and g = dy·γ:
+# dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ dy·x̂, dβ = Σ dy (sums over the rows). The row means and
+# the column sums are matrix-vector products (BLAS, under blas_threads' one-thread policy): NumPy's reduction along a short last axis (32 for
+# the keras-io transformer) costs 6× a pass over the data. Its own gradient is composed from primitive
+# ops, so every order is differentiable.
+def _rows(a, begin_axis):
+    return a.reshape(int(np.prod(a.shape[:begin_axis], dtype=np.int64)), -1)
+
+
+def _row_mean(m, ones):
+    """Each row's mean of a [rows, N] matrix, as a column [rows, 1]."""
+    return _blas.matmul(m, ones)[:, None] / m.dtype.type(m.shape[1])
+
+
+def _layer_norm_stats(w, epsilon):
+    """μ and r = 1/√(var + ε) of each row of w [rows, N], and the ones vector of the row means."""
+    ones = np.ones(w.shape[1], w.dtype)
+    mean = _row_mean(w, ones)
+    centered = w - mean
+    variance = _row_mean(np.square(centered), ones)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return mean, np.reciprocal(np.sqrt(variance + w.dtype.type(epsilon)))
+        return mean, centered, np.reciprocal(np.sqrt(variance + w.dtype.type(epsilon))), ones
 
 
 def _check_layer_norm_params(x, params, begin_axis):
@@ -207,25 +222,25 @@ def _check_layer_norm_params(x, params, begin_axis):
 
 def _fused_layer_norm_kernel(x, gamma, beta, begin_axis, epsilon):
     _check_layer_norm_params(x, (gamma, beta), begin_axis)
-    w = _widen(x)
-    mean, r = _layer_norm_stats(w, tuple(range(begin_axis, x.ndim)), epsilon)
-    scale = r * _widen(gamma)
-    out = w * scale + (_widen(beta) - mean * scale)
-    return out.astype(x.dtype, copy=False)
+    w = _rows(_widen(x), begin_axis)
+    mean, _, r, _ = _layer_norm_stats(w, epsilon)
+    scale = r * _widen(gamma).reshape(-1)
+    out = w * scale + (_widen(beta).reshape(-1) - mean * scale)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _fused_layer_norm_grad_kernel(dy, x, gamma, begin_axis, epsilon):
     _check_layer_norm_params(x, (gamma,), begin_axis)
-    w, g_in, gam = _widen(x), _widen(dy), _widen(gamma)
-    axes, rows = tuple(range(begin_axis, x.ndim)), tuple(range(begin_axis))
-    mean, r = _layer_norm_stats(w, axes, epsilon)
-    x_hat = (w - mean) * r
-    d_beta = np.sum(g_in, axis=rows)
-    d_gamma = np.sum(g_in * x_hat, axis=rows)
-    g = g_in * gam
-    dx = r * (g - np.mean(g, axis=axes, keepdims=True) - x_hat * np.mean(g * x_hat, axis=axes, keepdims=True))
-    return dx.astype(x.dtype, copy=False), d_gamma.astype(gamma.dtype, copy=False), \
-        d_beta.astype(gamma.dtype, copy=False)
+    w, g_in = _rows(_widen(x), begin_axis), _rows(_widen(dy), begin_axis)
+    _, centered, r, ones = _layer_norm_stats(w, epsilon)
+    x_hat = centered * r
+    row_ones = np.ones(w.shape[0], w.dtype)
+    d_beta = _blas.matmul(row_ones, g_in)
+    d_gamma = _blas.matmul(row_ones, g_in * x_hat)
+    g = g_in * _widen(gamma).reshape(-1)
+    dx = r * (g - _row_mean(g, ones) - x_hat * _row_mean(g * x_hat, ones))
+    return (dx.reshape(x.shape).astype(x.dtype, copy=False), d_gamma.reshape(gamma.shape).astype(gamma.dtype, copy=False),
+            d_beta.reshape(gamma.shape).astype(gamma.dtype, copy=False))
 
 
 def _infer_fused_layer_norm(inputs, attrs):
