@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from ...framework.tensor import EagerTensor
 from ..layers.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..models.model import Model, Sequential
@@ -231,7 +232,7 @@ def read_weights(model, source, label, skip_mismatch=False):
             warnings.warn(message, stacklevel=3)      # the objects that failed were left out of `pending`
         for variables, values in pending:
             for variable, value in zip(variables, values):
-                variable.assign(value)
+                variable.assign(EagerTensor(value))   # read for this assignment alone: no defensive copy
 
 
 class _Mismatch(Exception):
