@@ -20,9 +20,11 @@ Every (framework, model) pair runs in its own fresh process, frameworks interlea
 that process: the model is built and compiled, the loss is evaluated once before training, a warm-up
 `fit` of a few batches runs (it traces the train step for both the full and the final partial batch
 shape, so the timed epoch pays no tracing), then ONE `fit` epoch over the whole data set is timed.
-Printed: seconds per epoch, examples/s, the ratio tensorflux/TensorFlow (below 1 means tensorflux is
-faster) and the loss before training and after the epoch in both frameworks (the two must fall alike;
-weights start from different random draws, so the values agree only roughly).
+Printed: seconds per epoch, the CPU seconds the process used in it (all threads: on a shared machine
+the work done, which the load changes less than the wall time), examples/s, the ratio
+tensorflux/TensorFlow of the wall times (below 1 means tensorflux is faster) and the loss before
+training and after the epoch in both frameworks (the two must fall alike; weights start from different
+random draws, so the values agree only roughly).
 """
 import argparse
 import json
@@ -188,10 +190,10 @@ def measure(impl, name, quick):
     # Warm-up: full batches and one of the final partial batch's size, so both shapes are traced.
     warm = WARMUP_BATCHES * batch + n % batch
     model.fit(x[:warm], y[:warm], batch_size=batch, epochs=1, verbose=0, shuffle=False)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     history = model.fit(x, y, batch_size=batch, epochs=1, verbose=0)
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "examples": n, "loss_before": loss_before,
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "examples": n, "loss_before": loss_before,
             "loss_after": float(history.history["loss"][-1])}
 
 
@@ -249,7 +251,7 @@ def main(argv=None):
     impls = ["tensorflux"] + (["tensorflow"] if args.tf_python else [])
     header = f"{'model':<14} {'examples':>8}"
     for impl in impls:
-        header += f" | {impl + ' s/epoch':>20} {'ex/s':>8} {'loss before->after':>19}"
+        header += f" | {impl + ' s/epoch':>20} {'cpu s':>6} {'ex/s':>8} {'loss before->after':>19}"
     if args.tf_python:
         header += f" | {'ratio':>6}"
     print(header)
@@ -261,10 +263,11 @@ def main(argv=None):
         for impl in impls:
             r = row[impl]
             if "error" in r:
-                row_text += f" | {'ERROR ' + r['error']:<49.49}"
+                row_text += f" | {'ERROR ' + r['error']:<56.56}"
                 continue
             losses = f"{r['loss_before']:.3f}->{r['loss_after']:.3f}"
-            row_text += (f" | {r['seconds']:>20.3f} {r['examples'] / r['seconds']:>8.0f} {losses:>19}")
+            row_text += (f" | {r['seconds']:>20.3f} {r.get('cpu_seconds', float('nan')):>6.2f} "
+                         f"{r['examples'] / r['seconds']:>8.0f} {losses:>19}")
         if args.tf_python:
             try:
                 row_text += f" | {row['tensorflux']['seconds'] / row['tensorflow']['seconds']:>6.2f}"
