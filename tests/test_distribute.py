@@ -211,3 +211,28 @@ def test_a_killed_fit_relaunched_resumes_from_its_last_epoch(tmp_path):
     np.testing.assert_allclose(after["losses"], whole["losses"][4:], rtol=1e-6)
     for a, b in zip(after["weights"], whole["weights"]):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# -- AutoShardPolicy.FILE: which sources a worker's plan shards (data/sharding.py) -------------------------
+def _lines_read_as(worker, count, dataset):
+    from tensorflux._src.data.sharding import ShardPlan, active_plan
+    plan = ShardPlan("FILE", count, worker)
+    with active_plan(plan):
+        lines = [x[()].decode() for (x,) in dataset._make_arrays()]
+    return lines, plan.claimed
+
+
+def test_file_sharding_takes_every_nth_file_of_a_file_source(tmp_path):
+    files = []
+    for k in range(3):
+        path = tmp_path / f"f{k}.txt"
+        path.write_text(f"{k}-a\n{k}-b\n")
+        files.append(str(path))
+    # TensorFlow (recorded with its _AutoShardDataset, 2 workers, index 1): files 1, 3, ... of the list.
+    assert _lines_read_as(1, 2, tf.data.TextLineDataset(files)) == (["1-a", "1-b"], True)
+    listed = tf.data.Dataset.list_files(str(tmp_path / "*.txt"), shuffle=False).flat_map(tf.data.TextLineDataset)
+    assert _lines_read_as(0, 2, listed) == (["0-a", "0-b", "2-a", "2-b"], True)
+    # Names made by from_tensor_slices are not marked as a file source: read whole, the plan unclaimed
+    # (AUTO then shards the batches as DATA), never a one-file list sharded into the wrong files.
+    sliced = tf.data.Dataset.from_tensor_slices(files).interleave(tf.data.TextLineDataset, cycle_length=1)
+    assert _lines_read_as(1, 2, sliced) == (["0-a", "0-b", "1-a", "1-b", "2-a", "2-b"], False)

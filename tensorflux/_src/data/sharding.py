@@ -80,8 +80,14 @@ def _unclaimed_file_plan():
     return plan
 
 
-def file_share(paths):
-    """The files of a reader's list this worker reads (all of them outside a FILE plan)."""
+def file_share(paths, one_name=False):
+    """The files of a reader's list this worker reads (all of them outside a FILE plan). A reader given one
+    name by a `flat_map`/`interleave` over a dataset of names (`one_name`) reads it whole and leaves the plan
+    unclaimed: TensorFlow shards that dataset of names, which only `list_files` and `TFRecordDataset` mark
+    here, so such a pipeline falls back to DATA under AUTO (and raises under FILE) instead of sharding a
+    one-file list and reading the wrong files."""
+    if one_name:
+        return paths
     plan = _unclaimed_file_plan()
     return paths if plan is None else paths[plan.index::plan.count]
 
