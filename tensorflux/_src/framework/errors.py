@@ -127,7 +127,7 @@ _LENGTH_ATTRS = {  # op -> (attr, how its value is found: from the input count o
 }
 # The node name TensorFlow's Python wrapper gives an op when the caller passes none (most pass None).
 _DEFAULT_NAMES = {"ConcatV2": "concat", "Pack": "stack", "Unpack": "unstack", "Split": "split",
-                  "SplitV": "split", "StridedSlice": "strided_slice/"}
+                  "SplitV": "split", "StridedSlice": "strided_slice/", "EditDistance": "edit_distance"}
 # Public functions that convert every argument to a tensor before reaching the op: their errors keep
 # the ` name: ` ending even when an argument was a Python list.
 _PRECONVERTING = frozenset((
