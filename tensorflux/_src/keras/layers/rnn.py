@@ -734,6 +734,7 @@ class _KerasRecurrent(RNN):
     _rnn_args = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "zero_output_for_mask")
     _layer_args = ("name", "trainable", "dtype", "input_shape", "input_dim", "batch_input_shape",
                    "activity_regularizer", "autocast")
+    _keras_ignores = ()             # arguments Keras' layer accepts and drops
 
     def __init__(self, units, **kwargs):
         kwargs.pop("use_cudnn", None)  # a GPU switch in Keras; the results are the same
@@ -753,45 +754,21 @@ class _KerasRecurrent(RNN):
             return getattr(cell, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    # Keras 3.15's order of the cell's entries in the layer's config (recorded from Keras).
-    _cell_keys = ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
-                  "recurrent_initializer", "bias_initializer", "unit_forget_bias", "kernel_regularizer",
-                  "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
-                  "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout", "reset_after", "seed")
-    _activity_in_place = False      # SimpleRNN lists a set activity_regularizer among the cell's entries
-    _keras_omits = ()               # entries Keras' layer does not write
-    _keras_ignores = ()             # arguments Keras' layer accepts and drops
-
     def get_config(self):
-        """Keras 3's layout: the base entries (a set activity_regularizer right after dtype), the RNN's
-        arguments, then the cell's in Keras' order (an activity_regularizer of None among them)."""
-        recorded = RNN.get_config(self)
-        base = {k: recorded[k] for k in ("name", "trainable", "dtype") + self._rnn_args if k in recorded}
-        activity = None if "activity_regularizer" in self._keras_ignores else recorded.get("activity_regularizer")
-        cell = self.cell.get_config()
-        for key in ("name", "trainable", "dtype"):
-            cell.pop(key, None)
-        cell.update({k: recorded[k] for k in cell if k in recorded})     # the layer's values, serialized
+        """Keras 3's config (its key order comes from keras.saving's table), the cell's Orthogonal
+        initializer in Keras' serialized form."""
+        config = {k: v for k, v in RNN.get_config(self).items() if k != "cell"}
         for key in ("kernel_initializer", "recurrent_initializer", "bias_initializer"):
             if isinstance(getattr(self.cell, key, None), Orthogonal):
-                cell[key] = _serialized_orthogonal(getattr(self.cell, key))
-        cell["activity_regularizer"] = activity
-        config = {k: base.pop(k) for k in ("name", "trainable", "dtype") if k in base}
-        if activity is not None and not self._activity_in_place:
-            config["activity_regularizer"] = cell.pop("activity_regularizer")
-        config.update(base)
-        config.update({k: cell.pop(k) for k in self._cell_keys if k in cell})
-        config.update(cell)
-        for key in self._keras_omits:
-            config.pop(key, None)
+                config[key] = _serialized_orthogonal(getattr(self.cell, key))
+        if "activity_regularizer" in self._keras_ignores:
+            config["activity_regularizer"] = None
         return config
 
 
 class SimpleRNN(_KerasRecurrent):
     """A fully connected RNN whose output is fed back as the next step's state."""
     _cell_class = SimpleRNNCell
-    _activity_in_place = True
-    _keras_omits = ("seed",)
     # Keras 3.15's SimpleRNN drops its activity_regularizer (the layer's is None, its config says None).
     _keras_ignores = ("activity_regularizer",)
 
