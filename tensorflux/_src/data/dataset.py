@@ -279,12 +279,28 @@ class Dataset:
         return Dataset(out_spec, arrays, "_MapDataset", self._cardinality)
 
     def filter(self, predicate, name=None):
+        """Keeps the elements for which `predicate` (traced once, as TensorFlow does) gives True."""
         _check_callable(predicate)
         source, specs = self, self._element_spec
+        if has_dataset_components(specs):      # windows: this runtime calls the predicate on each one
+            def windows():
+                for flat in source._arrays():
+                    if bool(call_with_element(predicate, pack_element(specs, flat))):
+                        yield flat
+            return Dataset(specs, windows, "_FilterDataset")
+        fn = Function(predicate, name="filter_fn")
+        concrete = fn.get_concrete_function(*specs) if isinstance(specs, tuple) else fn.get_concrete_function(specs)
+        outputs = concrete.structured_outputs
+        if isinstance(outputs, (list, tuple)):     # TensorFlow fails the same way on a returned sequence
+            raise AttributeError("'tuple' object has no attribute 'is_compatible_with'")
+        spec = _output_spec(outputs)
+        if not isinstance(spec, TensorSpec) or spec.dtype != _dt.bool or spec.shape.rank != 0:
+            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                             f"return type is {spec}.")
 
         def arrays():
             for flat in source._arrays():
-                if bool(call_with_element(predicate, pack_element(specs, flat))):
+                if bool(call_with_element(concrete, pack_element(specs, flat))):
                     yield flat
 
         return Dataset(specs, arrays, "_FilterDataset")
