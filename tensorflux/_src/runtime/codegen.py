@@ -378,15 +378,29 @@ def _emit_while(em, op, value_names, indent):
                         f"{', '.join(results)}{',' if len(results) == 1 else ''}")
 
 
+def _emit_dataset_stage(em, op, value_names, indent):
+    """A dataset loop's ScanDataset or TakeWhileDataset: nothing runs here (the loop runs at the
+    ReduceDataset node that consumes it, reading the scan's inputs). Its variant value is a 1-tuple of its
+    input (a tuple is what a call hands on as a variant, should a forward function return it)."""
+    (out,) = em.output_names(op, value_names)
+    em.line(indent, f"{out} = ({value_names[id(op.inputs[0])]},)" + em.comment(op), op)
+
+
 def _emit_reduce_dataset(em, op, value_names, indent):
-    """A dataset's reduction (`for x in dataset` in a tf.function): a Python `for` over the dataset's
-    elements around the inlined body; the extra test, when there is one, ends it before an element."""
-    cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
-    n_vars, n_cond, n_elements = op.attrs["n_vars"], op.attrs["n_cond"], op.attrs["n_elements"]
-    names = [value_names[id(t)] for t in op.inputs]
-    dataset, init, rest = names[0], names[1:1 + n_vars], names[1 + n_vars:]
-    limit = rest.pop() if op.attrs.get("has_max") else None
-    cond_caps, body_caps = rest[:n_cond], rest[n_cond:]
+    """A dataset's loop (`for x in dataset` in a tf.function), staged ScanDataset [-> TakeWhileDataset] ->
+    ReduceDataset: a Python `for` over the dataset's elements around the scan's inlined body; the extra
+    test, when there is one, ends it before an element."""
+    scan = op.inputs[0].op
+    if scan.type == "TakeWhileDataset":
+        scan = scan.inputs[0].op
+    cond_graph, body_graph = scan.attrs["cond_graph"], scan.attrs["body_graph"]
+    n_vars, n_state, n_cond = scan.attrs["n_vars"], scan.attrs["n_state"], scan.attrs["n_cond"]
+    n_elements = scan.attrs["n_elements"]
+    scan_names = [value_names[id(t)] for t in scan.inputs]
+    dataset, init = scan_names[0], scan_names[1:1 + n_vars]
+    cond_caps = scan_names[1 + n_state:1 + n_state + n_cond]
+    body_caps = scan_names[1 + n_state + n_cond:]
+    limit = value_names[id(op.inputs[-1])] if op.attrs.get("has_max") else None
     loop = [em.names.make(f"{op.name}_v{i}") for i in range(n_vars)]
     if loop:
         em.line(indent, f"{', '.join(loop)}{',' if len(loop) == 1 else ''} = "
@@ -413,9 +427,11 @@ def _emit_reduce_dataset(em, op, value_names, indent):
     else:
         em.line(indent + 1, "pass")
     outs = em.output_names(op, value_names)
-    if outs:
-        em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
-                        f"{', '.join(loop)}{',' if len(loop) == 1 else ''}")
+    # The reduction's outputs past the loop variables (a loop without variables: the scan's dummy state;
+    # a loop that can break: the "stopped" flag) are TensorFlow's; nothing reads them.
+    finals = loop + [value_names[id(t)] for t in op.inputs[1 + n_vars:1 + len(op.outputs)]]
+    em.line(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = "
+                    f"{', '.join(finals)}{',' if len(finals) == 1 else ''}")
 
 
 def _dataset_elements(dataset):
@@ -500,7 +516,8 @@ def _accumulate(total, value):
 
 
 _SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while,
-            "WhileGrad": _emit_while_grad, "ReduceDataset": _emit_reduce_dataset}
+            "WhileGrad": _emit_while_grad, "ReduceDataset": _emit_reduce_dataset,
+            "ScanDataset": _emit_dataset_stage, "TakeWhileDataset": _emit_dataset_stage}
 
 
 def _source_comment(op):
