@@ -203,4 +203,5 @@ UNREACHABLE = {
     "StatelessTruncatedNormal": "TensorFlow 1 op type kept for loading old SavedModels (V2 is built)",
     "StatelessRandomUniformInt": "TensorFlow 1 op type kept for loading old SavedModels (V2 is built)",
     "StatelessRandomUniformFullInt": "TensorFlow 1 op type kept for loading old SavedModels (V2 is built)",
+    "Timestamp": "takes no inputs (tf.timestamp()): there is nothing to malform",
 }

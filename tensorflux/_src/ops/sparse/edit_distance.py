@@ -34,6 +34,10 @@ def _edit_distance_kernel(h_indices, h_values, h_shape, t_indices, t_values, t_s
     if len(h_shape) != len(t_shape):
         raise errors.InvalidArgumentError(None, None, f"hypothesis_shape and truth_shape must have the same rank: "
                                                       f"{len(h_shape)} vs {len(t_shape)}")
+    for which, indices, shape in (("hypothesis", h_indices, h_shape), ("truth", t_indices, t_shape)):
+        if (shape < 0).any() or (indices < 0).any():   # TensorFlow's kernel rejects them; never a value
+            raise errors.InvalidArgumentError(None, None, f"{which} indices and shape must be non-negative: "
+                                                          f"shape {shape.tolist()}")
     out_shape = tuple(int(max(a, b)) for a, b in zip(h_shape[:-1], t_shape[:-1]))
     out = np.zeros(out_shape, dtype=np.float32)
     hypotheses, truths = _sequences(h_indices, h_values), _sequences(t_indices, t_values)

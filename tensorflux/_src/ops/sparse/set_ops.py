@@ -67,6 +67,9 @@ def _set_kernel(*arrays, set_operation, kinds):
 
 def _set_infer(inputs, attrs):
     kinds = attrs["kinds"]
+    for kind, x in zip(kinds, (inputs[0], inputs[1 if kinds[0] == "dense" else 3])):
+        if kind == "dense" and x.shape.rank is not None and x.shape.rank < 2:   # TensorFlow's shape function
+            raise ValueError(f"Shape must be at least rank 2 but is rank {x.shape.rank}")
     first = inputs[0] if kinds[0] == "dense" else inputs[1]
     rank = first.shape.rank if kinds[0] == "dense" else None
     return [(_dt.int64, TensorShape([None, rank])), (first.dtype, TensorShape([None])),
