@@ -12,7 +12,10 @@ import numpy as np
 
 import tensorflux as tf
 
-__all__ = ["strategy_of", "replicas_in_step", "distributed_step", "agreed_permutation"]
+from ...distribute.values import PerReplica
+
+__all__ = ["strategy_of", "replicas_in_step", "distributed_step", "local_predict_step", "DistributedPredict",
+           "agreed_permutation"]
 
 
 def strategy_of(model):
@@ -27,27 +30,53 @@ def replicas_in_step():
     return context.num_replicas_in_sync if context is not None else 1
 
 
-def _replica_id(strategy):
-    return int(strategy.experimental_distribute_values_from_function(lambda ctx: ctx.replica_id_in_sync_group))
+def _layout(strategy):
+    """(the job-wide id of this worker's first replica, its local replicas, the replicas of the job)."""
+    local = strategy._local
+    return strategy._world.rank * local, local, strategy.num_replicas_in_sync
+
+
+def _rows_of(t, replica, replicas):
+    """Replica `replica`'s rows of the batch `t`: the `replica`-th `ceil(B / replicas)` rows (the tail ones
+    short or empty), as TensorFlow's distributed dataset splits a global batch."""
+    rows = tf.shape(t)[0]
+    per = (rows + replicas - 1) // replicas
+    start = tf.minimum(replica * per, rows)
+    return t[start:tf.minimum(start + per, rows)]
+
+
+def _split(part, first, local, replicas):
+    """`part` (a nest of batches) as this worker's replicas see it: one slice, or a PerReplica of slices."""
+    if part is None:
+        return None
+    if local == 1:
+        return tf.nest.map_structure(lambda t: _rows_of(t, first, replicas), part)
+    return tf.nest.map_structure(
+        lambda t: PerReplica([_rows_of(t, first + i, replicas) for i in range(local)]), part)
 
 
 def distributed_step(strategy, step, pack):
-    """`one_step(x, y, sample_weight)` running `step` on this replica's slice of the global batch."""
-    size, rank = strategy.num_replicas_in_sync, _replica_id(strategy)
-
-    def mine(t):
-        if t is None:
-            return None
-        rows = tf.shape(t)[0]
-        per = (rows + size - 1) // size
-        start = tf.minimum(rank * per, rows)
-        return t[start:tf.minimum(start + per, rows)]
+    """`one_step(x, y, sample_weight)` running `step` on each local replica's slice of the global batch."""
+    first, local, replicas = _layout(strategy)
 
     def one_step(x, y=None, sample_weight=None):
-        x, y, sample_weight = (tf.nest.map_structure(mine, part) if part is not None else None
-                               for part in (x, y, sample_weight))
-        logs = strategy.run(lambda: step(pack(x, y, sample_weight)))
+        x, y, sample_weight = (_split(part, first, local, replicas) for part in (x, y, sample_weight))
+        logs = strategy.run(lambda *parts: step(pack(*parts)), args=(x, y, sample_weight))
         return tf.nest.map_structure(lambda v: strategy.reduce("MEAN", v, axis=None), logs)
+
+    return one_step
+
+
+def local_predict_step(strategy, step, pack):
+    """`predict`'s step over this worker's local replicas: each predicts its slice of the batch, and the
+    slices are joined in replica order (the rows of the batch, in order)."""
+    _, local, _ = _layout(strategy)
+
+    def one_step(x, y=None, sample_weight=None):
+        x = _split(x, 0, local, local)
+        outputs = strategy.run(lambda part: step(pack(part, None, None)), args=(x,))
+        return tf.nest.map_structure(
+            lambda v: tf.concat(list(strategy.experimental_local_results(v)), axis=0), outputs)
 
     return one_step
 
@@ -55,11 +84,12 @@ def distributed_step(strategy, step, pack):
 class DistributedPredict:
     """`predict`'s step under a multi-worker strategy: each worker predicts its slice of the global batch (the
     slice `distributed_step` trains on), and the slices are gathered in worker order, so every worker gets
-    the predictions of the whole batch, in order. `compute` is the (traced) predict step on one slice."""
+    the predictions of the whole batch, in order. `compute` is the (traced) predict step on one slice (over
+    the worker's local replicas, when it has several)."""
 
     def __init__(self, strategy, compute):
         self._strategy, self._compute = strategy, compute
-        self._size, self._rank = strategy.num_replicas_in_sync, _replica_id(strategy)
+        self._size, self._rank = strategy._world.size, strategy._world.rank
         if hasattr(compute, "get_concrete_function"):
             self.get_concrete_function = compute.get_concrete_function
 
@@ -76,13 +106,14 @@ class DistributedPredict:
             t = np.asarray(t)
             padded = np.concatenate([t, np.zeros((per - t.shape[0],) + t.shape[1:], t.dtype)]) \
                 if t.shape[0] < per else t
-            return self._strategy.gather(tf.constant(padded), axis=0)[:rows]
-        return tf.nest.map_structure(gathered, mine)
+            return self._strategy._world.all_gather(padded).reshape((-1,) + t.shape[1:])[:rows]
+        return tf.nest.map_structure(lambda t: tf.constant(gathered(t)), mine)
 
 
 def agreed_permutation(strategy):
     """A `permutation(n)` function giving the same order on every worker (rank 0 draws the seed)."""
-    rank = _replica_id(strategy)
+    rank = strategy._world.rank
     mine = np.random.randint(0, 2 ** 31 - 1) if rank == 0 else 0
-    seed = int(strategy.reduce("SUM", tf.constant(mine, tf.int64), axis=None))
+    (seed,) = strategy._world.broadcast([np.asarray(mine, np.int64)], root=0)
+    seed = int(seed)
     return np.random.default_rng(seed).permutation
