@@ -10,11 +10,12 @@ import os
 import numpy as np
 
 from ..framework.context import state as _state
-from ..framework.errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
+from ..framework.errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError,
     PermissionDeniedError, UnknownError)
 from ..framework.tensor import Tensor
 from ..ops import convert as _convert
 from ..ops.registry import OpDef, apply
+from .atomic import atomic_write
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 
@@ -226,5 +227,102 @@ class GFile:
         self.close()
 
 
+def join(path, *paths):
+    """`path` and `paths` joined as os.path.join joins them (a later absolute part starts over)."""
+    return os.path.join(_local_path(path), *(_local_path(p) for p in paths))
+
+
+def mkdir(path):
+    """Creates the directory `path` (its parent must exist; an existing directory is left as it is)."""
+    path = _local_path(path)
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise FailedPreconditionError(None, None, f"{path}; Not a directory") from None
+    except OSError as e:
+        raise file_error(e, path) from None
+
+
+def copy(src, dst, overwrite=False):
+    """Copies the file `src` to `dst`; AlreadyExistsError if `dst` exists and `overwrite` is False."""
+    src, dst = _local_path(src), _local_path(dst)
+    data = read_local_file(src)
+    if not overwrite and os.path.exists(dst):
+        raise AlreadyExistsError(None, None, "file already exists")
+    try:
+        with atomic_write(dst) as f:   # the copy appears whole or not at all
+            f.write(data)
+    except OSError as e:
+        raise file_error(e, dst) from None
+
+
+def rename(src, dst, overwrite=False):
+    """Renames `src` to `dst`; AlreadyExistsError if `dst` exists and `overwrite` is False."""
+    src, dst = _local_path(src), _local_path(dst)
+    if not os.path.exists(src):
+        raise NotFoundError(None, None, f"{src}; No such file or directory")
+    if not overwrite and os.path.exists(dst):
+        raise AlreadyExistsError(None, None, "file already exists")
+    try:
+        os.replace(src, dst)
+    except OSError as e:
+        raise file_error(e, src) from None
+
+
+def rmtree(path):
+    """Removes the directory `path` and everything under it (a file is removed too)."""
+    path = _local_path(path)
+    if not os.path.exists(path):
+        raise NotFoundError(None, None, f"{path} not found")
+    if os.path.isdir(path) and not os.path.islink(path):
+        import shutil   # here, not at import (rarely used)
+        shutil.rmtree(path)
+    else:
+        os.remove(path)
+
+
+class FileStatistics:
+    """`tf.io.gfile.stat`'s result: `length` (bytes), `mtime_nsec`, `is_directory`."""
+
+    def __init__(self, length, mtime_nsec, is_directory):
+        self.length, self.mtime_nsec, self.is_directory = length, mtime_nsec, is_directory
+
+
+def stat(path):
+    path = _local_path(path)
+    try:
+        info = os.stat(path)
+    except OSError as e:
+        raise file_error(e, path) from None
+    return FileStatistics(info.st_size, info.st_mtime_ns, os.path.isdir(path))
+
+
+def walk(top, topdown=True, onerror=None):
+    """Yields `(directory, subdirectory names, file names)` for `top` and every directory under it (nothing
+    for a missing `top`); `onerror(error)` is called for a directory that cannot be listed."""
+    top = _local_path(top)
+    try:
+        names = os.listdir(top)
+    except OSError as e:
+        if onerror is not None and os.path.exists(top):
+            onerror(file_error(e, top))
+        return
+    subdirs = [n for n in names if os.path.isdir(os.path.join(top, n))]
+    files = [n for n in names if n not in subdirs]
+    if topdown:
+        yield top, subdirs, files
+    for name in subdirs:
+        yield from walk(os.path.join(top, name), topdown, onerror)
+    if not topdown:
+        yield top, subdirs, files
+
+
+def get_registered_schemes():
+    """The URI schemes this build's file system layer serves: local files only ("" and "file")."""
+    return ["file", ""]
+
+
 API = {"io": ["read_file", "write_file"],
-       "io.gfile": ["GFile", "exists", "glob", "isdir", "listdir", "makedirs", "remove"]}
+       "io.gfile": ["GFile", "exists", "glob", "isdir", "listdir", "makedirs", "remove", "join", "mkdir", "copy",
+                    "rename", "rmtree", "stat", "walk", "get_registered_schemes"]}
