@@ -245,12 +245,21 @@ def test_keras_fit_on_two_local_replicas_trains_as_one_replica_on_the_global_bat
                                                      0.4439408779144287], atol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="compile metrics built inside the first step are one state shared by "
-                                       "the replicas; the logs average the replicas' partial results")
-def test_keras_compile_metrics_on_two_local_replicas_are_those_of_one_process():
+def test_keras_metrics_and_sample_weights_on_two_local_replicas_are_those_of_one_process():
     x, y = _regression_data()
-    history = _compiled_in(_two()).fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False)
+    model = _compiled_in(_two())
+    history = model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False)
     np.testing.assert_allclose(history.history["mae"], [1.291754961013794, 0.8550427556037903], rtol=1e-5)
+    assert abs(model.evaluate(x, y, batch_size=16, verbose=0)[1] - 0.7888873815536499) < 1e-5
+    weights = np.random.default_rng(1).uniform(0.5, 1.5, size=40).astype("float32")
+    weighted = _compiled_in(_two())
+    history = weighted.fit(x, y, sample_weight=weights, batch_size=16, epochs=1, verbose=0, shuffle=False)
+    np.testing.assert_allclose([history.history["loss"][0], history.history["mae"][0]],
+                               [2.456341505050659, 1.3002889156341553], rtol=1e-5)
+    kernel, bias = weighted.get_weights()
+    np.testing.assert_allclose(kernel.ravel(), [0.5346719026565552, 0.6583241820335388, 0.5905993580818176],
+                               atol=1e-5)
+    np.testing.assert_allclose(bias, [-0.2340259850025177], atol=1e-5)
 
 
 def test_gather_and_local_results_inside_a_tf_function():

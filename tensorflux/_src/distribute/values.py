@@ -17,7 +17,7 @@ from ..state.variables import ResourceVariable
 from ..function.trace_type import from_value
 from ..types.spec import TensorSpec
 
-__all__ = ["PerReplica", "PerReplicaSpec", "MirroredVariable", "MirroredResource", "mirror_variable", "select_replica",
+__all__ = ["PerReplica", "PerReplicaSpec", "MirroredVariable", "MirroredResource", "mirror_variable", "unmirror_variable", "select_replica",
            "regroup", "local_values"]
 
 
@@ -188,6 +188,19 @@ def mirror_variable(variable, strategy, count):
     variable._handle._value = mirrored
     if type(variable) is ResourceVariable:
         variable.__class__ = MirroredVariable
+    return variable
+
+
+def unmirror_variable(variable):
+    """Turns a MirroredVariable back into one state shared by every local replica (its first copy): the
+    replicas run one at a time, so their updates of a shared accumulator (a metric's totals) add up."""
+    resource = variable._resource
+    if isinstance(resource, MirroredResource):
+        first = resource._copies[0]
+        variable._resource = first
+        variable._handle._value = first
+        if type(variable) is MirroredVariable:
+            variable.__class__ = ResourceVariable
     return variable
 
 

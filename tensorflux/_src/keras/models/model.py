@@ -210,7 +210,7 @@ class Model(Layer):
             return step(_pack(x, y, sample_weight))
         strategy = _replicas.strategy_of(self)
         if strategy is not None and step != self.predict_step:
-            one_step = _replicas.distributed_step(strategy, step, _pack)
+            one_step = _replicas.distributed_step(strategy, step, _pack, self)
         elif strategy is not None and strategy._local > 1:
             one_step = _replicas.local_predict_step(strategy, step, _pack)
         # Several replicas in this process run their step eagerly: a traced graph runs in the caller's

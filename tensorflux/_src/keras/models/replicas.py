@@ -12,7 +12,7 @@ import numpy as np
 
 import tensorflux as tf
 
-from ...distribute.values import PerReplica
+from ...distribute.values import PerReplica, unmirror_variable
 
 __all__ = ["strategy_of", "replicas_in_step", "distributed_step", "local_predict_step", "DistributedPredict",
            "agreed_permutation"]
@@ -55,13 +55,23 @@ def _split(part, first, local, replicas):
         lambda t: PerReplica([_rows_of(t, first + i, replicas) for i in range(local)]), part)
 
 
-def distributed_step(strategy, step, pack):
-    """`one_step(x, y, sample_weight)` running `step` on each local replica's slice of the global batch."""
+def distributed_step(strategy, step, pack, model):
+    """`one_step(x, y, sample_weight)` running `step` on each local replica's slice of the global batch.
+
+    With several local replicas, the model's metrics keep one state for all of them (each replica adds its
+    slice in turn), and the metric logs are read from it after the step: the metrics of the worker's whole
+    batch, as one process computes them (averaging the replicas' partial results would not be)."""
     first, local, replicas = _layout(strategy)
 
     def one_step(x, y=None, sample_weight=None):
+        if local > 1:
+            for metric in model.metrics:       # built now or in the first step: shared, not mirrored
+                for variable in metric.variables:
+                    unmirror_variable(variable)
         x, y, sample_weight = (_split(part, first, local, replicas) for part in (x, y, sample_weight))
         logs = strategy.run(lambda *parts: step(pack(*parts)), args=(x, y, sample_weight))
+        if local > 1 and isinstance(logs, dict):
+            logs = {**logs, **model.get_metrics_result()}
         return tf.nest.map_structure(lambda v: strategy.reduce("MEAN", v, axis=None), logs)
 
     return one_step
