@@ -458,7 +458,8 @@ _current_trace = [None]
 
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """`tf.summary.trace_on`: starts recording the graphs of the tf.functions the program calls (eagerly),
-    for `trace_export`. tensorflux has no profiler: `profiler=True` records the graphs only."""
+    for `trace_export`; with `profiler=True` and a `profiler_outdir`, also runs the profiler
+    (`tf.profiler.experimental`), whose profile `trace_export`/`trace_off` write there."""
     if _context.graph is not None:
         _logger.warning("Cannot enable trace inside a tf.function.")
         return
@@ -467,7 +468,11 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
             _logger.warning("Trace already enabled")
             return
         if profiler:
-            _logger.warning("tensorflux has no profiler: trace_on(profiler=True) records graphs only.")
+            if profiler_outdir is None:
+                _logger.warning("No `profiler_outdir` passed to trace_on(). Profiler won't be enabled.")
+            else:
+                from ..runtime import profiler as _profiler
+                _profiler.start(profiler_outdir)
         trace = _Trace(bool(graph) or bool(profiler), bool(profiler))
         if trace.graphs:
             trace.start()
@@ -480,6 +485,12 @@ def trace_off():
         trace, _current_trace[0] = _current_trace[0], None
     if trace is not None:
         trace.stop()
+        if trace.profiler:
+            from ..runtime import profiler as _profiler
+            try:
+                _profiler.stop()
+            except Exception as e:   # as TensorFlow: already stopped by trace_export, or never started
+                _logger.warning("Error while stopping profiler: %s", e)
 
 
 def trace_export(name, step=None, profiler_outdir=None):
@@ -510,6 +521,9 @@ def trace_export(name, step=None, profiler_outdir=None):
         plugin = "graph_run_metadata_graph" if trace.graphs and not trace.profiler else "graph_run_metadata"
         with summary_scope(name, "graph_run_metadata_graph_summary") as (tag, _):
             _write(tag, np.array(metadata, dtype=object), step, encode_summary_metadata(plugin, b"1"))
+    if trace.profiler:    # TensorFlow stops (and saves) the profiler here, raising if none was started
+        from ..runtime import profiler as _profiler
+        _profiler.stop()  # (on that error the trace stays on, as in TensorFlow)
     trace_off()
     return None
 
