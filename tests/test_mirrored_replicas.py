@@ -274,3 +274,29 @@ def test_gather_and_local_results_inside_a_tf_function():
     gathered, local = step()
     assert gathered.numpy().tolist() == [0.0, 0.0, 1.0, 1.0]               # TensorFlow's values
     assert [t.numpy().tolist() for t in local] == [[0.0, 0.0], [1.0, 1.0]]
+
+
+def test_a_variable_created_in_run_is_one_mirrored_variable():
+    strategy = _two()
+    made = strategy.run(lambda: tf.Variable(1.0))
+    assert repr(made) == ("MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>,\n"
+                          "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, numpy=1.0>\n}")   # TF's
+
+
+def test_adam_slots_made_in_the_first_step_are_mirrored_so_two_replicas_train_as_one():
+    x, y = _regression_data()
+
+    def build():
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        model.compile(tf.keras.optimizers.Adam(0.1), "mse", metrics=["mae"])
+        return model
+
+    with _two().scope():
+        mirrored = build()
+    single = build()
+    logs = [m.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False).history for m in (mirrored, single)]
+    for name in ("loss", "mae"):
+        np.testing.assert_allclose(logs[0][name], logs[1][name], rtol=1e-5)
+    for a, b in zip(mirrored.get_weights(), single.get_weights()):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    assert int(mirrored.optimizer.iterations) == int(single.optimizer.iterations) == 6

@@ -32,7 +32,7 @@ from ..ops.array import join
 from ..ops.math import arith as _arith
 from ..ops.shapes import shape_ops as _shape_ops
 from . import collective, datasets, mirrored_run, mpi
-from .values import PerReplica, local_values, mirror_variable
+from .values import PerReplica, local_values, mirror_variable, share_state
 
 __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
            "StrategyExtended", "get_strategy", "has_strategy", "in_cross_replica_context",
@@ -150,6 +150,21 @@ class Strategy:
         if get_replica_context() is None and get_strategy() is self:
             mirror_variable(variable, self, self._local)
 
+    def _mirror_created_in_replica(self, variable, created, counts):
+        """Variables created inside `run`, as TensorFlow makes them: replica 0's is mirrored (its value in
+        every copy), and replica i's k-th variable is replica 0's k-th (the same state)."""
+        index = self._current_replica_index()
+        if index is None:
+            return
+        if index == 0:
+            created.append(mirror_variable(variable, self, self._local))
+            return
+        k, counts[index] = counts[index], counts[index] + 1
+        if k >= len(created):
+            raise RuntimeError(f"Replica {index} created more variables in `strategy.run` than replica 0: every "
+                               f"replica must create the same variables.")
+        share_state(variable, created[k])
+
     @property
     def cluster_resolver(self):
         return None
@@ -182,8 +197,16 @@ class Strategy:
         this replica's value, as TensorFlow returns it with one local device). With several local replicas,
         once per replica (see mirrored_run.py): tensors that differ come back as PerReplica values."""
         if self._local > 1:
-            return mirrored_run.run_on_replicas(self, fn, args, kwargs or {}, self._local, self._enter_replica,
-                                                self._cross_replica)
+            created, counts = [], [0] * self._local
+
+            def observe(variable):
+                self._mirror_created_in_replica(variable, created, counts)
+            _state.variable_observers.append(observe)
+            try:
+                return mirrored_run.run_on_replicas(self, fn, args, kwargs or {}, self._local,
+                                                    self._enter_replica, self._cross_replica)
+            finally:
+                _state.variable_observers.remove(observe)
         _STACK.replicas.append(ReplicaContext(self, self._world.rank, 0))
         try:
             with self.scope():

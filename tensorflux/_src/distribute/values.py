@@ -17,7 +17,7 @@ from ..state.variables import ResourceVariable
 from ..function.trace_type import from_value
 from ..types.spec import TensorSpec
 
-__all__ = ["PerReplica", "PerReplicaSpec", "MirroredVariable", "MirroredResource", "mirror_variable", "unmirror_variable", "select_replica",
+__all__ = ["PerReplica", "PerReplicaSpec", "MirroredVariable", "MirroredResource", "mirror_variable", "share_state", "unmirror_variable", "select_replica",
            "regroup", "local_values"]
 
 
@@ -191,12 +191,25 @@ def mirror_variable(variable, strategy, count):
     return variable
 
 
-def unmirror_variable(variable):
+def share_state(variable, mirrored):
+    """Makes `variable` (created by another replica) a view of the MirroredVariable `mirrored`'s state."""
+    variable._resource = mirrored._resource
+    variable._handle._value = mirrored._resource
+    variable._name = mirrored._name
+    variable._handle_id = mirrored._handle_id
+    variable.__class__ = type(mirrored)
+    return variable
+
+
+def unmirror_variable(variable, summed=False):
     """Turns a MirroredVariable back into one state shared by every local replica (its first copy): the
     replicas run one at a time, so their updates of a shared accumulator (a metric's totals) add up."""
     resource = variable._resource
     if isinstance(resource, MirroredResource):
         first = resource._copies[0]
+        if summed:     # a metric's totals made in the replicas: every copy counted its replica's slice
+            for copy in resource._copies[1:]:
+                first.value = first.value + copy.value
         variable._resource = first
         variable._handle._value = first
         if type(variable) is MirroredVariable:
@@ -216,8 +229,8 @@ def regroup(results):
 
     def one(*values):
         first = values[0]
-        if all(v is first for v in values):
-            return first
+        if all(v is first or isinstance(v, MirroredVariable) and v._resource is first._resource for v in values):
+            return first     # the same value, or the variable every replica made (one MirroredVariable)
         return PerReplica(values)
     return nest.map_structure(one, *results)
 

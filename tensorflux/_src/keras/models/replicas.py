@@ -70,6 +70,10 @@ def distributed_step(strategy, step, pack, model):
                     unmirror_variable(variable)
         x, y, sample_weight = (_split(part, first, local, replicas) for part in (x, y, sample_weight))
         logs = strategy.run(lambda *parts: step(pack(*parts)), args=(x, y, sample_weight))
+        if local > 1:
+            for metric in model.metrics:       # built in this step (mirrored): its copies' totals, summed
+                for variable in metric.variables:
+                    unmirror_variable(variable, summed=True)
         if local > 1 and isinstance(logs, dict):
             logs = {**logs, **model.get_metrics_result()}
         return tf.nest.map_structure(lambda v: strategy.reduce("MEAN", v, axis=None), logs)
