@@ -300,3 +300,18 @@ def test_adam_slots_made_in_the_first_step_are_mirrored_so_two_replicas_train_as
     for a, b in zip(mirrored.get_weights(), single.get_weights()):
         np.testing.assert_allclose(a, b, atol=1e-5)
     assert int(mirrored.optimizer.iterations) == int(single.optimizer.iterations) == 6
+
+
+def test_a_tf_function_updates_each_replicas_copy_of_a_mirrored_variable():
+    strategy = _two()
+    with strategy.scope():
+        v = tf.Variable(0.0)
+
+    @tf.function
+    def step():
+        strategy.run(lambda: v.assign_add(tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group,
+                                                  tf.float32) + 1.0))
+
+    step()
+    assert repr(v) == ("MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>,\n"
+                       "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, numpy=2.0>\n}")   # TF's

@@ -12,7 +12,7 @@ them all, as TensorFlow's MirroredVariable does.
 from ..framework import nest
 from ..framework.composite import CompositeTensor, TypeSpec
 from ..framework.tensor import Tensor, _numpy_text
-from ..ops.state import VariableResource
+from ..ops.state import ResourceHandle, VariableResource
 from ..state.variables import ResourceVariable
 from ..function.trace_type import from_value
 from ..types.spec import TensorSpec
@@ -122,12 +122,19 @@ class PerReplicaSpec(TypeSpec):
 class MirroredResource(VariableResource):
     """A variable's state with one copy per replica; `value` and `lock` are the current replica's."""
 
-    __slots__ = ("_copies", "_strategy")
+    __slots__ = ("_copies", "_strategy", "_copy_handles")
 
     def __init__(self, first, copies, strategy):
         self._copies = [first] + list(copies)    # set first: VariableResource.__init__ assigns `value`
         self._strategy = strategy
+        self._copy_handles = None
         super().__init__(first.value, first.dtype, first.shape, first.name, first.id)
+
+    def copy_handles(self, shared):
+        """One handle per copy (made once), for the ops of each replica."""
+        if self._copy_handles is None:
+            self._copy_handles = [ResourceHandle(copy, shared._variable_ref) for copy in self._copies]
+        return self._copy_handles
 
     def _current(self):
         index = self._strategy._current_replica_index()
@@ -155,10 +162,29 @@ class MirroredResource(VariableResource):
         pass
 
 
+_SHARED_HANDLE = ResourceVariable._handle     # the slot holding the handle of every copy at once
+
+
 class MirroredVariable(ResourceVariable):
     """A tf.Variable created in the scope of a strategy with several local replicas (see the module)."""
 
     __slots__ = ()
+
+    @property
+    def _handle(self):
+        # Inside replica i, ops take the handle of copy i itself, so a tf.function traced there captures
+        # that copy: the function's graph runs in the caller's thread, where the shared handle means the
+        # cross-replica context (reads of the first copy, writes of every copy).
+        shared = _SHARED_HANDLE.__get__(self)
+        resource = shared._value
+        if not isinstance(resource, MirroredResource):
+            return shared
+        index = resource._strategy._current_replica_index()
+        return shared if index is None else resource.copy_handles(shared)[index]
+
+    @_handle.setter
+    def _handle(self, value):
+        _SHARED_HANDLE.__set__(self, value)
 
     def __repr__(self):
         copies = self._resource._copies
