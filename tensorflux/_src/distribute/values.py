@@ -204,6 +204,20 @@ def _copy_repr(variable, copy, name):
             f"numpy={chr(10) if chr(10) in text else ''}{text}>")
 
 
+_MIRRORED_CLASSES = {}      # the mirrored class made for a Variable subclass -> that subclass
+
+
+def _mirrored_class(cls):
+    """`cls` whose ops inside a replica use that replica's copy (MirroredVariable's `_handle`), made once."""
+    for mirrored, original in _MIRRORED_CLASSES.items():
+        if original is cls:
+            return mirrored
+    mirrored = type(cls.__name__, (cls,), {"__slots__": (), "_handle": MirroredVariable.__dict__["_handle"],
+                                            "__module__": cls.__module__})
+    _MIRRORED_CLASSES[mirrored] = cls
+    return mirrored
+
+
 def mirror_variable(variable, strategy, count):
     """Turns `variable` (just created in `strategy`'s scope) into a MirroredVariable with `count` copies."""
     first = variable._resource
@@ -214,6 +228,8 @@ def mirror_variable(variable, strategy, count):
     variable._handle._value = mirrored
     if type(variable) is ResourceVariable:
         variable.__class__ = MirroredVariable
+    elif not isinstance(variable, MirroredVariable):   # a subclass (a Keras Variable) keeps its class's
+        variable.__class__ = _mirrored_class(type(variable))   # behaviour, with each replica's handle
     return variable
 
 
@@ -238,7 +254,9 @@ def unmirror_variable(variable, summed=False):
                 first.value = first.value + copy.value
         variable._resource = first
         variable._handle._value = first
-        if type(variable) is MirroredVariable:
+        if type(variable) in _MIRRORED_CLASSES:
+            variable.__class__ = _MIRRORED_CLASSES[type(variable)]
+        elif type(variable) is MirroredVariable:
             variable.__class__ = ResourceVariable
     return variable
 
@@ -255,7 +273,8 @@ def regroup(results):
 
     def one(*values):
         first = values[0]
-        if all(v is first or isinstance(v, MirroredVariable) and v._resource is first._resource for v in values):
+        if all(v is first or isinstance(v, ResourceVariable) and isinstance(first, ResourceVariable)
+               and isinstance(v._resource, MirroredResource) and v._resource is first._resource for v in values):
             return first     # the same value, or the variable every replica made (one MirroredVariable)
         return PerReplica(values)
     return nest.map_structure(one, *results)

@@ -213,10 +213,9 @@ class Model(Layer):
             one_step = _replicas.distributed_step(strategy, step, _pack, self)
         elif strategy is not None and strategy._local > 1:
             one_step = _replicas.local_predict_step(strategy, step, _pack)
-        # Several replicas in this process run their step eagerly: a traced graph runs in the caller's
-        # thread, where a mirrored variable's ops would reach every copy instead of the replica's own.
-        eager = self.run_eagerly or (strategy is not None and strategy._local > 1)
-        function = one_step if eager else tf.function(one_step, reduce_retracing=True)
+        function = one_step if self.run_eagerly else tf.function(one_step, reduce_retracing=True)
+        if strategy is not None and strategy._local > 1 and not self.run_eagerly and step != self.predict_step:
+            function = _replicas.EagerFirstStep(one_step, function)     # builds metrics/slots eagerly first
         if strategy is not None and step == self.predict_step and strategy.extended._in_multi_worker_mode():
             return _replicas.DistributedPredict(strategy, function)    # each worker its slice, gathered in order
         return function

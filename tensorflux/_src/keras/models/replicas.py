@@ -14,7 +14,7 @@ import tensorflux as tf
 
 from ...distribute.values import PerReplica, unmirror_variable
 
-__all__ = ["strategy_of", "replicas_in_step", "distributed_step", "local_predict_step", "DistributedPredict",
+__all__ = ["strategy_of", "replicas_in_step", "distributed_step", "local_predict_step", "EagerFirstStep", "DistributedPredict",
            "agreed_permutation"]
 
 
@@ -93,6 +93,27 @@ def local_predict_step(strategy, step, pack):
             lambda v: tf.concat(list(strategy.experimental_local_results(v)), axis=0), outputs)
 
     return one_step
+
+
+class EagerFirstStep:
+    """A step over several local replicas: the first call runs eagerly, the rest traced. The first step
+    builds the metrics and the optimizer's slots inside the replicas; run eagerly, the metrics' per-replica
+    totals can be summed into one shared state before any graph captures a replica's copy of them."""
+
+    def __init__(self, one_step, function):
+        self._one_step, self._function, self._stepped = one_step, function, False
+
+    def __getattr__(self, name):
+        if name == "get_concrete_function" and self._stepped:
+            return self._function.get_concrete_function
+        raise AttributeError(name)
+
+    def __call__(self, *args, **kwargs):
+        if self._stepped:
+            return self._function(*args, **kwargs)
+        result = self._one_step(*args, **kwargs)
+        self._stepped = True
+        return result
 
 
 class DistributedPredict:
