@@ -26,7 +26,8 @@ from . import errors
 from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 
-__all__ = ["Graph", "FuncGraph", "Operation", "OpRecord", "SymbolicTensor", "user_source"]
+__all__ = ["Graph", "FuncGraph", "Operation", "OpRecord", "SymbolicTensor", "user_source",
+           "add_automatic_control_output", "is_automatic_control_output"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -440,6 +441,51 @@ class Graph:
     @property
     def finalized(self):
         return self._finalized
+
+
+# Stateful ops TensorFlow's automatic control dependencies leave out of a function's control output (its
+# legacy random ops, whose numbers nothing may read, and a NoOp, which TensorFlow does not count as stateful).
+_NOT_RUN_FOR_EFFECT = frozenset({"RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
+                                 "ParameterizedTruncatedNormal", "RandomGamma", "RandomPoisson", "RandomPoissonV2",
+                                 "RandomShuffle", "Multinomial", "NoOp"})
+_CALLS = ("PartitionedCall", "StatefulPartitionedCall")
+
+
+def _runs_for_effect(op):
+    """Whether a function must run `op` even when no output needs its value, as TensorFlow's automatic
+    control dependencies decide: a stateful op (a call: one whose callee holds one), except a legacy
+    random op and a variable read whose value nothing consumes."""
+    if op.type in _CALLS and "graph" in op.attrs:
+        return any(o.opdef is not None and o.opdef.stateful for o in op.attrs["graph"].get_operations())
+    if op.opdef is None or not op.opdef.stateful or op.type in _NOT_RUN_FOR_EFFECT:
+        return False
+    if op.type == "ReadVariableOp":
+        return any(t.consumers() for t in op.outputs)
+    return True
+
+
+def is_automatic_control_output(op):
+    """True for the NoOp `add_automatic_control_output` made (a user's `tf.no_op()` has its OpDef)."""
+    return op.type == "NoOp" and op.opdef is None
+
+
+def add_automatic_control_output(graph, returned):
+    """TensorFlow's control output of a function: when it returns tensors (`returned`, its output Identity
+    ops) and holds ops that must run for their effects, one `NoOp` after those ops, and every returned
+    Identity after the NoOp. Nothing executes it: the code generator drops the NoOp and these control
+    edges (`runtime/codegen.py`); it is there so the op list and GraphDef are TensorFlow's."""
+    if not returned:
+        return None
+    effects = [op for op in graph._ops if _runs_for_effect(op)]
+    if not effects:
+        return None
+    noop = Operation(graph, graph.unique_name("NoOp"), None, "NoOp", [], {}, None)
+    noop.control_inputs = effects
+    graph._ops.append(noop)
+    graph._by_name[noop.name] = noop
+    for op in returned:
+        op.control_inputs.append(noop)
+    return noop
 
 
 def _check_graph_dtypes(opdef, inputs):

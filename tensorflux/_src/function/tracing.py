@@ -16,7 +16,7 @@ import numpy as np
 from ..framework import nest
 from ..framework.composite import expand_outputs, pack_traced_outputs
 from ..framework.context import state as _state
-from ..framework.graph import FuncGraph, SymbolicTensor
+from ..framework.graph import FuncGraph, SymbolicTensor, add_automatic_control_output
 from ..framework.tensor import EagerTensor, Tensor
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
@@ -144,6 +144,7 @@ def trace_function(python_function, params, types, name, outer_graph=None):
         structured = pack_traced_outputs(result, out_leaves) if nest.is_nested(result) else out_leaves[0]
         graph.outputs = flat_outputs
         graph.structured_outputs = structured
+        add_automatic_control_output(graph, [t.op for t in flat_outputs])
     finally:
         _state.graph = previous
         _depth.value -= 1
