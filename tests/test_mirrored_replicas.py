@@ -315,3 +315,27 @@ def test_a_tf_function_updates_each_replicas_copy_of_a_mirrored_variable():
     step()
     assert repr(v) == ("MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>,\n"
                        "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, numpy=2.0>\n}")   # TF's
+
+
+def test_a_traced_step_trains_as_one_process_and_uneven_slices_evaluate_as_one_process():
+    x, y = _regression_data()
+    with _two().scope():
+        mirrored = _compiled_in_default_scope()
+    single = _compiled_in_default_scope()
+    logs = [m.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False).history for m in (mirrored, single)]
+    for name in ("loss", "mae"):
+        np.testing.assert_allclose(logs[0][name], logs[1][name], rtol=1e-5)
+    for a, b in zip(mirrored.get_weights(), single.get_weights()):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    # batch 7: replicas get 4 and 3 rows (the last batch of 5: 3 and 2); averaging replica logs would differ
+    np.testing.assert_allclose(mirrored.evaluate(x, y, batch_size=7, verbose=0),
+                               single.evaluate(x, y, batch_size=7, verbose=0), rtol=1e-5)
+    np.testing.assert_allclose(mirrored.predict(x, batch_size=7, verbose=0),
+                               single.predict(x, batch_size=7, verbose=0), atol=1e-5)
+    assert hasattr(mirrored.make_train_function(), "get_concrete_function")   # traced after the first step
+
+
+def _compiled_in_default_scope():
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile(tf.keras.optimizers.Adam(0.1), "mse", metrics=["mae"])
+    return model
