@@ -338,6 +338,34 @@ def scenario_fail(how):
         strategy.reduce("SUM", tf.constant(1.0), axis=None)
     report(rank=rank, finished=True)
 
+def scenario_keras_mirrored():
+    """Keras fit/evaluate/predict under MirroredStrategy over two logical CPUs in each worker (four replicas
+    under mpiexec -n 2), and the same model trained without a strategy on the same global batches."""
+    cpus = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+    strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+    rank = int(os.environ.get("PMI_RANK", "0"))
+    x, y = data(64)
+
+    def build():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(
+            8, activation="tanh", kernel_initializer=tf.keras.initializers.GlorotUniform(seed=3)),
+            tf.keras.layers.Dense(1, kernel_initializer=tf.keras.initializers.GlorotUniform(seed=11))])
+        model.compile(tf.keras.optimizers.Adam(0.05), "mse", metrics=["mae"])
+        return model
+
+    with strategy.scope():
+        model = build()
+    alone = build()
+    results = {}
+    for name, m in (("", model), ("alone_", alone)):
+        history = m.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0)
+        results.update({name + "w": np.concatenate([w.numpy().ravel() for w in m.weights]).tolist(),
+                        name + "losses": history.history["loss"], name + "mae": history.history["mae"],
+                        name + "evaluated": m.evaluate(x, y, batch_size=12, verbose=0),
+                        name + "predicted": m.predict(x[:37], batch_size=8, verbose=0).ravel().tolist()})
+    report(rank=rank, size=strategy.num_replicas_in_sync, **results)
+
 
 if __name__ == "__main__":
     name = sys.argv[1]
@@ -345,6 +373,8 @@ if __name__ == "__main__":
         scenario_fail(name[5:])
     elif name.startswith("keras-fit"):
         scenario_keras_fit(name == "keras-fit-shuffled")
+    elif name == "keras-mirrored":
+        scenario_keras_mirrored()
     elif name == "keras-predict":
         scenario_keras_predict()
     elif name == "keras-optimizer":

@@ -126,6 +126,17 @@ def test_local_replicas_in_every_worker_train_as_one_process(scenario):
     assert first["w"] == second["w"]
 
 
+def test_keras_fit_over_local_replicas_in_every_worker_trains_as_one_process():
+    """Two workers of two logical CPUs each: four replicas; Keras fit/evaluate/predict equal one process's."""
+    done, results, _ = launch("keras-mirrored")
+    assert done.returncode == 0, done.stderr
+    assert [r["size"] for r in results] == [4, 4]
+    for r in results:
+        for key in ("w", "losses", "mae", "evaluated", "predicted"):
+            np.testing.assert_allclose(r[key], r["alone_" + key], rtol=1e-5, atol=1e-5)
+    assert results[0]["w"] == results[1]["w"]
+
+
 def test_shuffled_keras_fit_keeps_the_workers_in_step():
     done, results, _ = launch("keras-fit-shuffled")
     assert done.returncode == 0, done.stderr
