@@ -9,7 +9,7 @@ compile stretched the concurrent first calls from 40 ms to 600 ms.)
 """
 import threading
 
-__all__ = ["numba_or_none", "when_hot", "build_now"]
+__all__ = ["numba_or_none", "when_hot", "build_now", "built"]
 
 _MODULE = []      # [numba module or None], resolved on first use
 _BUILT = {}       # key -> build result, or False when numba is missing or the build failed
@@ -35,6 +35,11 @@ def when_hot(key, build, after):
         return result or None
     count = _REQUESTS[key] = _REQUESTS.get(key, 0) + 1
     return build_now(key, build) if count >= after else None
+
+
+def built(key):
+    """What `when_hot`/`build_now` built for `key`, or None if nothing is built yet (never builds)."""
+    return _BUILT.get(key) or None
 
 
 def build_now(key, build):

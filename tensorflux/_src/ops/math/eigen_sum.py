@@ -37,7 +37,11 @@ from . import eigen_sum_compiled as _compiled
 __all__ = ["reduce_sum", "reduce_mean"]
 
 _F = np.float32
-HOT_CALLS = 3               # calls before the compiled row loop is built (numba installed)
+HOT_CALLS = 3               # calls on large inputs before the compiled loops are built (numba installed)
+# Inputs smaller than this never make the compiled loops get built (they use them once built): the NumPy
+# form costs microseconds there, and importing and compiling numba costs a second -- a program's first
+# small sums must not wait for a compiler.
+COMPILE_FROM = 1 << 15
 _P = 8                      # floats per AVX packet
 _LEAF = _P * 1024           # Eigen's kLeafSize (1024) in packets: longer runs are split in two
 _add_reduce = np.add.reduce
@@ -64,7 +68,8 @@ def _full_reduction_threads(n, max_threads):
 
 def _leaf_rows(x):
     """Eigen's vectorised inner-most reducer on each row of the 2-D view `x` (rows of at most 8192)."""
-    loop = jit.when_hot("eigen_sum_rows", _compiled.build, HOT_CALLS)
+    loop = (jit.when_hot("eigen_sum_rows", _compiled.build, HOT_CALLS) if x.size >= COMPILE_FROM
+            else jit.built("eigen_sum_rows"))
     if loop is not None:
         out = np.empty(x.shape[0], _F)
         loop(np.ascontiguousarray(x), out)
@@ -199,6 +204,8 @@ def _sum_all(flat):
 def _running_sum(x):
     """(outer, reduced, inner) -> (outer, inner): adding row after row from zero (NumPy reduces a non-inner
     axis in order)."""
+    if not x.shape[1]:      # nothing to add: +0 sums
+        return np.zeros((x.shape[0], x.shape[2]), _F)
     if x.shape[2] < _P:     # NumPy sums a lone column pairwise: accumulate is strictly in order
         return _add_accumulate(x, axis=1)[:, -1] + _F(0.0)
     out = _add_reduce(x, 1, _F)
@@ -211,7 +218,8 @@ def _sum_columns(x):
     when the inner-most axis is kept: outputs go in packets of 8 (counted over the flattened output, not
     crossing an output row), and a packet sums 16 or more rows with four accumulators taking every fourth
     row, combined ((a0 + a1) + a2) + a3, then the rows left over; other outputs add row after row."""
-    loop = jit.when_hot("eigen_sum_columns", _compiled.build_columns, HOT_CALLS)
+    loop = (jit.when_hot("eigen_sum_columns", _compiled.build_columns, HOT_CALLS) if x.size >= COMPILE_FROM
+            else jit.built("eigen_sum_columns"))
     if loop is not None:
         out = np.empty((x.shape[0], x.shape[2]), _F)
         loop(np.ascontiguousarray(x), out)

@@ -13,7 +13,6 @@ from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..math import summation as _summation
 from ..math import eigen_float as _eigen_float
-from ..math import eigen_reciprocal as _eigen_reciprocal
 from ..math import eigen_sum as _eigen_sum
 from ..math import arith as _math
 from ..shapes.shaping import expand_dims
@@ -38,6 +37,14 @@ def _shifted(logits, axis):
     return np.subtract(w, np.max(w, axis=axis, keepdims=True), dtype=w.dtype)
 
 
+# Up to this many values a float32 (log-)softmax takes TensorFlow's Eigen path (Eigen's exp, its order of
+# additions). Above it TensorFlow splits the exp over its thread pool in blocks whose ends take Eigen's scalar
+# path, which is not reproduced, so its bits are out of reach anyway; NumPy's vectorised exp is then used,
+# 3x faster than the exact scalar exp (an attention softmax has millions of values per step).
+EXACT_SOFTMAX_LIMIT = 16384
+_F32_ONE = np.float32(1.0)
+
+
 def _as_rows(x, axis):
     """(rows, classes) float32 copy of `x` with `axis` swapped with the last one (TensorFlow transposes
     so, which decides which rows fall in a packet), and the function putting a result back."""
@@ -50,10 +57,15 @@ def _as_rows(x, axis):
 def _softmax_float32(logits, axis):
     """TensorFlow's CPU softmax: exp(x - max) by Eigen's exp over the whole tensor, each row's sum in
     Eigen's order, and the row scaled by the sum's reciprocal (Eigen's packet reciprocal for all but the
-    last rows % 8 rows) -- a multiply, not a divide."""
+    last rows % 8 rows) -- a multiply, not a divide.
+
+    The reciprocal here is the exact quotient: Eigen's packet reciprocal is the processor's approximate RCPPS
+    refined by a Newton step, whose bits differ between AMD and Intel processors (so TensorFlow's own last
+    digits depend on the machine) and which only compiled code can run; the exact quotient equals it for
+    most rows and never makes a first call wait for a compiler."""
     rows, back = _as_rows(logits, axis)
     e = _eigen_float.exp(np.subtract(rows, rows.max(axis=1, keepdims=True)))
-    e *= _eigen_reciprocal.reciprocal(_eigen_sum.sum_rows(e))[:, None]
+    e *= np.divide(_F32_ONE, _eigen_sum.sum_rows(e), dtype=np.float32)[:, None]
     return back(_eigen_float.flush_denormals(e))      # TensorFlow's threads flush subnormal products
 
 
@@ -73,7 +85,7 @@ def _softmax_kernel(logits, axis):
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
     if not logits.size:
         return logits.copy()
-    if logits.dtype == _FLOAT32:
+    if logits.dtype == _FLOAT32 and logits.size <= EXACT_SOFTMAX_LIMIT:
         return _softmax_float32(logits, axis)
     out = _shifted(logits, axis)
     np.exp(out, out=out)
@@ -86,7 +98,7 @@ def _log_softmax_kernel(logits, axis):
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
     if not logits.size:
         return logits.copy()
-    if logits.dtype == _FLOAT32:
+    if logits.dtype == _FLOAT32 and logits.size <= EXACT_SOFTMAX_LIMIT:
         return _log_softmax_float32(logits, axis)
     out = _shifted(logits, axis)
     with np.errstate(divide="ignore"):
