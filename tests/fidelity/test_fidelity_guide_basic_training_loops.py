@@ -117,9 +117,6 @@ Current loss: 10.899422
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "numerics: last digit (float32 reduce_mean summation order: TF 6.8280344, tensorflux 6.8280354, "
-    "printed loss=6.82803 vs 6.82804)"))
 def test_hand_written_training_loop(capsys):
     inputs, targets = _data()
     model = LinearModule()
@@ -157,9 +154,6 @@ Current loss: 1.219435
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "numerics: last digit (float32 reduce_mean summation order: TF 6.8280344, tensorflux 6.8280354, "
-    "printed loss=6.82803 vs 6.82804)"))
 def test_same_loop_with_keras_model(capsys):
     inputs, targets = _data()
     model = LinearKerasModel()

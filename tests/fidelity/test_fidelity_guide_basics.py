@@ -75,8 +75,6 @@ array([[0.09003057, 0.24472848, 0.66524094],
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'numerics: last digit (softmax 0.24472846 where TensorFlow prints 0.24472848)'))
 def test_math_ops():
     with fid.capture() as out:
         grid = tf.constant([[1., 2., 3.],

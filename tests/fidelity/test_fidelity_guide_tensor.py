@@ -158,8 +158,6 @@ tf.Tensor(
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'numerics: last digit (softmax 2.6894140e-01 where TensorFlow prints 2.6894143e-01)'))
 def test_reduce_argmax_softmax():
     with fid.capture() as out:
         scores = tf.constant([[4.0, 5.0], [10.0, 1.0]])

@@ -226,13 +226,7 @@ def ex_end_to_end_train_and_fine_tune():
     print(len(net.evaluate(test_ds, verbose=0)))
 
 
-XFAILS = {
-    "blueprint_workflow":
-        "after unfreezing, the base called with training=False keeps BatchNormalization in inference "
-        "mode (moving stats unchanged, loss 0.6981); Keras 3's fit passes training=True through the "
-        "Functional call, overriding the recorded training=False (keras-team/keras#20285), so the moving "
-        "statistics update (loss 0.6968)",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

@@ -276,11 +276,7 @@ def ex_gan_training_loop():
     print(int(d_opt.iterations), int(g_opt.iterations))
 
 
-XFAILS = {
-    "tf_function_step_tracing_count":
-        "a tf.function whose first call creates variables (the optimizer's) reports "
-        "experimental_get_tracing_count() == 1; TensorFlow traces such a function twice",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))
