@@ -13,6 +13,7 @@ file whole. A load treats the file as untrusted data: entries are read within si
 model is built on are capped, and a broken file raises ValueError, never an internal error.
 """
 import datetime
+import functools
 import io
 import json
 import os
@@ -27,7 +28,7 @@ from ...io.atomic import atomic_write
 from ...io.saved_model.save import _staging_dir as staging_directory, _swap_into_place as swap_into_place
 from ...state.variables import initial_values_restored
 from . import h5_layout
-from .keras_archive import open_archive, parse_json, weights_source
+from .keras_archive import open_archive, parse_json, read_layer_assets, weights_source, write_layer_assets
 from .keras_config import keras_model_config
 from .keras_revive import compile_arguments, revive_model
 from .weights_file import _load_weights, _save_weights     # (importing it installs Model's weight-file methods)
@@ -144,6 +145,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
         archive.writestr("metadata.json", metadata)
         archive.writestr("config.json", config)
         archive.writestr("model.weights.h5", weights.getbuffer())
+        write_layer_assets(model, archive.writestr)     # a lookup layer's vocabulary, as Keras 3 stores it
 
 
 def _metadata_and_config(model):
@@ -170,10 +172,18 @@ def _save_directory(model, dirpath, overwrite):
                 f.write(text)
         h5_layout.write_weights(model, os.path.join(staging, "model.weights.h5"))
         os.mkdir(os.path.join(staging, "assets"))
+        write_layer_assets(model, functools.partial(_write_staged_file, staging))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     swap_into_place(staging, dirpath)
+
+
+def _write_staged_file(staging, name, data):
+    path = os.path.join(staging, *name.split("/"))      # names made by write_layer_assets from layer paths
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -197,6 +207,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             h5_layout.read_weights(model, weights_source(weights), f"{filepath} (model.weights.h5)")
         except OSError as e:
             raise ValueError(str(e)) from None      # a broken entry of an archive
+        read_layer_assets(model, filepath)
         return model
     return _untrusted(filepath, build)
 
