@@ -17,7 +17,7 @@ from ..ops.sparse.sparse_tensor import SparseTensor, SparseTensorSpec
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape, as_shape
 from ..types.spec import TensorSpec
-from .dataset import Dataset, _int64_argument, _invalid
+from .dataset import Dataset, _int64_argument, _invalid, stack_components
 
 __all__ = ["dense_to_ragged_batch", "dense_to_sparse_batch"]
 
@@ -67,7 +67,7 @@ def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dt.in
 
     def arrays():
         for chunk in _chunks(source, n, drop_remainder):
-            yield [np.stack(parts) if s.shape.rank == 0 else _ragged_of(parts, splits_dtype)
+            yield [stack_components(parts) if s.shape.rank == 0 else _ragged_of(parts, splits_dtype)
                    for s, parts in zip(specs, zip(*chunk))]
 
     return Dataset(spec, arrays, "_DenseToRaggedDataset", _count(self, n, drop_remainder))

@@ -59,6 +59,13 @@ def _stored(value):
     return value if isinstance(value, CompositeTensor) else np.asarray(value)
 
 
+def stack_components(parts):
+    """The components of a batch stacked into one array; strings stay object arrays of bytes (np.stack of
+    bytes values would make a fixed-width 'S' array, which is no tensor dtype)."""
+    out = np.stack(parts)
+    return out.astype(object) if out.dtype.kind == "S" else out
+
+
 def pack_element(spec, flat):
     """The element of structure `spec` from its flat values: arrays become eager tensors, while dataset
     components (the windows of `Dataset.window`) stay datasets."""
@@ -319,7 +326,7 @@ class Dataset:
                 chunk = list(itertools.islice(it, n))
                 if not chunk or (drop_remainder and len(chunk) < n):
                     return
-                yield [np.stack(parts) for parts in zip(*chunk)]
+                yield [stack_components(parts) for parts in zip(*chunk)]
 
         n_in = self._cardinality
         if n_in < 0:

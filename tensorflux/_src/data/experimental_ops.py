@@ -17,7 +17,7 @@ from ..io import records as _records
 from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
-from .dataset import Dataset
+from .dataset import Dataset, stack_components
 
 SHARD_HINT = -1   # "use the worker's index as the shard": a placeholder for AutoShardPolicy.HINT
 
@@ -141,7 +141,7 @@ def assert_cardinality(expected_cardinality):
 def _stacked(elements):
     """A list of elements (one structure) as one structure of stacked arrays."""
     flat = [nest.flatten(e) for e in elements]
-    columns = [np.stack([np.asarray(row[i]) for row in flat]) for i in range(len(flat[0]))]
+    columns = [stack_components([np.asarray(row[i]) for row in flat]) for i in range(len(flat[0]))]
     return nest.pack_sequence_as(elements[0], columns)
 
 
