@@ -27,7 +27,7 @@ from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 
 __all__ = ["Graph", "FuncGraph", "Operation", "OpRecord", "SymbolicTensor", "user_source",
-           "add_automatic_control_output", "is_automatic_control_output"]
+           "add_automatic_control_output", "is_automatic_control_output", "without_automatic_control"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -486,6 +486,31 @@ def add_automatic_control_output(graph, returned):
     for op in returned:
         op.control_inputs.append(noop)
     return noop
+
+
+def without_automatic_control(ops, outputs):
+    """`ops` (an op list, nested calls already inlined) and `outputs` as the runtime passes take them:
+    without automatic control outputs, whose NoOps go and whose returned Identity ops become copies
+    without that control edge (the passes may then elide them as before; later readers of a copy are
+    copied too). Nothing of it reaches generated code."""
+    if not any(is_automatic_control_output(op) for op in ops):
+        return ops, outputs
+    remap, kept = {}, []
+    for op in ops:
+        if is_automatic_control_output(op):
+            continue
+        # (an inlined callee's Identity may still name the callee's own NoOp, copied after it)
+        automatic = [c for c in op.control_inputs if is_automatic_control_output(c)]
+        if automatic or any(id(t) in remap for t in op.inputs):
+            new = Operation(op.graph, op.name, op.opdef, op.type, [remap.get(id(t), t) for t in op.inputs],
+                            op.attrs, op.source)
+            new.device = op.device
+            new.outputs = [SymbolicTensor(new, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
+            new.control_inputs = [c for c in op.control_inputs if not is_automatic_control_output(c)]
+            remap.update((id(old), fresh) for old, fresh in zip(op.outputs, new.outputs))
+            op = new
+        kept.append(op)
+    return kept, [remap.get(id(t), t) for t in outputs]
 
 
 def _check_graph_dtypes(opdef, inputs):

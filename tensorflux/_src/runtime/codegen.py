@@ -28,7 +28,6 @@ import numpy as np
 from ..framework.graph import is_automatic_control_output
 from ..framework.tensor import _as_stored
 from . import fusion, passes
-from .passes.rewrite import copy_op
 
 __all__ = ["compile_graph", "Compiled"]
 
@@ -122,33 +121,6 @@ def compile_graph(graph, fn_name, outputs, inputs, keep_stateful=True, ops=None)
     return compiled
 
 
-class _OpList:
-    """A graph as the passes read it: its name and an op list of our choosing."""
-
-    def __init__(self, graph, ops):
-        self.name = getattr(graph, "name", "graph")
-        self._ops = ops
-
-    def get_operations(self):
-        return list(self._ops)
-
-
-def _without_automatic_control(graph, outputs):
-    """`graph` and `outputs` without the function's automatic control output (a NoOp TensorFlow's graphs
-    list, `framework/graph.py`): the NoOp goes, and the returned Identity ops it orders are replaced by
-    copies without that control edge, which the passes may then elide as before. Costs nothing per call."""
-    ops = graph.get_operations()
-    if not ops or not is_automatic_control_output(ops[-1]):
-        return graph, outputs
-    noop, remap, kept = ops[-1], {}, []
-    for op in ops[:-1]:
-        if noop in op.control_inputs:
-            op = copy_op(op, [remap.get(id(t), t) for t in op.inputs], [c for c in op.control_inputs if c is not noop])
-            remap.update((id(old), new) for old, new in zip(graph.get_operation_by_name(op.name).outputs, op.outputs))
-        kept.append(op)
-    return _OpList(graph, kept), [remap.get(id(t), t) for t in outputs]
-
-
 class _Emitter:
     """Emits the lines of a function body; nested If/While graphs are emitted inline as Python blocks."""
 
@@ -185,7 +157,7 @@ class _Emitter:
         if self.prepared is not None:
             ops, self.prepared = self.prepared, None
         else:
-            ops, outputs = passes.run_all(*_without_automatic_control(graph, outputs), self.keep_stateful)
+            ops, outputs = passes.run_all(graph, outputs, self.keep_stateful)
         saved = (self.last_use, self.owned, self.dead_after, self.position, self.shared)
         self.plan_buffers(ops, outputs)
         fused_at, fused_members = self.plan_fusion(ops, outputs)

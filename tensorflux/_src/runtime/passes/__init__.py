@@ -31,6 +31,7 @@ import collections
 import os
 import sys
 
+from ...framework.graph import without_automatic_control
 from .cse import eliminate_common_subexpressions
 from .fold import fold_constants
 from .inline import CALL_TYPES, inline_calls
@@ -59,6 +60,7 @@ def run_all(graph, outputs, keep_stateful=True, log=None):
     remap = {}
     ops = inline_calls(traced, remap)
     outputs = [remap.get(id(t), t) for t in outputs]
+    ops, outputs = without_automatic_control(ops, outputs)   # TensorFlow's NoOps: listed, never run
     if log is not None:
         calls = sum(1 for op in traced if op.type in CALL_TYPES and "graph" in op.attrs)
         log.append(_Step("inline", collections.Counter({"call": calls} if calls else {}), ops, outputs, calls > 0))
