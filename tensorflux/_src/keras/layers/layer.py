@@ -225,10 +225,15 @@ class Layer:
             return args
         return tuple(tf.nest.map_structure(convert, list(args)))
 
+    # A model's input-spec check (`keras.Model` built from inputs sets one), run on every call's inputs.
+    _assert_input_compatibility = None
+
     def __call__(self, *args, **kwargs):
         if args and (len(args) != 1 or not isinstance(args[0], tf.Tensor)):    # one tensor: nothing to check
             args = self._checked_positional(args)
         first = args[0] if args else kwargs.get("inputs")
+        if self._assert_input_compatibility is not None and first is not None:
+            self._assert_input_compatibility(first)     # before the call, outside its error context (Keras)
         if isinstance(first, keras_tensor.KerasTensor) or (
                 isinstance(first, (list, tuple, dict)) and keras_tensor.any_symbolic(first)):
             return self._symbolic_call(first, args, kwargs)

@@ -116,6 +116,33 @@ class Functional(Model):
                 values[id(t)] = value
         return tf.nest.pack_sequence_as(self._output_struct, [values[id(t)] for t in self._flat_outputs])
 
+    def _assert_input_compatibility(self, inputs):
+        try:
+            flat = self._flatten_inputs(inputs)
+        except ValueError:
+            return                  # a structure mismatch: call() raises it with its own message
+        for index, (t, value) in enumerate(zip(self._flat_inputs, flat)):
+            self._check_input_shape(index, t, value)
+
+    def _check_input_shape(self, index, expected, value):
+        """Keras 3's input-spec check of a functional model: a trailing dimension of 1 is dropped from both
+        shapes, then the dimensions are compared pairwise from the first (None matches anything)."""
+        shape = getattr(value, "shape", None)
+        if shape is None or expected.shape is None:
+            return
+        try:
+            found = tuple(None if d is None else int(d) for d in shape)
+        except TypeError:        # unknown rank
+            return
+        want = tuple(expected.shape)
+        left = found[:-1] if found and found[-1] == 1 else found
+        right = want[:-1] if want and want[-1] == 1 else want
+        for a, b in zip(right, left):
+            if a is not None and b is not None and a != b:
+                name = expected._keras_history[0].operation.name
+                raise ValueError(f"Input {index} with name '{name}' of layer '{self.name}' is incompatible with "
+                                 f"the layer: expected shape={want}, found shape={left}")
+
     def _flatten_inputs(self, inputs):
         """The values for the model's inputs, in flat order, from the structure the caller passed."""
         struct = self._input_struct
