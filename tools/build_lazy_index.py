@@ -70,6 +70,11 @@ def snapshot():
                 continue   # the registry grows by design; a package gains its submodules as attributes
             size = len(value) if isinstance(value, (dict, list, set)) else None
             snap[f"{name}.{key}"] = (id(value), size)
+            if isinstance(value, list) and len(value) <= 64:     # a hook slot such as [None] set on import
+                snap[f"{name}.{key}[*]"] = tuple(id(v) for v in value)
+            if isinstance(value, dict) and len(value) <= 4096:   # a registry entry replaced on import
+                snap[f"{name}.{key}{{*}}"] = tuple((k, id(v)) for k, v in value.items()
+                                                   if isinstance(k, (str, int, float, bytes)))
             if isinstance(value, dict):           # one level down: registries of lists ({type: [handlers]})
                 for k, v in list(value.items()):
                     if isinstance(v, (dict, list, set)):

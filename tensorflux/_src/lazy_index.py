@@ -9,14 +9,15 @@ MODULES = ('ops.image', 'ops.image.basic', 'ops.image.color', 'ops.image.colorsp
  'io.codecs', 'io.codecs.gif_bmp_decode', 'io.codecs.image_ops', 'io.codecs.jpeg_compiled', 'io.codecs.jpeg_decode',
  'io.codecs.jpeg_encode', 'io.codecs.jpeg_ops', 'io.codecs.jpeg_pixels', 'io.codecs.png_decode',
  'io.codecs.png_encode', 'io.csv_decode', 'io.encoded_strings', 'io.example_parsing', 'io.formats.attr_values',
- 'io.formats.export_rules', 'io.formats.graph_export', 'io.formats.graph_import', 'io.formats.import_rules',
- 'io.formats.op_interfaces', 'io.formats.op_signatures', 'io.formats.sstable', 'io.formats.tensor_bundle',
- 'io.graph_files', 'io.image_names', 'io.jpeg_header', 'io.onnx', 'io.onnx.array_handlers', 'io.onnx.builder',
- 'io.onnx.control_flow', 'io.onnx.export', 'io.onnx.extra_handlers', 'io.onnx.nn_handlers', 'io.onnx.op_handlers',
- 'io.saved_model', 'io.saved_model.archive_limits', 'io.saved_model.assets', 'io.saved_model.constants',
- 'io.saved_model.load', 'io.saved_model.options', 'io.saved_model.restored', 'io.saved_model.save',
- 'io.saved_model.saver_def', 'io.saved_model.structures', 'io.sparse_serialization', 'io.summary',
- 'io.summary_events', 'io.tensor_io', 'io.tensor_protos', 'data.csv', 'distribute.multi_worker')
+ 'io.formats.custom_gradients', 'io.formats.export_rules', 'io.formats.graph_export', 'io.formats.graph_import',
+ 'io.formats.import_rules', 'io.formats.op_interfaces', 'io.formats.op_signatures', 'io.formats.sstable',
+ 'io.formats.tensor_bundle', 'io.graph_files', 'io.image_names', 'io.jpeg_header', 'io.onnx',
+ 'io.onnx.array_handlers', 'io.onnx.builder', 'io.onnx.control_flow', 'io.onnx.export', 'io.onnx.extra_handlers',
+ 'io.onnx.nn_handlers', 'io.onnx.op_handlers', 'io.saved_model', 'io.saved_model.archive_limits',
+ 'io.saved_model.assets', 'io.saved_model.constants', 'io.saved_model.load', 'io.saved_model.options',
+ 'io.saved_model.restored', 'io.saved_model.save', 'io.saved_model.saver_def', 'io.saved_model.structures',
+ 'io.sparse_serialization', 'io.summary', 'io.summary_events', 'io.tensor_io', 'io.tensor_protos', 'data.csv',
+ 'distribute.multi_worker')
 
 # namespace ('' is the top level) -> public name -> (module, attribute)
 NAMES = {'': {'make_ndarray': ('io.tensor_protos', 'make_ndarray'),

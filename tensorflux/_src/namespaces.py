@@ -15,6 +15,7 @@ from .types import dtypes as _dtypes_mod
 from .types import shape as _shape_mod
 from .framework import nest as _nest_mod
 from .framework import errors as _errors_mod
+from .framework import graph as _graph
 from .ops import operators  # noqa: F401  (installs Tensor's operators)
 from .ops import registry as _registry
 from . import lazy_index as _lazy_index
@@ -157,6 +158,12 @@ def install(sources, namespaces):
     return top_level
 
 
+def _export_graph_def(graph):
+    """`Graph.as_graph_def()`'s exporter (framework.graph.GRAPH_DEF_EXPORTER): the io room's, loaded on use."""
+    return load_module("io.formats.graph_export").graph_def_or_none(graph)
+
+
+_graph.GRAPH_DEF_EXPORTER[0] = _export_graph_def
 NAMESPACES = {}
 TOP_LEVEL_LAZY = {}   # top-level names of the lazy rooms: name -> loader (tensorflux/__init__.py's __getattr__)
 _registry.OPS.set_lazy(_lazy_index.OP_TYPES, load_module)

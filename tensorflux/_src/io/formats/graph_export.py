@@ -18,7 +18,6 @@ even when no output depends on them. How each tensorflux op maps onto TensorFlow
 """
 import re
 
-from ...framework import graph as _graph
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import attr_values as _av
@@ -326,13 +325,11 @@ class _Builder:
         return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough, wrap=wrap)
 
 
-def _graph_def_or_none(graph):
+def graph_def_or_none(graph):
     """`Graph.as_graph_def()`: the GraphDef, or None when an op has no TensorFlow form (or protobuf is
-    missing), so that the caller falls back to its light view."""
+    missing), so that the caller falls back to its light view. (namespaces.py installs it as the framework's
+    GRAPH_DEF_EXPORTER, loading this module on the first call.)"""
     try:
         return export_graph_def(graph)
     except (ExportError, ImportError):
         return None
-
-
-_graph.GRAPH_DEF_EXPORTER[0] = _graph_def_or_none
