@@ -204,6 +204,8 @@ UNREACHABLE = {
     "StatelessRandomUniformInt": "TensorFlow 1 op type kept for loading old SavedModels (V2 is built)",
     "StatelessRandomUniformFullInt": "TensorFlow 1 op type kept for loading old SavedModels (V2 is built)",
     "Timestamp": "takes no inputs (tf.timestamp()): there is nothing to malform",
+    "KerasVocabularyLookup": "a tensorflux op type: Keras StringLookup/IntegerLookup/TextVectorization run it; no "
+                             "public TensorFlow call creates it (Keras' layers use TensorFlow's hash tables)",
     "ScanDataset": "made by a for loop over a tf.data.Dataset inside a tf.function (AutoGraph); it runs at its "
                    "ReduceDataset, and no public call builds it with inputs of the caller's choosing",
     "TakeWhileDataset": "made by a for loop with a break over a tf.data.Dataset inside a tf.function (AutoGraph); "

@@ -137,7 +137,7 @@ _MHA_AFTER_FIT = {
 
 def test_multi_head_attention_constraints_applied_after_each_update():
     query = keras.Input((3, 4))
-    mha = keras.layers.MultiHeadAttention(2, 2, kernel_constraint="non_neg",
+    mha = keras.layers.MultiHeadAttention(2, 2, name="multi_head_attention", kernel_constraint="non_neg",
                                           bias_constraint=keras.constraints.MaxNorm(0.5))
     net = keras.Model(query, mha(query, query))
     rng = np.random.default_rng(0)

@@ -9,8 +9,8 @@ keras = tf.keras
 
 
 def _model():
-    feats = keras.Input(shape=(41,))
-    return keras.Model(feats, keras.layers.Dense(1)(feats))
+    feats = keras.Input(shape=(41,), name="input_layer")    # the names a fresh Keras session gives
+    return keras.Model(feats, keras.layers.Dense(1)(feats), name="functional")
 
 
 def test_incompatible_symbolic_and_eager_inputs():
