@@ -35,7 +35,7 @@ _FLOORS = ("types", "framework", "ops", "runtime", "autograph", "function", "aut
 # first read of one of its names or op types. A module of these rooms that the index does not list yet (a
 # new file) is imported eagerly, so a stale index costs import time, never a missing name
 # (tests/test_lazy_index.py fails until it is rebuilt).
-LAZY_ROOMS = ("io", "data.csv", "ops.image", "ops.signal_transforms", "ops.nn.ctc", "ops.nn.candidate_sampling",
+LAZY_ROOMS = ("io", "data.csv", "runtime.xplane", "ops.image", "ops.signal_transforms", "ops.nn.ctc", "ops.nn.candidate_sampling",
               "ops.nn.morphology", "ops.nn.local_response", "ops.nn.label_sequences", "distribute.multi_worker",
               "distribute.mpi", "distribute.collective")
 # Modules of those rooms that stay eager: io.records makes tf.train's protobuf message names lazy itself.

@@ -7,7 +7,6 @@ private descriptor pool, so no generated module is needed and TensorFlow's own m
 process. protobuf is imported on the first save only (`import tensorflux` stays free of it).
 """
 import os
-import secrets
 
 __all__ = ["xspace_class", "write_profile"]
 
@@ -127,7 +126,7 @@ def write_profile(logdir, run, host, space):
     folder = os.path.join(os.fspath(logdir), "plugins", "profile", run)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{host}.xplane.pb")
-    temporary = os.path.join(folder, f".{host}.xplane.pb.saving-{os.getpid()}-{secrets.token_hex(4)}")
+    temporary = os.path.join(folder, f".{host}.xplane.pb.saving-{os.getpid()}-{os.urandom(4).hex()}")
     try:
         with open(temporary, "wb") as f:
             f.write(space.SerializeToString())

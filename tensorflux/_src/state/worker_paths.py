@@ -14,7 +14,6 @@ A process learns that it is a worker when a multi-worker strategy is made (`tf.d
 TensorFlow's guide and computes the path itself) is used as given and left for the script to delete.
 """
 import os
-import shutil
 
 __all__ = ["set_worker", "is_chief", "write_dirpath", "remove_temp_dirpath", "write_filepath",
            "remove_temp_dir_with_filepath"]
@@ -52,6 +51,7 @@ def remove_temp_dirpath(dirpath):
     dirpath = os.fspath(dirpath)
     if is_chief() or os.path.basename(os.path.normpath(dirpath)) == _temp_name():
         return
+    import shutil   # here, not at import: shutil pulls in the compressors (~5 ms)
     shutil.rmtree(os.path.join(dirpath, _temp_name()), ignore_errors=True)
 
 
