@@ -300,6 +300,8 @@ class _Emitter:
         if op.type in _EXACT_UNARY:
             fn = _EXACT_UNARY[op.type]
             return f"{fn}({args[0]})" if fn else args[0]
+        if op.type == "Tanh" and in_kind == "float32":
+            return f"u_eigen_tanh({args[0]})"      # Eigen's tanh, as the NumPy path computes it (exact)
         if op.type in _LIBM_UNARY:
             if in_kind != "float64":
                 if in_kind != "float32":
