@@ -105,29 +105,6 @@ _PARALLEL = []
 
 # -- helpers the kernels call (fixed text, compiled once per process) ----------------------------
 _HELPERS_SOURCE = '''
-def u_eigen_tanh(v):
-    # Eigen's float32 tanh for one value: the steps of ops/math/eigen_float_compiled.tanh_loop (denormal
-    # input read as zero, clamp, the rational polynomial with each multiply and add rounded, denormal
-    # result flushed), so a compiled kernel gives the NumPy path's bits.
-    if v != ZERO and abs(v) < TINY:
-        v = v * ZERO
-    c = min(max(v, -T_CLAMP), T_CLAMP)
-    if v != v:
-        c = v
-    x2 = F(c * c)
-    x3 = F(x2 * c)
-    p = F(F(x2 * T_A0) + T_A1)
-    p = F(F(p * x2) + T_A2)
-    p = F(F(p * x2) + T_A3)
-    q = F(F(x2 * T_B0) + T_B1)
-    q = F(F(q * x2) + T_B2)
-    q = F(F(q * x2) + T_B3)
-    q = F(F(q * x2) + ONE)
-    p = F(F(x3 * p) + c)
-    r = F(p / q)
-    return r * ZERO if (r != ZERO and abs(r) < TINY) else r
-
-
 def u_block(a, lo, n):
     # NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h) of at most 128 elements.
     if n < 8:
@@ -336,12 +313,12 @@ _LOCK = threading.Lock()
 def _helpers(numba):
     if not _HELPERS:
         namespace = {"np": np, "__name__": __name__}   # importable: see `build`
-        namespace.update({k: getattr(_eigen_float_compiled, k) for k in (   # Eigen's float32 constants
-            "F", "ZERO", "ONE", "TINY", "T_CLAMP", "T_A0", "T_A1", "T_A2", "T_A3", "T_B0", "T_B1", "T_B2", "T_B3")})
         exec(compile(_HELPERS_SOURCE, "<tensorflux kernel helpers>", "exec"), namespace)
         options = dict(nogil=True, error_model="numpy", cache=False)
         built = {}
-        for name in ("u_eigen_tanh", "u_block", "u_pairwise", "u_pairwise_total", "u_eigen_leaf", "u_eigen_run", "u_eigen_total",
+        # Eigen's float32 tanh, the same compiled function the NumPy path's loop uses (the NumPy path's bits)
+        built["u_eigen_tanh"] = namespace["u_eigen_tanh"] = _eigen_float_compiled.tanh_scalar(numba)
+        for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_eigen_leaf", "u_eigen_run", "u_eigen_total",
                      "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
             built[name] = namespace[name] = numba.njit(**options)(namespace[name])
         _HELPERS.update(built)

@@ -89,23 +89,28 @@ def sigmoid_loop(x, out, stop):
         out[i] = _ftz(F(e / F(e + ONE)))
 
 
+def tanh_one(v):
+    """Eigen's float32 tanh of one value (the compiled kernels of runtime/lowering call it too)."""
+    v = _daz(v)
+    c = min(max(v, -T_CLAMP), T_CLAMP)
+    if v != v:
+        c = v
+    x2 = F(c * c)
+    x3 = F(x2 * c)
+    p = F(F(x2 * T_A0) + T_A1)
+    p = F(F(p * x2) + T_A2)
+    p = F(F(p * x2) + T_A3)
+    q = F(F(x2 * T_B0) + T_B1)
+    q = F(F(q * x2) + T_B2)
+    q = F(F(q * x2) + T_B3)
+    q = F(F(q * x2) + ONE)
+    p = F(F(x3 * p) + c)
+    return _ftz(F(p / q))
+
+
 def tanh_loop(x, out, stop):
     for i in range(stop):
-        v = _daz(x[i])
-        c = min(max(v, -T_CLAMP), T_CLAMP)
-        if v != v:
-            c = v
-        x2 = F(c * c)
-        x3 = F(x2 * c)
-        p = F(F(x2 * T_A0) + T_A1)
-        p = F(F(p * x2) + T_A2)
-        p = F(F(p * x2) + T_A3)
-        q = F(F(x2 * T_B0) + T_B1)
-        q = F(F(q * x2) + T_B2)
-        q = F(F(q * x2) + T_B3)
-        q = F(F(q * x2) + ONE)
-        p = F(F(x3 * p) + c)
-        out[i] = _ftz(F(p / q))
+        out[i] = tanh_one(x[i])
 
 
 def log_loop(x, out, stop):
@@ -140,17 +145,24 @@ def log_loop(x, out, stop):
 _LOOPS = {"exp": exp_loop, "sigmoid": sigmoid_loop, "tanh": tanh_loop, "log": log_loop}
 
 
+def _with_helpers(numba, fn):
+    """`fn` rebound to a namespace where its helpers are numba functions, ready for numba.njit."""
+    namespace = dict(fn.__globals__)
+    for helper in (_daz, _ftz, _scale):
+        namespace[helper.__name__] = numba.njit(inline="always")(helper)
+    namespace["tanh_one"] = numba.njit(inline="always")(type(fn)(tanh_one.__code__, namespace, "tanh_one"))
+    return type(fn)(fn.__code__, namespace, fn.__name__)
+
+
+def tanh_scalar(numba):
+    """`tanh_one` compiled by numba, for the kernels `runtime/tiering.py` builds."""
+    return numba.njit(nogil=True, error_model="numpy")(_with_helpers(numba, tanh_one))
+
+
 def build(name):
     """A builder for `jit.when_hot`: the compiled loop `name(x, out, stop)` over float32 arrays."""
     def make(numba):
-        helpers = {}
-        for helper in (_daz, _ftz, _scale):
-            helpers[helper.__name__] = numba.njit(inline="always")(helper)
-        loop = _LOOPS[name]
-        namespace = dict(loop.__globals__)
-        namespace.update(helpers)
-        fn = type(loop)(loop.__code__, namespace, loop.__name__)
-        compiled = numba.njit(nogil=True, error_model="numpy")(fn)
+        compiled = numba.njit(nogil=True, error_model="numpy")(_with_helpers(numba, _LOOPS[name]))
         f32 = numba.float32[::1]
         compiled.compile((f32, f32, numba.int64))
         return compiled
