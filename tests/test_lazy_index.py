@@ -67,3 +67,31 @@ for ns, names in lazy_index.NAMES.items():
 print(json.dumps(wrong))
 """)
     assert result == []
+
+
+def test_as_graph_def_loads_the_exporter_on_first_use():
+    # The exporter lives in a lazy room; the framework's hook loads it, so the first as_graph_def() of a
+    # fresh process already gives TensorFlow's GraphDef, not the light view.
+    result = _run("""
+import json, sys
+import tensorflux as tf
+f = tf.function(lambda x: x + 1)
+before = "tensorflux._src.io.formats.graph_export" in sys.modules
+graph_def = f.get_concrete_function(tf.constant(1.0)).graph.as_graph_def()
+print(json.dumps([before, type(graph_def).__name__, len(graph_def.node), hasattr(graph_def, "SerializeToString")]))
+""")
+    assert result == [False, "GraphDef", 4, True]
+
+
+def test_small_sums_never_load_the_compiler():
+    # Eigen-order sums build their compiled loops only for large inputs: a program's first small sums
+    # (and repeated ones) must not wait for numba's import and compile.
+    result = _run("""
+import json, sys
+import tensorflux as tf
+x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+for _ in range(20):
+    tf.reduce_sum(x), tf.reduce_mean(x, axis=1), tf.nn.softmax(x)
+print(json.dumps(["numba" in sys.modules]))
+""")
+    assert result == [False]
