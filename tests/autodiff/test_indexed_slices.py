@@ -167,6 +167,7 @@ def test_negation_conversion_errors_and_spec():
 
 
 def test_fit_trains_an_embedding_with_sparse_gradients():
+    tf.keras.utils.set_random_seed(0)   # unseeded initial weights made the three-epoch loss trend a coin toss
     rng = np.random.default_rng(0)
     x = rng.integers(0, 50, size=(64, 5)).astype("int32")
     y = (x[:, 0] % 2).astype("int32")
