@@ -10,18 +10,28 @@ from ..convert import convert_to_tensor
 from ..elementwise import function_operands
 from ..infer import infer_broadcast
 from ..registry import OpDef, apply
+from ..shapes import creators as _creators
 from ..shapes import shaping as _shaping
 from . import arith as _math
 from . import logic as _logic
 from . import reduce as _reduce
+from . import summation as _summation
 
 
 def _tensor(x):
     return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
 
+def _next_after_grad(op, grad):
+    """TensorFlow's NextAfter gradient: 1 for x1 and 0 for x2, each times `grad` (so an inf or NaN upstream
+    gradient gives NaN for x2, as in TensorFlow), summed back to the operand's shape."""
+    x1, x2 = op.inputs
+    return [_summation.reduce_to(grad, x1),
+            _summation.reduce_to(_math.multiply(_creators.zeros_like(x2), grad), x2)]
+
+
 NEXT_AFTER = OpDef("NextAfter", infer_broadcast, np.nextafter, same_dtype=True, allowed=(_dt.float64, _dt.float32),
-                   input_names=("x1", "x2"))
+                   input_names=("x1", "x2"), grad=_next_after_grad)
 
 
 def nextafter(x1, x2, name=None):
