@@ -5,6 +5,13 @@ A temporary sibling of `dir/name` is `dir/.name.saving-<pid>-<random>` (a file, 
 SavedModel). A process killed mid-save leaves it behind; the next save of the same target removes the
 siblings of that target whose writing process no longer exists (`remove_stale_temporaries`), and nothing
 else: not another target's, not a live writer's, not a file that only looks similar.
+
+Durability is a separate, opt-in promise. By default a save is atomic but not synced, as TensorFlow's and
+Keras's saves are: after a power cut or an operating-system crash (not a killed process, which atomicity
+already covers) the file system may hold the previous file or a new one whose data never reached the disk.
+With the environment variable TENSORFLUX_DURABLE_SAVES=1 every save also fsyncs each file before its rename
+(`sync_file`) and the directory after it (`sync_directory`), so once a save returns it survives a crash. The
+variable is read at each save; syncing a 100 MB save costs about as much time as writing it.
 """
 import contextlib
 import os
@@ -12,7 +19,36 @@ import re
 import threading
 
 __all__ = ["atomic_write", "temporary_sibling", "temporary_directory", "remove_stale_temporaries",
-           "temporary_prefix"]
+           "temporary_prefix", "durable_saves", "sync_file", "sync_directory", "DURABLE_SAVES_VARIABLE"]
+
+DURABLE_SAVES_VARIABLE = "TENSORFLUX_DURABLE_SAVES"
+_OFF = ("", "0", "false", "no", "off")
+
+
+def durable_saves():
+    """Whether saves fsync their files and directories (TENSORFLUX_DURABLE_SAVES set to anything but
+    0/false/no/off: a value we do not recognise asks for the safer behaviour)."""
+    return os.environ.get(DURABLE_SAVES_VARIABLE, "").strip().lower() not in _OFF
+
+
+def sync_file(f):
+    """Flushes `f` (a binary file object) and, for durable saves, fsyncs it: its data is on disk before a
+    name points at it."""
+    f.flush()
+    if durable_saves():
+        os.fsync(f.fileno())
+
+
+def sync_directory(path):
+    """For durable saves, fsyncs the directory `path`, so the renames made in it survive a crash. (Windows
+    cannot open a directory for syncing; there the rename itself is the commit.)"""
+    if not durable_saves() or os.name == "nt":
+        return
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def temporary_prefix(path):
@@ -114,9 +150,9 @@ def atomic_write(path):
     try:
         with f:
             yield f
-            f.flush()
-            os.fsync(f.fileno())        # the data is on disk before the name points at it
+            sync_file(f)
         os.replace(tmp, path)
+        sync_directory(os.path.dirname(os.path.abspath(os.fspath(path))))
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)

@@ -183,8 +183,7 @@ class BundleWriter:
         header.version.producer = _FORMAT_VERSION
         index_file, index_temporary = atomic.temporary_sibling(index_file_name(self._prefix))
         try:
-            self._data.flush()
-            os.fsync(self._data.fileno())
+            atomic.sync_file(self._data)
             self._data.close()
             if self._num_shards == 2:   # shard 1 holds nothing but exists, as every shard of a bundle does
                 with open(self._data_name(1), "wb"):
@@ -195,10 +194,10 @@ class BundleWriter:
                 for key in sorted(self._entries):
                     table.add(key, self._entries[key].SerializeToString())
                 table.finish()
-                index_file.flush()
-                os.fsync(index_file.fileno())
+                atomic.sync_file(index_file)
             os.replace(self._data_temporary, self._data_name(0))
             os.replace(index_temporary, index_file_name(self._prefix))   # the commit
+            atomic.sync_directory(os.path.dirname(os.path.abspath(self._prefix)))
         except BaseException:
             self._discard(index_temporary)
             raise
