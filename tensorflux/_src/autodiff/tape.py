@@ -10,6 +10,8 @@ become watched. Trainable variables are watched when read (`watch_accessed_varia
     tape.gradient(y, x)      # 2x
 """
 import enum
+import logging
+import sys
 
 from ..framework import errors, nest
 from ..framework.context import state as _state
@@ -27,6 +29,31 @@ __all__ = ["GradientTape", "UnconnectedGradients", "active_tapes"]
 class UnconnectedGradients(enum.Enum):
     NONE = "none"
     ZERO = "zero"
+
+
+# TensorFlow's warning (on its "tensorflow" logger, at every such call) when a persistent tape computes a
+# gradient inside its own `with` block: the gradient's ops are then recorded too (so they can be
+# differentiated again), which costs time and memory when no higher-order gradient is wanted.
+_GRADIENT_INSIDE_CONTEXT = (
+    "Calling GradientTape.gradient on a persistent tape inside its context is significantly less efficient "
+    "than calling it outside the context (it causes the gradient ops to be recorded on the tape, leading to "
+    "increased CPU and memory usage). Only call GradientTape.gradient inside the context if you actually want "
+    "to trace the gradient in order to compute higher order derivatives.")
+
+
+_warned_call_sites = set()
+
+
+def _warn_once_per_call_site():
+    """The warning above, once per (file, line) calling `gradient` -- TensorFlow's `log_first_n` token: a
+    loop warns once, every distinct line of user code once."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    site = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+    if site not in _warned_call_sites:
+        _warned_call_sites.add(site)
+        logging.getLogger("tensorflow").warning(_GRADIENT_INSIDE_CONTEXT)
 
 
 def active_tapes():
@@ -97,11 +124,14 @@ class GradientTape:
         return self
 
     def __exit__(self, *exc):
+        self._stop_recording_for_good()
+        return False
+
+    def _stop_recording_for_good(self):
         self._recording = False
         if self in _state.tapes:
             _state.tapes.remove(self)
         _refresh_flag()
-        return False
 
     def watch(self, tensor):
         """Makes the tape record operations on `tensor` (a tensor, variable or nested structure of them)."""
@@ -191,8 +221,16 @@ class GradientTape:
             seeds = [_creation.ones_like(t) for t in values]
         else:
             seeds = _checked_seeds(nest.flatten(output_gradients), values)
+        # Inside its own `with` block, a persistent tape keeps recording while it differentiates, so
+        # the gradient can be differentiated again (TensorFlow warns of the cost); a non-persistent
+        # tape stops recording for good, as TensorFlow's does (it can give no second gradient anyway).
+        record_gradient = self._recording and self._persistent
+        if record_gradient:
+            _warn_once_per_call_site()
+        elif self._recording and self in _state.tapes:
+            self._stop_recording_for_good()
         was_recording = self._recording
-        self._recording = False
+        self._recording = record_gradient
         _refresh_flag()
         try:
             grads = backprop(self._records, flat_targets, seeds, source_tensors, keep_sparse=True)
