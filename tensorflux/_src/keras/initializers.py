@@ -7,6 +7,8 @@ Keras documents for seeded initializers.
 import inspect
 import math
 
+import numpy as np
+
 import tensorflux as tf
 
 
@@ -29,7 +31,7 @@ class Initializer:
     """Base class: subclasses implement `__call__(shape, dtype=None)`."""
 
     def __call__(self, shape, dtype=None):
-        raise NotImplementedError(f"{type(self).__name__} must implement `__call__(shape, dtype=None)`.")
+        raise NotImplementedError("Initializer subclasses must implement the `__call__()` method.")
 
     def get_config(self):
         return {}
@@ -150,6 +152,116 @@ LecunUniform = _variance_scaling("LecunUniform", 1.0, "fan_in", "uniform")
 LecunNormal = _variance_scaling("LecunNormal", 1.0, "fan_in", "truncated_normal")
 
 
+def _orthonormal(a):
+    """Q of the QR decomposition of `a`, its columns' signs fixed by R's diagonal (so Q is uniformly random)."""
+    q, r = np.linalg.qr(a)
+    signs = np.sign(np.diag(r))
+    signs[signs == 0] = 1
+    return (q * signs).astype(a.dtype)
+
+
+class Orthogonal(_Random):
+    """A random orthogonal matrix (or, for more dimensions, one flattened to `[prod(shape[:-1]), shape[-1]]`),
+    scaled by `gain`: orthonormal rows when there are fewer rows than columns, orthonormal columns otherwise.
+    Keras' default for recurrent kernels."""
+
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"The tensor to initialize must be at least two-dimensional. Received: "
+                             f"shape={shape} of rank {len(shape)}.")
+        dtype = _dtype(dtype)
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        sample = _normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, dtype, self.seed)
+        q = tf.numpy_function(_orthonormal, [sample], dtype, stateful=False)
+        if rows < cols:
+            q = tf.transpose(q)
+        return self.gain * tf.reshape(q, shape)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-D shapes only; a non-square one gets ones on its main diagonal).
+    As Keras 3, its config is empty: `gain` is not serialized."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        shape = tuple(shape)
+        if len(shape) != 2:
+            raise ValueError(f"Identity matrix initializer can only be used for 2D matrices. Received: "
+                             f"shape={shape} of rank {len(shape)}.")
+        return self.gain * tf.eye(*shape, dtype=_dtype(dtype))
+
+
+def _named_window(name, length, periodic):
+    """The windows of scipy.signal.get_window that are closed cosine sums, computed here (Keras asks SciPy,
+    which tensorflux does not need); a periodic window is the symmetric one of length + 1, truncated."""
+    coefficients = {"hann": (0.5, 0.5), "hamming": (0.54, 0.46), "blackman": (0.42, 0.5, 0.08),
+                    "boxcar": (1.0,)}.get(name)
+    if coefficients is None:
+        raise NotImplementedError(f"STFT's window {name!r} is not supported by tensorflux (Keras takes it from "
+                                  f"scipy.signal.get_window); supported names: 'hann', 'hamming', 'blackman', "
+                                  f"'boxcar', or pass the window as an array.")
+    size = length + 1 if periodic else length
+    if size == 1:
+        return np.ones(length)
+    phase = 2.0 * np.pi * np.arange(size) / (size - 1)
+    window = sum((-1) ** k * c * np.cos(k * phase) for k, c in enumerate(coefficients))
+    return window[:length]
+
+
+class STFT(Initializer):
+    """The real (`side="real"`) or imaginary part of the DFT basis times a window, shape
+    `(frame_length, 1, fft_length // 2 + 1)`: a Conv1D kernel that computes a short-time Fourier transform."""
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ["real", "imag"]:
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        if isinstance(window, str):
+            _named_window(window, 1, periodic)          # an unknown name fails here, as in Keras
+        if scaling is not None and scaling not in ["density", "spectrum"]:
+            raise ValueError(f"Scaling is invalid, it must be `None`, 'density' or 'spectrum'. Received "
+                             f"scaling={scaling}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=None):
+        dtype = _dtype(dtype)
+        frame_length, _, fft_length = shape
+        window, scale = None, 1
+        if self.window is not None:
+            window = self.window
+            if isinstance(window, str):
+                window = _named_window(window, frame_length, self.periodic)
+            window = tf.cast(window, dtype)
+            if len(window.shape) != 1 or window.shape[-1] != frame_length:
+                raise ValueError(f"The shape of `window` must be equal to [frame_length].Received: window "
+                                 f"shape={window.shape}")
+            window = tf.reshape(window, [frame_length, 1, 1])
+            if self.scaling == "density":
+                scale = tf.sqrt(tf.reduce_sum(tf.square(window)))
+            elif self.scaling == "spectrum":
+                scale = tf.reduce_sum(tf.abs(window))
+        frequency = tf.reshape(tf.range(fft_length, dtype=dtype), (1, 1, fft_length)) / tf.cast(
+            (fft_length - 1) * 2, dtype)
+        time = tf.reshape(tf.range(frame_length, dtype=dtype), (frame_length, 1, 1))
+        angle = (-2.0 * time) * frequency * tf.acos(tf.constant(-1.0, dtype))
+        kernel = tf.cos(angle) if self.side == "real" else tf.sin(angle)
+        if window is not None:
+            kernel = kernel * window / scale
+        return kernel
+
+    def get_config(self):
+        return {"side": self.side, "window": self.window, "periodic": self.periodic, "scaling": self.scaling}
+
+
 def _uniform(shape, minval, maxval, dtype, seed):
     if seed is None:
         return tf.random.uniform(shape, minval, maxval, dtype)
@@ -166,14 +278,20 @@ zeros, ones, constant = Zeros, Ones, Constant
 random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
 variance_scaling, glorot_uniform, glorot_normal = VarianceScaling, GlorotUniform, GlorotNormal
 he_uniform, he_normal, lecun_uniform, lecun_normal = HeUniform, HeNormal, LecunUniform, LecunNormal
+orthogonal, identity, stft = Orthogonal, Identity, STFT
+OrthogonalInitializer, IdentityInitializer, STFTInitializer = Orthogonal, Identity, STFT
 
 _CLASSES = (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling,
-            GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal)
+            GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal, Orthogonal, Identity, STFT)
+# Keras 3's table of names (initializers.ALL_OBJECTS_DICT), including its short aliases.
 _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_uniform": RandomUniform,
             "random_normal": RandomNormal, "truncated_normal": TruncatedNormal,
             "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
             "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
-            "lecun_normal": LecunNormal}
+            "lecun_normal": LecunNormal, "orthogonal": Orthogonal, "identity": Identity, "stft": STFT,
+            "normal": RandomNormal, "uniform": RandomUniform, "one": Ones, "zero": Zeros,
+            "Initializer": Initializer, "initializer": Initializer, "OrthogonalInitializer": Orthogonal,
+            "IdentityInitializer": Identity, "STFTInitializer": STFT}
 _BY_NAME.update({cls.__name__: cls for cls in _CLASSES})
 
 
@@ -208,5 +326,6 @@ def _from_keras_config(entry):
 
 
 _ALIASES = ("zeros", "ones", "constant", "random_uniform", "random_normal", "truncated_normal", "variance_scaling",
-            "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "lecun_uniform", "lecun_normal")
+            "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "lecun_uniform", "lecun_normal",
+            "orthogonal", "identity", "stft", "OrthogonalInitializer", "IdentityInitializer", "STFTInitializer")
 API = {"keras.initializers": [cls.__name__ for cls in _CLASSES] + list(_ALIASES) + ["Initializer", "get"]}

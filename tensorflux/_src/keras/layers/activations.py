@@ -9,6 +9,7 @@ import warnings
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .layer import Layer
@@ -81,11 +82,9 @@ class PReLU(_Elementwise):
     def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None, alpha_constraint=None, shared_axes=None,
                  **kwargs):
         super().__init__(**kwargs)
-        if alpha_constraint is not None:
-            raise ValueError(f"tensorflux's PReLU does not support `alpha_constraint`. Received: "
-                             f"alpha_constraint={alpha_constraint}")
         self.alpha_initializer = _initializers.get(alpha_initializer)
         self.alpha_regularizer = _regularizers.get(alpha_regularizer)
+        self.alpha_constraint = _constraints.get(alpha_constraint)
         if shared_axes is None:
             self.shared_axes = None
         elif isinstance(shared_axes, (list, tuple)):
@@ -103,7 +102,8 @@ class PReLU(_Elementwise):
             raise ValueError(f"PReLU needs every non-shared input dimension to be known to create `alpha`. "
                              f"Received: input_shape={tuple(input_shape)}, shared_axes={self.shared_axes}")
         self.alpha = self.add_weight(shape=param_shape, initializer=self.alpha_initializer,
-                                     regularizer=self.alpha_regularizer, name="alpha")
+                                     regularizer=self.alpha_regularizer, constraint=self.alpha_constraint,
+                                     name="alpha")
 
     def call(self, inputs):
         return tf.nn.relu(inputs) - self.alpha * tf.nn.relu(-inputs)

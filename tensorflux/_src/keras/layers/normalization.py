@@ -337,7 +337,8 @@ class DepthwiseConv2D(Layer):
 
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
                  dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None, **kwargs):
+                 bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None,
+                 depthwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
             raise ValueError(f"Invalid value for argument `depth_multiplier`. Expected a strictly positive value. "
@@ -355,14 +356,17 @@ class DepthwiseConv2D(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
         self.depthwise_regularizer = _regularizers.get(depthwise_regularizer)
         self.bias_regularizer = _regularizers.get(bias_regularizer)
+        self.depthwise_constraint = _constraints.get(depthwise_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
 
     def build(self, input_shape):
         channels = _layers.channel_dim(input_shape)
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, self.depth_multiplier),
                                       initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
-                                      name="kernel")
+                                      constraint=self.depthwise_constraint, name="kernel")
         self.bias = self.add_weight(shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, name="bias") if self.use_bias else None
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                    name="bias") if self.use_bias else None
 
     def call(self, inputs):
         x = tf.nn.depthwise_conv2d(inputs, self.kernel, (1,) + self.strides + (1,), self.padding.upper(),

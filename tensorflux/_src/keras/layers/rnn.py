@@ -22,9 +22,6 @@ recurrent state, shared by all time steps and all gates (variational dropout) â€
 per gate when `recurrent_dropout` is used, which has the same distribution per gate but different values.
 """
 import inspect
-import math
-
-import numpy as np
 
 import tensorflux as tf
 
@@ -36,51 +33,9 @@ from .. import initializers as _initializers
 from .layer import Layer
 
 
-# -- the orthogonal initializer (Keras's default for recurrent kernels) ---------------------------------
-def _orthonormal(a):
-    """Q of the QR decomposition of `a`, its columns' signs fixed by R's diagonal (so Q is uniformly random)."""
-    q, r = np.linalg.qr(a)
-    signs = np.sign(np.diag(r))
-    signs[signs == 0] = 1
-    return (q * signs).astype(a.dtype)
-
-
-class Orthogonal(_initializers.Initializer):
-    """A random orthogonal matrix (or, for more dimensions, one flattened to `[prod(shape[:-1]), shape[-1]]`),
-    scaled by `gain`: orthonormal rows when there are fewer rows than columns, orthonormal columns otherwise."""
-
-    def __init__(self, gain=1.0, seed=None):
-        if seed is not None and not isinstance(seed, int):
-            raise ValueError(f"`seed` argument should be an instance of `keras.random.SeedGenerator()` or an "
-                             f"integer. Received: seed={seed}")
-        self.gain, self.seed = gain, seed
-
-    def __call__(self, shape, dtype=None):
-        shape = tuple(shape)
-        if len(shape) < 2:
-            raise ValueError(f"The tensor to initialize must be at least two-dimensional. Received: "
-                             f"shape={shape} of rank {len(shape)}.")
-        dtype = tf.as_dtype(dtype or "float32")
-        rows, cols = math.prod(shape[:-1]), shape[-1]
-        sample = _initializers._normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, dtype, self.seed)
-        q = tf.numpy_function(_orthonormal, [sample], dtype, stateful=False)
-        if rows < cols:
-            q = tf.transpose(q)
-        return self.gain * tf.reshape(q, shape)
-
-    def get_config(self):
-        return {"gain": self.gain, "seed": self.seed}
-
-
-def _initializer(identifier):
-    """Like `keras.initializers.get`, also knowing "orthogonal" (which that module does not list), by name
-    or in Keras' serialized form."""
-    if identifier is Orthogonal or isinstance(identifier, str) and identifier in ("orthogonal", "Orthogonal"):
-        return Orthogonal()
-    if isinstance(identifier, dict) and identifier.get("class_name") == "Orthogonal":
-        config = identifier.get("config") or {}
-        return Orthogonal(gain=config.get("gain", 1.0), seed=config.get("seed"))
-    return _initializers.get(identifier)
+# Keras's default for recurrent kernels; `keras.initializers.get` knows it by name and config.
+Orthogonal = _initializers.Orthogonal
+_initializer = _initializers.get
 
 
 def _serialized_orthogonal(initializer):
@@ -783,5 +738,4 @@ class GRU(_KerasRecurrent):
     _cell_class = GRUCell
 
 
-API = {"keras.layers": ["RNN", "SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU"],
-       "keras.initializers": ["Orthogonal"]}
+API = {"keras.layers": ["RNN", "SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU"]}
