@@ -16,6 +16,7 @@ A TraceType answers three questions: is this argument type a subtype of that one
 """
 import weakref
 
+from ..framework.composite import TypeSpec
 from ..framework.tensor import Tensor
 from ..types.spec import TensorSpec
 
@@ -275,7 +276,7 @@ def from_value(value, context=None):
         return custom(context)
     if getattr(value, "_is_variable", False):
         return VariableType(value.dtype, value.shape, value.trainable)
-    if isinstance(value, TensorSpec):
+    if isinstance(value, (TensorSpec, TypeSpec)):   # a spec (tf.RaggedTensorSpec too) stands for its values
         return value
     if t is list:
         return List(from_value(v, context) for v in value)
