@@ -287,6 +287,7 @@ SIGNATURES = {
     'SpaceToBatchND': ('input:@T block_shape:@Tblock_shape paddings:@Tpaddings', 'output:@T', (('T', 'type'), ('Tblock_shape', 'type', 'int32'), ('Tpaddings', 'type', 'int32')), False),
     'SpaceToDepth': ('input:@T', 'output:@T', (('T', 'type'), ('block_size', 'int'), ('data_format', 'string', 'NHWC')), False),
     'SparseSoftmaxCrossEntropyWithLogits': ('features:@T labels:@Tlabels', 'loss:@T backprop:@T', (('T', 'type'), ('Tlabels', 'type', 'int64')), False),
+    'SparseToDense': ('sparse_indices:@Tindices output_shape:@Tindices sparse_values:@T default_value:@T', 'dense:@T', (('validate_indices', 'bool', True), ('T', 'type'), ('Tindices', 'type')), False),
     'Split': ('split_dim:int32 value:@T', 'output:num_split*@T', (('num_split', 'int'), ('T', 'type')), False),
     'SplitV': ('value:@T size_splits:@Tlen split_dim:int32', 'output:num_split*@T', (('num_split', 'int'), ('T', 'type'), ('Tlen', 'type', 'int64')), False),
     'Sqrt': ('x:@T', 'y:@T', (('T', 'type'),), False),

@@ -19,6 +19,7 @@ import os
 import numpy as np
 
 from ...framework import errors, nest
+from ...framework.composite import TypeSpec, _ComponentsOutput
 from ...framework.context import init_scope, state as _state
 from ...function.concrete import ConcreteFunction
 from ...ops.convert import convert_to_tensor
@@ -278,11 +279,9 @@ class _Loader:
         output_structure = structures.decode(saved.output_signature)
         flat = self.library.concrete(fname, captures)
         outputs = flat._trace.flat_outputs
-        leaves = [x for x in nest.flatten(output_structure) if isinstance(x, TensorSpec)]
-        if len(leaves) == len(outputs):
+        if len(structures.flat_specs(output_structure)) == len(outputs):
             it = iter(outputs)
-            structured = nest.map_structure(lambda x: next(it) if isinstance(x, TensorSpec) else x,
-                                            output_structure)
+            structured = nest.map_structure(lambda x: _take(x, it), output_structure)
         else:
             structured = outputs[0] if len(outputs) == 1 else list(outputs)
         cf = self._structured(flat, saved, structured, names)
@@ -299,7 +298,7 @@ class _Loader:
             return flat
         positional, keywords = inputs
         n_flat = len(flat._params)
-        specs = [x for x in nest.flatten((positional, keywords)) if isinstance(x, TensorSpec)]
+        specs = structures.flat_specs((positional, keywords))
         if len(specs) != n_flat:
             raise _bad(f"The concrete function {flat._name!r} takes {n_flat} tensors but its saved input "
                        f"signature describes {len(specs)}.")
@@ -384,6 +383,18 @@ class _Loader:
             elif isinstance(obj, dict):
                 for ref in node.children:
                     obj[ref.local_name] = get(ref.node_id)
+
+
+def _take(leaf, outputs):
+    """The output(s) a leaf of a saved output structure stands for: a tensor for a TensorSpec, a composite's
+    component tuple (which tf.function's output packing turns into the composite) for a composite spec."""
+    if isinstance(leaf, TensorSpec):
+        return next(outputs)
+    if isinstance(leaf, TypeSpec):
+        parts = [next(outputs) for _ in leaf._component_specs()]
+        cls = type(f"{leaf.value_type.__name__}Components", (_ComponentsOutput,), {"__slots__": (), "_spec": leaf})
+        return tuple.__new__(cls, parts)
+    return leaf
 
 
 def _paths(proto):

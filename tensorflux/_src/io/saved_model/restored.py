@@ -11,6 +11,7 @@ and returns a dict of named outputs.
 """
 from ...state.checkpoint import ObjectGraph
 from ...framework import errors, nest
+from ...framework.composite import _ComponentsOutput
 from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...function import trace_type as _tt
@@ -189,6 +190,11 @@ class SignatureFunction:
 
     @property
     def structured_outputs(self):
+        structured = self._concrete.structured_outputs
+        if isinstance(structured, dict) and sorted(structured) == sorted(self._output_keys):
+            # a composite output (its component tuple) is described by its spec, as TensorFlow does
+            return {k: structured[k]._spec if isinstance(structured[k], _ComponentsOutput) else
+                    TensorSpec(structured[k].shape, structured[k].dtype, k) for k in self._output_keys}
         flat = self._concrete.outputs
         return {k: TensorSpec(t.shape, t.dtype, k) for k, t in zip(self._output_keys, flat)}
 

@@ -24,6 +24,7 @@ import os
 import shutil
 
 from ...framework import nest
+from ...framework.composite import CompositeTensor, TypeSpec, _ComponentsOutput
 from ...framework.context import init_scope
 from ...framework.tensor import Tensor
 from ...function.concrete import ConcreteFunction
@@ -196,37 +197,37 @@ def _signature_wrapper(name, fn):
             return fn(**values)
     else:
         # A signature takes flat tensors: an argument that is a list/tuple/dict of TensorSpecs (a
-        # multi-input Keras model's) gives one input per spec, named by the spec (else `arg_i`), and the
+        # multi-input Keras model's) gives one input per spec, named by the spec (else `arg_i`), and a
+        # composite (SparseTensorSpec, RaggedTensorSpec) one input per component (`r`, `r_1`, ...); the
         # function gets the structure back, as TensorFlow does.
         specs, layout = [], []
         arguments = fn.structured_input_signature[0] if fn.structured_input_signature else ()
         for position, (pname, _, ttype) in enumerate(fn._params):
-            structure = ttype if isinstance(ttype, TensorSpec) or position >= len(arguments) else \
+            structure = ttype if isinstance(ttype, (TensorSpec, TypeSpec)) or position >= len(arguments) else \
                 arguments[position]
             leaves = nest.flatten(structure)
-            if not leaves or not all(isinstance(t, TensorSpec) for t in leaves):
+            if not leaves or not all(isinstance(t, (TensorSpec, TypeSpec)) for t in leaves):
                 raise ValueError(f"Signature '{name}': the function {fn._name} takes `{pname}` as {ttype!r}; a "
-                                 f"signature function may only take tensors (TensorSpecs, or a list, tuple or "
-                                 f"dict of them).")
+                                 f"signature function may only take tensors (TensorSpecs, composite specs, or a "
+                                 f"list, tuple or dict of them).")
             names = []
             for i, leaf in enumerate(leaves):
-                names.append(leaf.name or (pname if len(leaves) == 1 else f"{pname}_{i}"))
-                specs.append(TensorSpec(leaf.shape, leaf.dtype, names[-1]))
-            layout.append((structure if len(leaves) > 1 or not isinstance(structure, TensorSpec) else None, names))
-        structured = fn.structured_outputs
-        leaves = nest.flatten(structured)
-        if not all(isinstance(t, Tensor) for t in leaves):
+                base = getattr(leaf, "name", None) or (pname if len(leaves) == 1 else f"{pname}_{i}")
+                parts = leaf._component_specs() if isinstance(leaf, TypeSpec) else [leaf]
+                for j, part in enumerate(parts):
+                    names.append(base if j == 0 else f"{base}_{j}")
+                    specs.append(TensorSpec(part.shape, part.dtype, names[-1]))
+            simple = len(leaves) == 1 and isinstance(structure, TensorSpec)
+            layout.append((None if simple else structure, names))
+        units = _output_units(fn.structured_outputs)
+        if not all(isinstance(t, (Tensor, CompositeTensor)) for _, t in units):
             raise ValueError(f"Signature '{name}': every output of a signature function must be a tensor; "
-                             f"{fn._name} returns {structured!r}.")
-        if isinstance(structured, dict) and all(isinstance(k, str) for k in structured) and \
-                all(isinstance(v, Tensor) for v in structured.values()):
-            keys = sorted(structured)
-        else:
-            keys = [f"output_{i}" for i in range(len(leaves))]
+                             f"{fn._name} returns {fn.structured_outputs!r}.")
+        keys = [k for k, _ in units]
 
         def call(values):
-            result = fn(*[values[names[0]] if structure is None else
-                          nest.pack_sequence_as(structure, [values[n] for n in names]) for structure, names in layout])
+            result = fn(*[values[names[0]] if structure is None else nest.pack_sequence_as(
+                structure, [values[n] for n in names], expand_composites=True) for structure, names in layout])
             if isinstance(result, dict) and sorted(result) == keys:
                 return {k: result[k] for k in keys}
             return dict(zip(keys, nest.flatten(result)))
@@ -400,11 +401,24 @@ class _Plan:
             info.name = f"{name}_{spec.name}:0"
             info.dtype = spec.dtype.as_datatype_enum
             info.tensor_shape.CopyFrom(_av.shape_proto(shape_pb, spec.shape))
-        for index, (key, tensor) in enumerate(zip(keys, cf.outputs)):
+        structured = cf.structured_outputs if isinstance(cf.structured_outputs, dict) else {}
+        index = 0
+        for key, tensor in zip(keys, cf.outputs) if sorted(structured) != sorted(keys) else \
+                [(k, structured[k]) for k in keys]:
             info = proto.outputs[key]
-            info.name = f"{_call_name(name)}:{index}"
-            info.dtype = tensor.dtype.as_datatype_enum
-            info.tensor_shape.CopyFrom(_av.shape_proto(shape_pb, tensor.shape))
+            parts = list(tensor) if isinstance(tensor, _ComponentsOutput) else [tensor]
+            if isinstance(tensor, _ComponentsOutput):    # a composite: its spec and its components' tensors
+                composite = info.composite_tensor
+                spec_message = structures.encode(tensor._spec)
+                composite.type_spec.CopyFrom(spec_message.type_spec_value)
+                infos = [composite.components.add() for _ in parts]
+            else:
+                infos = [info]
+            for part, part_info in zip(parts, infos):
+                part_info.name = f"{_call_name(name)}:{index}"
+                part_info.dtype = part.dtype.as_datatype_enum
+                part_info.tensor_shape.CopyFrom(_av.shape_proto(shape_pb, part.shape))
+                index += 1
         proto.method_name = PREDICT_METHOD
 
     def _object_graph(self, graph, constant_names):
@@ -581,12 +595,47 @@ def _named(ttype, name):
     return ttype
 
 
+def _output_units(structured):
+    """A signature's outputs as `[(key, tensor or composite)]`: the keys of a returned dict of tensors and
+    composites, else `output_<i>` over the returned leaves (composites whole)."""
+    structured = _with_composites(structured)
+    if isinstance(structured, dict) and all(isinstance(k, str) for k in structured) and \
+            all(isinstance(v, (Tensor, CompositeTensor)) for v in structured.values()):
+        return [(k, structured[k]) for k in sorted(structured)]
+    return [(f"output_{i}", v) for i, v in enumerate(nest.flatten(structured))]
+
+
+def _with_composites(structure):
+    """A traced function's structured outputs with each composite's component tuple (`components_output`)
+    as the composite it stands for."""
+    if isinstance(structure, _ComponentsOutput):
+        return structure._spec._from_components(list(structure))
+    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
+        return type(structure)(*(_with_composites(v) for v in structure))
+    if type(structure) in (list, tuple):
+        return type(structure)(_with_composites(v) for v in structure)
+    if isinstance(structure, dict):
+        return {k: _with_composites(v) for k, v in structure.items()}
+    return structure
+
+
 def _output_signature(out, cf):
     def spec(value):
         if isinstance(value, Tensor):
             return TensorSpec(value.shape, value.dtype)
+        if isinstance(value, _ComponentsOutput):
+            return value._spec
         return value
+
+    def walk(value):   # a composite's component tuple is one leaf (its spec), not a tuple of tensors
+        if isinstance(value, _ComponentsOutput) or not isinstance(value, (list, tuple, dict)):
+            return spec(value)
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if hasattr(type(value), "_fields"):
+            return type(value)(*(walk(v) for v in value))
+        return type(value)(walk(v) for v in value)
     try:
-        structures.encode(nest.map_structure(spec, cf.structured_outputs), out)
+        structures.encode(walk(cf.structured_outputs), out)
     except (structures.Unsaveable, TypeError) as error:
         raise ValueError(f"Cannot save the concrete function {cf._name}: it returns {error}.") from None

@@ -1,8 +1,10 @@
 """Python structures as TensorFlow's `StructuredValue` (struct.proto): the input signatures, output structures
 and argument specs of a SavedModel's functions.
 
-Encoded: None, bool, int, float, str, TensorSpec, lists, tuples, dicts with string keys, namedtuples, and
-tensorflux's trace types of the same shapes (a `Literal` is its value). Decoding is the reverse; a
+Encoded: None, bool, int, float, str, TensorSpec, the specs of composite tensors (`SparseTensorSpec`,
+`RaggedTensorSpec` as TensorFlow's `TypeSpecProto`: a class enum and the spec's state tuple), lists, tuples,
+dicts with string keys, namedtuples, and tensorflux's trace types of the same shapes (a `Literal` is its
+value). Decoding is the reverse (a composite spec is rebuilt from an allow-list of its classes); a
 namedtuple comes back as a namedtuple class of the saved name and fields (both checked to be
 identifiers), never as a class looked up by name. Anything else is refused with TypeError on save and
 DataLossError on load.
@@ -11,6 +13,8 @@ import collections
 import inspect
 import keyword
 
+from ...framework.composite import TypeSpec
+from ...framework import nest
 from ...framework.errors import DataLossError
 from ...function import trace_type as _tt
 from ...types import dtypes as _dt
@@ -19,7 +23,8 @@ from ...types.spec import TensorSpec
 from ..formats import attr_values as _av
 from ..formats import protos
 
-__all__ = ["encode", "decode", "trace_type_of", "encode_fullargspec", "decode_fullargspec", "MAX_DEPTH"]
+__all__ = ["encode", "decode", "trace_type_of", "encode_fullargspec", "decode_fullargspec", "MAX_DEPTH",
+           "flat_specs"]
 
 MAX_DEPTH = 64   # nesting a saved structure may have (a deeper one is a hostile file)
 
@@ -58,6 +63,12 @@ def encode(value, out=None):
         out.string_value = value
     elif isinstance(value, TensorSpec):
         _spec_proto(out.tensor_spec_value, value)
+    elif isinstance(value, TypeSpec):
+        _type_spec_proto(out.type_spec_value, value)
+    elif isinstance(value, TensorShape):
+        out.tensor_shape_value.CopyFrom(_av.shape_proto(protos.load("tensor_shape"), value))
+    elif isinstance(value, _dt.DType):
+        out.tensor_dtype_value = value.as_datatype_enum
     elif isinstance(value, _tt.NamedTuple):
         _named_tuple(out, value.cls.__name__, value.cls._fields, value.components)
     elif isinstance(value, tuple) and hasattr(type(value), "_fields"):
@@ -79,6 +90,67 @@ def encode(value, out=None):
             encode(item, out.dict_value.fields[key])
     else:
         raise Unsaveable(f"a {type(value).__name__} ({value!r})")
+    return out
+
+
+# -- composite specs: TypeSpecProto ----------------------------------------------------------------
+# TensorFlow's TypeSpecClass enum value -> (class name, the spec's state as a tuple, the spec from its state)
+def _sparse_state(spec):
+    return (spec.shape, spec.dtype)
+
+
+def _ragged_state(spec):
+    return (spec.shape, spec.dtype, spec.ragged_rank, spec.row_splits_dtype)
+
+
+def _composite_classes():
+    from ...ops.ragged.ragged_tensor import RaggedTensorSpec
+    from ...ops.sparse.sparse_tensor import SparseTensorSpec
+    return {1: ("SparseTensorSpec", SparseTensorSpec, _sparse_state, 2),
+            3: ("RaggedTensorSpec", RaggedTensorSpec, _ragged_state, 4)}
+
+
+def _type_spec_proto(out, spec):
+    for enum, (name, cls, state, _) in _composite_classes().items():
+        if type(spec) is cls:
+            out.type_spec_class = enum
+            out.type_spec_class_name = name
+            out.num_flat_components = len(spec._component_specs())
+            encode(state(spec), out.type_state)
+            return
+    raise Unsaveable(f"a {type(spec).__name__} ({spec!r}), a composite TensorFlow's SavedModel structures "
+                     f"cannot name")
+
+
+def _decode_type_spec(message, depth):
+    known = _composite_classes().get(message.type_spec_class)
+    if known is None or message.type_spec_class_name not in ("", known[0]):
+        raise DataLossError(None, None, f"tensorflux does not read the saved TypeSpec "
+                                        f"{message.type_spec_class_name or message.type_spec_class!r}")
+    name, cls, _, n_state = known
+    state = decode(message.type_state, depth + 1)
+    kinds = (TensorShape, _dt.DType, int, _dt.DType)[:n_state]
+    if not (isinstance(state, tuple) and len(state) == n_state and
+            all(isinstance(v, k) and not isinstance(v, bool) for v, k in zip(state, kinds))):
+        raise DataLossError(None, None, f"a saved {name} has the state {state!r}")
+    try:
+        spec = cls(*state)
+    except (TypeError, ValueError) as error:
+        raise DataLossError(None, None, f"a saved {name} is invalid: {error}") from None
+    if message.num_flat_components not in (0, len(spec._component_specs())):
+        raise DataLossError(None, None, f"a saved {name} says it has {message.num_flat_components} components")
+    return spec
+
+
+def flat_specs(structure):
+    """The TensorSpecs of the flat tensors a decoded structure stands for (a composite spec gives its
+    components' specs)."""
+    out = []
+    for leaf in nest.flatten(structure):
+        if isinstance(leaf, TensorSpec):
+            out.append(leaf)
+        elif isinstance(leaf, TypeSpec):
+            out.extend(leaf._component_specs())
     return out
 
 
@@ -141,13 +213,14 @@ def decode(message, depth=0):
         named = message.named_tuple_value
         cls = namedtuple_class(named.name, [p.key for p in named.values])
         return cls(*(decode(p.value, depth + 1) for p in named.values))
-    raise DataLossError(None, None, f"tensorflux does not read the saved structure kind {kind!r} (a "
-                                    f"TypeSpec of a composite tensor, such as a RaggedTensor or SparseTensor)")
+    if kind == "type_spec_value":
+        return _decode_type_spec(message.type_spec_value, depth)
+    raise DataLossError(None, None, f"tensorflux does not read the saved structure kind {kind!r}")
 
 
 def trace_type_of(value):
     """The trace type a decoded input structure stands for (tensors as TensorSpec, the rest literal)."""
-    if isinstance(value, TensorSpec):
+    if isinstance(value, (TensorSpec, TypeSpec)):
         return value
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
         return _tt.NamedTuple(type(value), [trace_type_of(v) for v in value])
