@@ -1,6 +1,9 @@
 """`pdb.set_trace()` / `breakpoint()` in a converted function are called directly, as TensorFlow 2.21
-leaves them, after its warning about debugging converted code (once per process)."""
+leaves them, after its warning about debugging converted code (once per process), from the generated
+code the debugger then steps through (TensorFlow's `tf__f` in a temporary `__autograph_generated_file`)."""
+import linecache
 import logging
+import os
 import sys
 
 import tensorflux as tf
@@ -15,7 +18,8 @@ def test_breakpoint_is_called_from_the_users_function(monkeypatch, caplog):
     callers = []
 
     def hook(*args, **kwargs):
-        callers.append(sys._getframe(1).f_code)
+        frame = sys._getframe(1)
+        callers.append((frame.f_code, frame.f_lineno))
 
     monkeypatch.setattr(sys, "breakpointhook", hook)
     monkeypatch.setattr(expressions, "_warned", [])
@@ -28,8 +32,10 @@ def test_breakpoint_is_called_from_the_users_function(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="tensorflow"):
         assert int(stop_here(tf.constant(1))) == 2
     assert len(callers) == 1                       # traced once: the debugger runs while tracing
-    assert callers[0].co_filename == __file__      # not AutoGraph's converted_call frame
-    assert callers[0].co_name == "stop_here"
+    code, line = callers[0]                        # the generated function, not AutoGraph's converted_call
+    assert os.path.basename(code.co_filename).startswith("__autograph_generated_file")
+    assert code.co_name == "tf__stop_here"
+    assert linecache.getline(code.co_filename, line).strip() == "ag__.ld(breakpoint)()"
     assert [r.getMessage() for r in caplog.records if r.name == "tensorflow"] == [WARNING]
 
 

@@ -16,8 +16,6 @@ Left out: nothing runnable.
 """
 import inspect
 
-import pytest
-
 import tensorflux as tf
 from fidelity._fidelity_autograph import canonical_code, output_of, run_script
 
@@ -183,14 +181,10 @@ OPTIONS = ("ag__.ConversionOptions(recursive=True, user_requested=True, optional
            "internal_convert_user_code=True)")
 
 
-@pytest.mark.xfail(strict=True, reason=('to_graph returns a function compiled from the original file, not from a '
-                                        'generated temporary source file'))
 def test_source_file_of_converted_function():
     assert output_of(ex_source_file_of_converted_function) == '<tmp>/__autograph_generated_file<random>.py\n'
 
 
-@pytest.mark.xfail(strict=True, reason=('to_graph returns a function compiled from the original file, not from a '
-                                        'generated temporary source file'))
 def test_source_file_via_python_function():
     assert output_of(ex_source_file_via_python_function) == '<tmp>/__autograph_generated_file<random>.py\n'
 

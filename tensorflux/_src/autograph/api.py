@@ -3,7 +3,9 @@
 `convert(fn)` parses the function's source, lowers break/continue/return, rewrites control flow and
 expressions into calls of `operators`, and compiles the result into a function with the original
 globals and closure cells (so free variables stay live). Results are cached per code object, so each
-function is converted once per process.
+function is converted once per process. `to_graph`, and a function that calls a debugger, run TensorFlow's
+generated form instead (the code `to_code` prints, from a temporary file: `generated_module`), so
+`inspect` and the debugger show what TensorFlow shows.
 
     @tf.function
     def f(x):
@@ -28,7 +30,7 @@ from . import operators
 from . import verbosity as _verbosity
 from .features import feature_names
 from .transformers.control_flow import ControlFlowConverter
-from .transformers.expressions import ExpressionConverter
+from .transformers.expressions import ExpressionConverter, calls_debugger, warn_set_trace
 from .transformers.lists import ListAppendConverter
 from .transformers.lowering import FlagNames, lower_function
 from .transformers.names import declared_names, loop_liveness
@@ -69,6 +71,10 @@ class _AgNamespace(types.SimpleNamespace):
 ag__ = _AgNamespace(**{name: getattr(operators, name) for name in operators.__all__})
 
 _CACHE = {}       # code object -> (converted code object, source text) | ConversionError
+# Converted code compiled from TensorFlow's generated form (a temporary module, see `generated_module`):
+# made into functions with a closure cell for its `ag__` instead of the lean conversion's global.
+_GENERATED = set()
+_GENERATED_AG = []   # the cell holding generated code's `ag__` (generated_runtime), made on first use
 _ORIGINS = {}     # converted code object (and its inner functions' code) -> (function name, converted code)
 # Lambdas compiled inside converted code: their bodies were converted with their parent, so the functions
 # they make are already converted when cond/while_loop/map_fn receive them.
@@ -141,8 +147,9 @@ def _lambda_node(fn):
     return node, lam.lineno
 
 
-def _transform(fn, features=()):
-    """(converted code object of `fn`, converted source) — or raise ConversionError."""
+def _transform(fn, features=(), generated=False):
+    """(converted code object of `fn`, converted source) — or raise ConversionError. `generated`: run
+    TensorFlow's generated form of a def function (from a temporary file) instead of the lean conversion."""
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         # As in TensorFlow: a generator runs unconverted, so loops over it stay Python loops over its items.
         raise ConversionError(f"{fn.__qualname__} is a generator function", silent=True)
@@ -161,6 +168,16 @@ def _transform(fn, features=()):
     node = module.body[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise ConversionError(f"{fn.__qualname__} is not defined by a def statement")
+    debugger = calls_debugger(node)
+    if generated or debugger:
+        # A debugger stopped in converted code steps through the code TensorFlow shows (the generated
+        # form), as in TensorFlow; the user asked to see it when they asked for to_graph.
+        if debugger:
+            warn_set_trace()
+        try:
+            return _generated_form(fn, features)
+        except (OSError, TypeError, SyntaxError, LookupError):
+            pass   # a construct only the lean conversion handles (e.g. while/else): run that instead
     node.decorator_list = []
     _mark_nested_functions(node.body)
     if "LISTS" in features or "ALL" in features:
@@ -171,6 +188,17 @@ def _transform(fn, features=()):
     node.body = _flatten_stmts([converter.visit(s) for s in node.body])
     converted_source = ast.unparse(ast.fix_missing_locations(node))
     return _compile_converted(fn, node, converted_source, 1)
+
+
+def _generated_form(fn, features):
+    from .generated_module import generated_function_code   # loads only when this form is asked for
+    code, text = generated_function_code(fn, features)
+    _GENERATED.add(code)
+    _CONVERTED_LAMBDAS.update(_nested_lambdas(code))
+    _ORIGINS[code] = (fn.__name__, code)
+    for nested in _nested_code(code):
+        _ORIGINS.setdefault(nested, (fn.__name__, code))
+    return code, text
 
 
 def _mark_nested_functions(stmts):
@@ -252,12 +280,12 @@ def _flatten_stmts(items):
     return out
 
 
-def _converted_code(fn, features=()):
-    key = (fn.__code__, features) if features else fn.__code__
+def _converted_code(fn, features=(), generated=False):
+    key = (fn.__code__, features, generated) if features or generated else fn.__code__
     hit = _CACHE.get(key)
     if hit is None:
         try:
-            hit = _transform(fn, features)
+            hit = _transform(fn, features, generated)
         except ConversionError as e:
             hit = e
         _CACHE[key] = hit
@@ -266,16 +294,17 @@ def _converted_code(fn, features=()):
     return hit
 
 
-def convert(fn, warn=True, features=()):
+def convert(fn, warn=True, features=(), generated=False):
     """The AutoGraph-converted version of `fn` (a function or method); `fn` itself when it cannot be.
-    `features`: names of the optional conversions (`Feature` names) to apply as well."""
+    `features`: names of the optional conversions (`Feature` names) to apply as well. `generated`: the
+    function runs TensorFlow's generated form (`to_graph`)."""
     if inspect.ismethod(fn):
-        converted = convert(fn.__func__, warn, features)
+        converted = convert(fn.__func__, warn, features, generated)
         return types.MethodType(converted, fn.__self__) if converted is not fn.__func__ else fn
     if not inspect.isfunction(fn):
         call = getattr(type(fn), "__call__", None)
         if inspect.isfunction(call) and not _is_library(call):
-            converted = convert(call, warn, features)
+            converted = convert(call, warn, features, generated)
             return types.MethodType(converted, fn) if converted is not call else fn
         return fn
     code = fn.__code__
@@ -284,18 +313,20 @@ def convert(fn, warn=True, features=()):
             code.co_filename.startswith(_PACKAGE_DIR):
         return fn  # already converted, or tensorflux's own (e.g. the lambdas its ops hand to cond)
     if _verbosity.has_verbosity(1):
-        return _logged_conversion(fn, warn, features)
-    return _convert_function(fn, warn, features)
+        return _logged_conversion(fn, warn, features, generated)
+    return _convert_function(fn, warn, features, generated)
 
 
-def _convert_function(fn, warn, features):
+def _convert_function(fn, warn, features, generated=False):
     try:
-        code, _ = _converted_code(fn, features)
+        code, _ = _converted_code(fn, features, generated)
     except ConversionError as e:
         if warn and not e.silent and not e.reported:  # once per function, as its conversion is cached
             e.reported = True
             _report_not_converted(fn, e)
         return fn
+    if code in _GENERATED:
+        return _generated_function(fn, code)
     globals_ = fn.__globals__
     globals_.setdefault("ag__", ag__)
     if globals_["ag__"] is not ag__:
@@ -310,7 +341,23 @@ def _convert_function(fn, warn, features):
     return new
 
 
-def _logged_conversion(fn, warn, features):
+def _generated_function(fn, code):
+    """The function of generated-form `code` (`tf__<name>`, TensorFlow's name and qualified name, no
+    `__wrapped__`: `inspect.getsource` shows the generated code) with `fn`'s globals, defaults and cells."""
+    from .generated_module import AG_CELL_NAME
+    if not _GENERATED_AG:
+        from .generated_runtime import runtime_namespace
+        _GENERATED_AG.append(types.CellType(runtime_namespace(converted_call)))
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells[AG_CELL_NAME] = _GENERATED_AG[0]
+    closure = tuple(cells[name] if name in cells else types.CellType() for name in code.co_freevars)
+    new = types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, closure or None)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__ag_converted__ = True
+    return new
+
+
+def _logged_conversion(fn, warn, features, generated=False):
     """`fn` converted on its first call, logging the call, the conversion and the bound arguments the way
     TensorFlow's AutoGraph does at the current verbosity."""
     subkey = "ConversionOptions[{%s}]" % ", ".join(f"Feature.{f}" for f in features)
@@ -318,14 +365,14 @@ def _logged_conversion(fn, warn, features):
     @functools.wraps(fn)
     def logged_call(*args, **kwargs):
         _verbosity.log(1, "Converted call: %s\n    args: %s\n    kwargs: %s\n", fn, args, kwargs)
-        key = (fn.__code__, features) if features else fn.__code__
+        key = (fn.__code__, features, generated) if features or generated else fn.__code__
         if key in _CACHE:
             _verbosity.log(3, "Cache hit for %s subkey %s: %s", fn, subkey, fn.__code__)
         else:
             _verbosity.log(1, "%s is not cached for subkey %s", fn, subkey)
             if _verbosity.has_verbosity(2):
                 _log_conversion_texts(fn, features)
-        converted = _convert_function(fn, warn, features)
+        converted = _convert_function(fn, warn, features, generated)
         if converted is not fn and _verbosity.has_verbosity(2):
             # TensorFlow's converted function is `tf__<name>`, made inside its loader's factories.
             shown = f"<function outer_factory.<locals>.inner_factory.<locals>.tf__{fn.__name__} at {id(converted):#x}>"
@@ -402,9 +449,10 @@ ag__.convert_nested = functools.partial(convert, warn=False)
 
 
 def to_graph(entity, recursive=True, experimental_optional_features=None):
-    """The converted Python function (graph-building code when called inside a tf.function)."""
+    """The converted Python function (graph-building code when called inside a tf.function): as in
+    TensorFlow, compiled from its generated form (`to_code`'s text) in a temporary module."""
     fn = getattr(entity, "python_function", entity)
-    return convert(fn, features=feature_names(experimental_optional_features))
+    return convert(fn, features=feature_names(experimental_optional_features), generated=True)
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):

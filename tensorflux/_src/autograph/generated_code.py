@@ -13,8 +13,10 @@ TensorFlow's allocation order. A control-flow statement's state variables are th
 are live into or out of it, outputs first, then sorted; names it binds that may be undefined before it
 get an `ag__.Undefined` placeholder (see `generated_code_analysis`).
 
-The text is a view for users (`to_code`, `set_verbosity` logs); tensorflux executes its own, leaner
-conversion of the same function (`api.convert`), which has the same semantics.
+The text is what `to_code` and the `set_verbosity` logs show, and the code that runs for `to_graph` and for
+functions that call a debugger (`generated_module` compiles it from a temporary file, against
+`generated_runtime`'s `ag__`). Other conversions run tensorflux's leaner form of the same function
+(`api.convert`), which has the same semantics and maps errors to the user's own lines.
 
     print(tf.autograph.to_code(f))
 """
@@ -25,12 +27,17 @@ import textwrap
 from . import generated_code_lowering as _low
 from .generated_code_analysis import analyse_function, bound_names
 
-__all__ = ["generated_code"]
+__all__ = ["generated_code", "generated_node"]
 
 
 def generated_code(fn, features=()):
     """TensorFlow's generated source for the plain function `fn` (raises OSError/TypeError/SyntaxError
     when its source is unavailable)."""
+    return ast.unparse(generated_node(fn, features)) + "\n"
+
+
+def generated_node(fn, features=()):
+    """The `def tf__<name>(...)` syntax tree of `generated_code` (locations filled in)."""
     source = textwrap.dedent(inspect.getsource(fn))
     node = ast.parse(source).body[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -60,7 +67,7 @@ def generated_code(fn, features=()):
     node = _LogicalExpressions(features).visit(node)
     node = _Variables().visit(node)
     node.name = "tf__" + node.name
-    return ast.unparse(ast.fix_missing_locations(node)) + "\n"
+    return ast.fix_missing_locations(node)
 
 
 def _declared(fn_node):

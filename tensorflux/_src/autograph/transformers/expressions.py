@@ -15,7 +15,7 @@ import logging
 
 from .. import verbosity as _verbosity
 
-__all__ = ["ExpressionConverter"]
+__all__ = ["ExpressionConverter", "calls_debugger", "warn_set_trace"]
 
 _DEBUGGER_CALLS = ("pdb.set_trace", "ipdb.set_trace", "breakpoint")
 _SET_TRACE_WARNING = (
@@ -36,7 +36,12 @@ def _dotted(node):
     return ".".join(reversed(parts))
 
 
-def _warn_set_trace():
+def calls_debugger(tree):
+    """True when the syntax tree `tree` calls a debugger entry point (`pdb.set_trace()`, ...)."""
+    return any(isinstance(n, ast.Call) and _dotted(n.func) in _DEBUGGER_CALLS for n in ast.walk(tree))
+
+
+def warn_set_trace():
     if _warned:
         return
     _warned.append(True)
@@ -92,7 +97,7 @@ class ExpressionConverter(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "ag__":
             return node
         if _dotted(func) in _DEBUGGER_CALLS:
-            _warn_set_trace()
+            warn_set_trace()
             return node
         args = ast.Tuple(elts=list(node.args), ctx=ast.Load())
         if node.keywords:

@@ -1,0 +1,100 @@
+"""TensorFlow's generated form of a converted function as the code that runs, from a temporary file.
+
+TensorFlow's AutoGraph writes each converted function into a temporary module
+`<tmp>/__autograph_generated_file<random>.py` and runs it from there, so `inspect.getsourcefile` of
+`tf.autograph.to_graph(f)`, tracebacks, and a debugger stopped inside the function all show the generated
+code (`tf__f`, `ag__.if_stmt`, `get_state`, ...). The file has TensorFlow's layout:
+
+    # coding=utf-8
+    def outer_factory():
+        k = None                    # one line per free variable of the user's function
+
+        def inner_factory(ag__):
+
+            def tf__f(a):
+                with ag__.FunctionScope('f', 'fscope', ...) as fscope:
+                    ...
+            return tf__f
+        return inner_factory
+
+`generated_function_code(fn)` returns the code object of `tf__f`, compiled from that text under the
+file's name; `api` makes the function from it with the original's globals and closure cells (plus a cell
+holding `generated_runtime.ag__`), without running the module. The text is produced only from the
+user's own function source (the same source the lean conversion compiles); nothing read from any other
+file reaches it. The files are private (mode 0600, unique names) and removed when the process exits.
+"""
+import ast
+import atexit
+import linecache
+import os
+import types
+
+from .generated_code import generated_node
+
+__all__ = ["generated_function_code", "AG_CELL_NAME"]
+
+AG_CELL_NAME = "ag__"   # the inner factory's parameter: generated code reads its runtime through this cell
+_PREFIX = "__autograph_generated_file"
+_WRITTEN = []           # paths of the files this process wrote, removed at exit
+
+
+def _remove_written():
+    for path in _WRITTEN:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def _module_text(fn, features):
+    """(the generated module's source, the converted function's name) for the plain function `fn`."""
+    node = generated_node(fn, features)
+
+    def def_(name, params, body):
+        return ast.FunctionDef(name=name, args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[], kw_defaults=[],
+            kwarg=None, defaults=[]), body=body, decorator_list=[], returns=None, type_params=[])
+
+    # The free variables are bound in the outer factory so the converted function keeps them as closure
+    # variables (not globals); their cells are replaced by the original function's when it is made.
+    free = [ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store())], value=ast.Constant(None))
+            for v in fn.__code__.co_freevars]
+    inner = def_("inner_factory", [AG_CELL_NAME], [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))])
+    outer = def_("outer_factory", [], free + [inner, ast.Return(value=ast.Name(id="inner_factory", ctx=ast.Load()))])
+    module = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
+    return "# coding=utf-8\n" + ast.unparse(module) + "\n", node.name
+
+
+def _write(text):
+    """Writes `text` to a new private temporary file; returns its path. The name is unique (mkstemp opens
+    it exclusively), and nothing reads the file before the code compiled from `text` runs."""
+    import tempfile   # loads with the first generated module: it costs `import tensorflux` ~20 ms
+    handle, path = tempfile.mkstemp(suffix=".py", prefix=_PREFIX, text=True)
+    with os.fdopen(handle, "w", encoding="utf-8") as f:
+        f.write(text)
+    if not _WRITTEN:
+        atexit.register(_remove_written)
+    _WRITTEN.append(path)
+    # Tracebacks and debuggers read the lines through linecache; an entry without a modification time
+    # stays valid even if a temp-directory cleaner removes the file.
+    lines = text.splitlines(keepends=True)
+    linecache.cache[path] = (len(text), None, lines, path)
+    return path
+
+
+def _find_code(code, name):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == name:
+            return const
+    raise LookupError(name)
+
+
+def generated_function_code(fn, features=()):
+    """(code object of the converted `tf__<name>`, the generated module's source) for the plain function
+    `fn`, compiled from a new temporary file. Raises OSError/TypeError/SyntaxError when `fn`'s source is
+    unavailable or cannot be converted."""
+    text, name = _module_text(fn, features)
+    path = _write(text)
+    module_code = compile(text, path, "exec")
+    outer = _find_code(module_code, "outer_factory")
+    return _find_code(_find_code(outer, "inner_factory"), name), text
