@@ -210,4 +210,7 @@ UNREACHABLE = {
                    "ReduceDataset, and no public call builds it with inputs of the caller's choosing",
     "TakeWhileDataset": "made by a for loop with a break over a tf.data.Dataset inside a tf.function (AutoGraph); "
                         "it runs at its ReduceDataset",
+    "BoundDataset": "a tensorflux op type: a dataset made inside a tf.function from tensors the graph computes "
+                    "(its recipe bound to their values); its inputs are those tensors, checked by the source "
+                    "that read them (DatasetToSingleElement's graph cases reach it)",
 }

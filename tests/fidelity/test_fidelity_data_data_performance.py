@@ -279,12 +279,7 @@ def ex_optimized_timeline():
     summarise(timeline, with_values=False)
 
 
-XFAILS = {
-    "naive_timeline":
-        "Dataset.flat_map runs its Python function eagerly, at construction and again for each input "
-        "element (EagerTensor argument), so the stand-in dataset's instance counter reads 2; TensorFlow "
-        "traces the function once (symbolic argument) and the counter reads 0",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

@@ -29,6 +29,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from ..framework.composite import CompositeTensor
+from .graph_values import bound_arrays, deferred, is_symbolic, record, recorded, resolve, with_bound_captures
 
 __all__ = ["Dataset", "Iterator"]
 
@@ -126,7 +127,7 @@ def _invalid(message, op_name):
     return eager_error(InvalidArgumentError, message, op_name)
 
 
-def _check_callable(func):
+def check_callable(func):
     if not callable(func):
         raise ValueError(f"Argument `func` must be a callable. Received func={func!r} (of type {type(func)})")
 
@@ -154,11 +155,27 @@ def _k_next_optional(it, *, specs):
                                                    else [], dtype=s.dtype.as_numpy_dtype) for s in specs)
 
 
-def _k_next(*, iterator, specs):
+def _k_next(*made_in_graph, iterator, specs):
+    """The next element of a `tf.data.Iterator` made outside the graph (`iterator`), or of the iterator the
+    graph made (its input, the value of an AnonymousIteratorV3 op)."""
     try:
+        if made_in_graph:
+            return tuple(next(made_in_graph[0].it))
         return tuple(iterator._next_arrays())
     except StopIteration:
         raise OutOfRangeError(None, None, "End of sequence") from None
+
+
+def bind(recipe, values):
+    """The dataset `recipe` is for one run of a graph: `values` maps id(symbolic tensor) -> value."""
+    bound = Dataset(recipe._element_spec, lambda: bound_arrays(recipe._arrays, values), recipe._kind,
+                    recipe._cardinality)
+    bound._options = getattr(recipe, "_options", None)
+    return bound
+
+
+def _k_bound_dataset(*values, recipe, tensors):
+    return bind(recipe, {id(t): v for t, v in zip(tensors, values)})
 
 
 MAKE_ITERATOR = OpDef("AnonymousIteratorV3", lambda i, a: [(_dt.variant, TensorShape([]))], _k_make_iterator,
@@ -168,6 +185,50 @@ NEXT_OPTIONAL = OpDef("IteratorGetNextAsOptional",
                       _k_next_optional, stateful=True, multi=True)
 NEXT = OpDef("IteratorGetNext", lambda i, a: [(s.dtype, s.shape) for s in a["specs"]], _k_next, stateful=True,
              multi=True)
+# A dataset made inside a tf.function from tensors the graph computes: the recipe, bound to their values
+# when the graph runs (graph_values.py).
+BOUND_DATASET = OpDef("BoundDataset", lambda i, a: [(_dt.variant, TensorShape([]))], _k_bound_dataset,
+                      stateful=True)
+
+
+def _deferred_slices(structure, flat, values):
+    """`from_tensor_slices` of symbolic tensors (a function being traced): sliced when the graph runs."""
+    sizes = {t.shape[0] for t in flat if t.shape.rank is not None and t.shape[0] is not None}
+    if len(sizes) > 1:
+        raise ValueError("All components of `tensors` must have the same size in their first dimension.")
+    spec = nest.pack_sequence_as(structure, [TensorSpec(t.shape[1:] if t.shape.rank is not None else None, t.dtype)
+                                             for t in flat])
+
+    def arrays():
+        parts = values()
+        n = len(parts[0])
+        if any(len(p) != n for p in parts):
+            raise _invalid("All components of `tensors` must have the same size in their first dimension.",
+                           "TensorSliceDataset")
+        return ([p[i] for p in parts] for i in range(n))
+
+    return Dataset(spec, arrays, "_TensorSliceDataset", sizes.pop() if sizes else Dataset.UNKNOWN)
+
+
+def _deferred_range(values, output_type):
+    """`Dataset.range` of symbolic bounds (a function being traced): counted when the graph runs."""
+    np_type = _dt.as_dtype(output_type).as_numpy_dtype
+
+    def arrays():
+        bounds = [int(v) for v in values()]
+        if len(bounds) == 3 and bounds[2] == 0:
+            raise _invalid("step must be a non-zero integer.", "RangeDataset")
+        return ([np_type(v)] for v in range(*bounds))
+
+    return Dataset(TensorSpec([], output_type), arrays, "_RangeDataset", Dataset.UNKNOWN)
+
+
+def _deferred_count(dataset, method, count, kind):
+    """`dataset.method(count)` for a symbolic `count` (a function being traced): made when the graph runs,
+    with the count's value (its cardinality is unknown until then)."""
+    values = deferred([count])
+    return Dataset(dataset._element_spec, lambda: method(dataset, int(values()[0]))._arrays(), kind,
+                   Dataset.UNKNOWN)
 
 
 class Dataset:
@@ -189,6 +250,9 @@ class Dataset:
         flat = nest.flatten(structure)
         if any(t.shape.rank == 0 for t in flat):
             raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        values = deferred(flat)
+        if values is not None:
+            return _deferred_slices(structure, flat, values)
         n = flat[0].shape[0]
         if any(t.shape.rank == 0 for t in flat) or any(t.shape[0] != n for t in flat):
             raise ValueError("All components of `tensors` must have the same size in their first dimension.")
@@ -200,11 +264,17 @@ class Dataset:
     @staticmethod
     def from_tensors(tensors, name=None):
         structure = _as_tensors(tensors)
+        values = deferred(nest.flatten(structure))
+        if values is not None:      # symbolic tensors of a function being traced: read when the graph runs
+            return Dataset(nest.map_structure(_spec_of, structure), lambda: iter([values()]), "_TensorDataset", 1)
         flat = [_stored(t) for t in nest.flatten(structure)]
         return Dataset(nest.map_structure(_spec_of, structure), lambda: iter([flat]), "_TensorDataset", 1)
 
     @staticmethod
     def range(*args, output_type=_dt.int64, name=None):
+        values = deferred(args)
+        if values is not None:
+            return _deferred_range(values, output_type)
         if len(args) == 3 and _int64_argument(args[2]) == 0:
             raise _invalid("step must be a non-zero integer.", "RangeDataset")
         values = range(*(_int64_argument(a) for a in args))
@@ -229,8 +299,11 @@ class Dataset:
                                                         for t, s in zip(types, shapes)])
         flat_specs = nest.flatten(spec)
 
+        arg_values = deferred(args or ())     # symbolic arguments: their values when the dataset runs
+
         def arrays():
-            for element in generator(*(args or ())):
+            given = (args or ()) if arg_values is None else [a[()] if a.ndim == 0 else a for a in arg_values()]
+            for element in generator(*given):
                 try:
                     values = flatten_up_to(spec, element, "generator")
                 except ValueError:
@@ -267,7 +340,7 @@ class Dataset:
     # -- transformations ---------------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies `map_func` to each element; it is traced once (as TensorFlow does), then run per element."""
-        _check_callable(map_func)
+        check_callable(map_func)
         specs = self._element_spec
         structured = isinstance(specs, tuple)
         fn = Function(map_func, name="map_fn")     # the user's function itself, so AutoGraph converts it
@@ -277,17 +350,18 @@ class Dataset:
             outputs = tuple(outputs)
         out_spec = _output_spec(outputs)
         source = self
+        run = with_bound_captures(concrete)
 
         def arrays():
             for flat in source._arrays():
-                result = call_with_element(concrete, pack_element(specs, flat))
+                result = call_with_element(run, pack_element(specs, flat))
                 yield [_stored(t) for t in nest.flatten(result)]
 
         return Dataset(out_spec, arrays, "_MapDataset", self._cardinality)
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which `predicate` (traced once, as TensorFlow does) gives True."""
-        _check_callable(predicate)
+        check_callable(predicate)
         source, specs = self, self._element_spec
         if has_dataset_components(specs):      # windows: this runtime calls the predicate on each one
             def windows():
@@ -305,9 +379,11 @@ class Dataset:
             raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
                              f"return type is {spec}.")
 
+        run = with_bound_captures(concrete)
+
         def arrays():
             for flat in source._arrays():
-                if bool(call_with_element(concrete, pack_element(specs, flat))):
+                if bool(call_with_element(run, pack_element(specs, flat))):
                     yield flat
 
         return Dataset(specs, arrays, "_FilterDataset")
@@ -356,6 +432,8 @@ class Dataset:
         return Dataset(self._element_spec, arrays, "_ShuffleDataset", self._cardinality)
 
     def repeat(self, count=None, name=None):
+        if is_symbolic(count):
+            return _deferred_count(self, Dataset.repeat, count, "_RepeatDataset")
         source = self
 
         def arrays():
@@ -370,6 +448,8 @@ class Dataset:
         return Dataset(self._element_spec, arrays, "_RepeatDataset", total)
 
     def take(self, count, name=None):
+        if is_symbolic(count):
+            return _deferred_count(self, Dataset.take, count, "_TakeDataset")
         source = self
         n, count = self._cardinality, _int64_argument(count)
         total = n if count < 0 else (count if n == Dataset.INFINITE else min(n, count) if n >= 0 else n)
@@ -377,6 +457,8 @@ class Dataset:
                        else source._arrays(), "_TakeDataset", total)
 
     def skip(self, count, name=None):
+        if is_symbolic(count):
+            return _deferred_count(self, Dataset.skip, count, "_SkipDataset")
         source = self
         n, count = self._cardinality, _int64_argument(count)
         if count < 0:  # as in TensorFlow, a negative count skips the whole dataset
@@ -405,8 +487,7 @@ class Dataset:
 
     def __iter__(self):
         if _state.graph is not None:
-            raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
-                               "tf.function.")
+            return OwnedIterator(self)
         return Iterator(self)
 
     def as_numpy_iterator(self):
@@ -420,16 +501,6 @@ class Dataset:
             yield nest.pack_sequence_as(specs, [a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a
                                                 for a in flat])
 
-    def reduce(self, initial_state, reduce_func, name=None):
-        """`reduce_func(state, element)` folded over the elements (a tuple element is one argument, as in
-        TensorFlow); the state is a structure of tensors (Python numbers in `initial_state` become tensors)."""
-        as_tensors = lambda s: nest.map_structure(  # noqa: E731
-            lambda v: v if isinstance(v, (Tensor, Dataset)) else _convert.convert_to_tensor(v), s)
-        state = as_tensors(initial_state)
-        for element in self:
-            state = as_tensors(reduce_func(state, element))
-        return state
-
     def cardinality(self):
         """The number of elements, or `tf.data.INFINITE_CARDINALITY` (-1) / `UNKNOWN_CARDINALITY` (-2)."""
         return _convert.convert_to_tensor(self._cardinality, dtype=_dt.int64)
@@ -438,8 +509,15 @@ class Dataset:
         return DatasetSpec(self._element_spec)
 
     def _variant_tensor(self):
-        """The dataset as a variant tensor: a graph input when traced as an argument, else a constant."""
-        return self._graph_tensor if self._graph_tensor is not None else VariantTensor(self)
+        """The dataset as a variant tensor: a graph input when traced as an argument; in a graph whose
+        datasets read symbolic tensors, the op binding this recipe to their values; else a constant."""
+        if self._graph_tensor is not None:
+            return self._graph_tensor
+        graph = _state.graph
+        tensors = recorded(graph) if graph is not None else ()
+        if tensors:
+            return apply(BOUND_DATASET, tensors, {"recipe": self, "tensors": tuple(tensors)}, "BoundDataset")
+        return VariantTensor(self)
 
     def _ag_for_stmt(self, extra_test, body, get_state, set_state, names):
         """`for x in dataset` inside a tf.function: one While loop pulling elements at run time."""
@@ -450,32 +528,38 @@ class Dataset:
                 body(element)
             return
         _check_tensor_elements(self._element_spec, "Iterating inside a tf.function")
-        specs = nest.flatten(self._element_spec)
         iterator = apply(MAKE_ITERATOR, (self._variant_tensor(),), None, "AnonymousIteratorV3")
-        first = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
-        box = {"has": first[0], "values": list(first[1:])}
-
-        def get_full():
-            return tuple(get_state()) + (box["has"],) + tuple(box["values"])
-
-        def set_full(values):
-            n = len(values) - 1 - len(specs)
-            set_state(tuple(values[:n]))
-            box["has"], box["values"] = values[n], list(values[n + 1:])
-
-        def test():
-            return box["has"]
-
-        def step():
-            body(nest.pack_sequence_as(self._element_spec, box["values"]))
-            nxt = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
-            box["has"], box["values"] = nxt[0], list(nxt[1:])
-
-        state_names = tuple(names) + ("has_next",) + tuple(f"element_{i}" for i in range(len(specs)))
-        operators._tf_while(test, step, get_full, set_full, state_names, extra_test, relax_shapes=True)
+        _iterator_loop(iterator, self._element_spec, extra_test, body, get_state, set_state, names)
 
     def __repr__(self):
         return f"<{self._kind} element_spec={self._element_spec}>"
+
+
+def _iterator_loop(iterator, structure, extra_test, body, get_state, set_state, names):
+    """A `for` over the run-time iterator `iterator` (a variant tensor) inside a tf.function: one While loop
+    pulling elements with IteratorGetNextAsOptional until the data ends."""
+    specs = nest.flatten(structure)
+    first = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
+    box = {"has": first[0], "values": list(first[1:])}
+
+    def get_full():
+        return tuple(get_state()) + (box["has"],) + tuple(box["values"])
+
+    def set_full(values):
+        n = len(values) - 1 - len(specs)
+        set_state(tuple(values[:n]))
+        box["has"], box["values"] = values[n], list(values[n + 1:])
+
+    def test():
+        return box["has"]
+
+    def step():
+        body(nest.pack_sequence_as(structure, box["values"]))
+        nxt = apply(NEXT_OPTIONAL, (iterator,), {"specs": tuple(specs)}, "IteratorGetNextAsOptional")
+        box["has"], box["values"] = nxt[0], list(nxt[1:])
+
+    state_names = tuple(names) + ("has_next",) + tuple(f"element_{i}" for i in range(len(specs)))
+    operators._tf_while(test, step, get_full, set_full, state_names, extra_test, relax_shapes=True)
 
 
 class DatasetSpec(TraceType):
@@ -495,8 +579,10 @@ class DatasetSpec(TraceType):
     def placeholder_value(self, placeholder_context=None):
         graph = _state.graph
         name = getattr(placeholder_context, "name", None) or "dataset"
-        stand_in = Dataset(self.element_spec, _no_eager_arrays, "_VariantDataset")
-        stand_in._graph_tensor = graph.placeholder(_dt.variant, TensorShape([]), name)
+        placeholder = graph.placeholder(_dt.variant, TensorShape([]), name)
+        record(placeholder)    # datasets derived from the stand-in are bound to the dataset given at run time
+        stand_in = Dataset(self.element_spec, lambda: resolve(placeholder)._arrays(), "_VariantDataset")
+        stand_in._graph_tensor = placeholder
         return stand_in
 
     def to_tensors(self, value):
@@ -513,8 +599,34 @@ class DatasetSpec(TraceType):
         return f"DatasetSpec({self.element_spec}, TensorShape([]))"
 
 
-def _no_eager_arrays():
-    raise RuntimeError("A dataset received by a tf.function can only be iterated inside that function.")
+class OwnedIterator:
+    """`iter(dataset)` inside a tf.function (TensorFlow's OwnedIterator in a graph): the iterator is made when
+    the graph runs (AnonymousIteratorV3); `next()` adds an IteratorGetNext op, so the Python iteration never
+    ends (the end of the data is the op's OutOfRangeError when the graph runs); `for` over it is a While
+    loop that continues from where the `next()` calls left it."""
+
+    def __init__(self, dataset):
+        _check_tensor_elements(dataset.element_spec, "Iterating inside a tf.function")
+        self._structure = dataset.element_spec
+        self._resource = apply(MAKE_ITERATOR, (dataset._variant_tensor(),), None, "AnonymousIteratorV3")
+
+    @property
+    def element_spec(self):
+        return self._structure
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        values = apply(NEXT, (self._resource,), {"iterator": None, "specs": tuple(nest.flatten(self._structure))},
+                       "IteratorGetNext")
+        return nest.pack_sequence_as(self._structure, list(values))
+
+    def get_next(self):
+        return next(self)
+
+    def _ag_for_stmt(self, extra_test, body, get_state, set_state, names):
+        _iterator_loop(self._resource, self._structure, extra_test, body, get_state, set_state, names)
 
 
 class Iterator:

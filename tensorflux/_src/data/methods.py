@@ -26,6 +26,10 @@ def unbatch(self, name=None):
     return transforms.unbatch(self)
 
 
+def reduce(self, initial_state, reduce_func, name=None):
+    return transforms.reduce(self, initial_state, reduce_func)
+
+
 def flat_map(self, map_func, name=None):
     return transforms.flat_map(self, map_func)
 
@@ -78,6 +82,7 @@ Dataset.cache = cache
 Dataset.padded_batch = padded_batch
 Dataset.unbatch = unbatch
 Dataset.flat_map = flat_map
+Dataset.reduce = reduce
 Dataset.interleave = interleave
 Dataset.concatenate = concatenate
 Dataset.window = window

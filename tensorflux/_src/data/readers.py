@@ -12,18 +12,39 @@ from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
 from .dataset import Dataset
+from .graph_values import deferred, note_file_reader
 from .sharding import file_share, shard_file_names
 
 __all__ = ["TextLineDataset", "TFRecordDataset", "list_files"]
 
 
-def _strings(value, argument):
-    """The bytes in `value` (a string, a list of them or a string tensor of any shape)."""
+def _string_tensor(value, argument):
     tensor = value if isinstance(value, Tensor) else _convert.convert_to_tensor(value)
     if tensor.dtype != _dt.string:
         raise TypeError(f"The `{argument}` argument must contain `tf.string` elements. Got `{tensor.dtype!r}` "
                         f"elements.")
-    return list(np.asarray(tensor).ravel())
+    return tensor
+
+
+def _strings(value, argument):
+    """The bytes in `value` (a string, a list of them or a string tensor of any shape)."""
+    return list(np.asarray(_string_tensor(value, argument)).ravel())
+
+
+def _file_names(value, argument):
+    """A function giving the file names in `value` when the reader starts: a symbolic tensor (a name given
+    by `flat_map`/`interleave`, traced once) is read when the graph runs."""
+    tensor = _string_tensor(value, argument)
+    later = deferred([tensor])
+    if later is not None:
+        return lambda: list(later()[0].ravel())
+    names = list(np.asarray(tensor).ravel())
+    return lambda: names
+
+
+def _names_dataset(names):
+    return Dataset(TensorSpec([], _dt.string), lambda: ([np.array(p, dtype=object)] for p in names()),
+                   "_TensorSliceDataset")
 
 
 def _lines(path):
@@ -46,13 +67,14 @@ def TextLineDataset(filenames, compression_type=None, buffer_size=None, num_para
     if compression_type not in (None, ""):
         raise NotImplementedError(f"TextLineDataset reads uncompressed files only; compression_type="
                                   f"{compression_type!r} is not supported.")
-    paths = _strings(filenames, "filenames")
+    paths = _file_names(filenames, "filenames")
     if num_parallel_reads is not None:
-        return shard_file_names(Dataset.from_tensor_slices(np.array(paths, dtype=object))).interleave(
+        return shard_file_names(_names_dataset(paths)).interleave(
             TextLineDataset, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
     one_name = _one_name(filenames)
+    note_file_reader()       # a flat_map/interleave making this reader shards its input under FILE
     return Dataset(TensorSpec([], _dt.string),
-                   lambda: (line for path in file_share(paths, one_name) for line in _lines(path)),
+                   lambda: (line for path in file_share(paths(), one_name) for line in _lines(path)),
                    "TextLineDatasetV2")
 
 
@@ -81,16 +103,16 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_para
         if num_parallel_reads is None:
             return filenames.flat_map(read)
         return filenames.interleave(read, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
-    paths = _strings(filenames, "filenames")
+    paths = _file_names(filenames, "filenames")
     if num_parallel_reads is not None:
-        return TFRecordDataset(Dataset.from_tensor_slices(np.array(paths, dtype=object)), compression_type,
-                               buffer_size, num_parallel_reads)
+        return TFRecordDataset(_names_dataset(paths), compression_type, buffer_size, num_parallel_reads)
     compression = compression_type.numpy() if isinstance(compression_type, Tensor) else compression_type
     one_name = _one_name(filenames)
+    note_file_reader()       # a flat_map/interleave making this reader shards its input under FILE
 
     def arrays():
         # The compression type is checked when the dataset is iterated (where TensorFlow's kernel checks it).
-        for path in file_share(paths, one_name):     # one worker's files under AutoShardPolicy.FILE
+        for path in file_share(paths(), one_name):     # one worker's files under AutoShardPolicy.FILE
             yield from _records(path, compression)
 
     return Dataset(TensorSpec([], _dt.string), arrays, "TFRecordDatasetV2")

@@ -5,9 +5,9 @@ Each function takes the input dataset and returns a new `Dataset` (the methods o
 them), with TensorFlow's element spec and cardinality. Like the core transformations, they run on
 flat lists of NumPy arrays; the elements of `window` hold datasets in place of arrays.
 
-`flat_map` and `interleave` call the user's function on each element (it returns a dataset, which
-this runtime builds from concrete values). The element spec of those datasets is found before any
-data flows, by calling the function on stand-in elements.
+`flat_map` and `interleave` trace the user's function once, as TensorFlow does (traced_functions.py):
+for each input element the traced graph runs and the dataset recipe the function returned is bound to
+that run's values.
 """
 import itertools
 import os
@@ -15,16 +15,19 @@ import os
 import numpy as np
 
 from ..framework import nest
-from ..framework.context import init_scope
+from ..framework.context import state as _state
 from ..framework.errors import DataLossError, InvalidArgumentError, eager_error
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor import Tensor
 from ..function.polymorphic import Function
 from ..ops import convert as _convert
 from ..ops.registry import OpDef, apply
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
-from .dataset import Dataset, DatasetSpec, call_with_element, flatten_up_to, pack_element
+from .dataset import Dataset, DatasetSpec, check_callable, flatten_up_to, pack_element
+from .graph_values import with_bound_captures
+from .sharding import shard_file_names
+from .traced_functions import DatasetFunction, traced_reduce
 
 AUTOTUNE = -1   # `tf.data.AUTOTUNE`: let the runtime choose (here: the number of available CPUs)
 
@@ -161,51 +164,23 @@ def unbatch(dataset):
 
 
 # -- flat_map and interleave -------------------------------------------------------------------------
-def _returned_dataset(map_func, element):
-    result = call_with_element(map_func, element)
-    if not isinstance(result, Dataset):
-        returned = tuple if isinstance(result, list) else type(result)  # TensorFlow reports lists as tuples
-        raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got {returned}.")
-    return result
-
-
-def _stand_in(spec, probe):
-    """An element component for the `probe`-th (1 or 2) call of `map_func`: its unknown dimensions have
-    size `probe` and its values are `probe` (strings of `probe` - 1 characters); datasets are empty."""
-    if isinstance(spec, DatasetSpec):
-        return Dataset(spec.element_spec, lambda: iter(()), "_VariantDataset", 0)
-    shape = [] if spec.shape.rank is None else [probe if d is None else d for d in spec.shape.as_list()]
-    fill = b"0" * (probe - 1) if spec.dtype == _dt.string else probe
-    return EagerTensor(np.full(shape, fill, dtype=spec.dtype.as_numpy_dtype))
-
-
-def _common_spec(first, second):
-    if isinstance(first, TensorSpec):
-        return first.most_specific_common_supertype([second]) or first
-    return first
-
-
-def _returned_element_spec(map_func, input_spec):
-    """The element spec of the datasets `map_func` returns. It is called (eagerly) on two stand-in
-    elements that differ in their unknown dimensions and values: output dimensions that depend on those
-    differ between the two calls and so come out unknown, as from a trace with symbolic inputs."""
-    found = []
-    with init_scope():
-        for probe in (1, 2):
-            element = nest.map_structure(lambda s: _stand_in(s, probe), input_spec)
-            found.append(_returned_dataset(map_func, element).element_spec)
-    return nest.map_structure(_common_spec, *found)
+def _traced_map_func(dataset, map_func, name):
+    """`map_func` traced once (as TensorFlow does), and the input whose elements it gets: when the function
+    makes a file reader, TensorFlow's FILE auto-sharding shards this input (each worker keeps every N-th
+    element: its own files, whatever dataset holds their names)."""
+    function = DatasetFunction(map_func, dataset.element_spec, name)
+    return function, (shard_file_names(dataset) if function.reads_files else dataset)
 
 
 def flat_map(dataset, map_func):
+    function, source = _traced_map_func(dataset, map_func, "flat_map_fn")
     input_spec = dataset.element_spec
-    out_spec = _returned_element_spec(map_func, input_spec)
 
     def arrays():
-        for flat in dataset._arrays():
-            yield from _returned_dataset(map_func, pack_element(input_spec, flat))._arrays()
+        for flat in source._arrays():
+            yield from function.dataset_for(pack_element(input_spec, flat))._arrays()
 
-    return Dataset(out_spec, arrays, "_FlatMapDataset")
+    return Dataset(function.element_spec, arrays, "_FlatMapDataset")
 
 
 def interleave(dataset, map_func, cycle_length, block_length, num_parallel_calls):
@@ -219,17 +194,17 @@ def interleave(dataset, map_func, cycle_length, block_length, num_parallel_calls
     if block_length <= 0:
         raise eager_error(InvalidArgumentError, "block_length must be greater than zero.", op_name)
     input_spec = dataset.element_spec
-    out_spec = _returned_element_spec(map_func, input_spec)
+    function, source = _traced_map_func(dataset, map_func, "interleave_fn")
 
     def arrays():
-        inputs = dataset._arrays()
+        inputs = source._arrays()
         slots = [None] * cycle_length           # the open datasets' element iterators
         open_count, slot, taken, inputs_left = 0, 0, 0, True
         while inputs_left or open_count:
             if slots[slot] is None:
                 flat = next(inputs, None) if inputs_left else None
                 if flat is not None:
-                    slots[slot] = _returned_dataset(map_func, pack_element(input_spec, flat))._arrays()
+                    slots[slot] = function.dataset_for(pack_element(input_spec, flat))._arrays()
                     open_count += 1
                     continue
                 inputs_left = False
@@ -247,7 +222,7 @@ def interleave(dataset, map_func, cycle_length, block_length, num_parallel_calls
                 slot, taken = (slot + 1) % cycle_length, 0
 
     kind = "_InterleaveDataset" if num_parallel_calls is None else "_ParallelInterleaveDataset"
-    return Dataset(out_spec, arrays, kind)
+    return Dataset(function.element_spec, arrays, kind)
 
 
 # -- concatenate -------------------------------------------------------------------------------------
@@ -320,6 +295,12 @@ def window(dataset, size, shift, stride, drop_remainder):
     return Dataset(nest.map_structure(DatasetSpec, structure), arrays, "_WindowDataset", total)
 
 
+def _common_spec(first, second):
+    if isinstance(first, TensorSpec):
+        return first.most_specific_common_supertype([second]) or first
+    return first
+
+
 # -- scan --------------------------------------------------------------------------------------------
 def _traced_scan(scan_func, state_spec, element_spec):
     """The concrete `scan_func` whose state spec covers every state it returns: traced once, again with
@@ -353,6 +334,7 @@ def scan(dataset, initial_state, scan_func):
                                  initial_state)
     element_spec = dataset.element_spec
     concrete, out_spec = _traced_scan(scan_func, nest.map_structure(_spec_of, initial), element_spec)
+    concrete = with_bound_captures(concrete)
 
     def arrays():
         state = initial
@@ -361,6 +343,33 @@ def scan(dataset, initial_state, scan_func):
             yield [np.asarray(t) for t in nest.flatten(output)]
 
     return Dataset(out_spec, arrays, "_ScanDataset", dataset._cardinality)
+
+
+# -- reduce ------------------------------------------------------------------------------------------
+def reduce(self, initial_state, reduce_func):
+    """`reduce_func(state, element)` folded over the elements (a tuple element is one argument, as in
+    TensorFlow); the state is a structure of tensors (Python numbers in `initial_state` become tensors).
+    The function is traced once (traced_functions.py); inside a tf.function the fold is the dataset's
+    staged loop (ScanDataset -> ReduceDataset) over the traced step."""
+    check_callable(reduce_func)
+    state = nest.map_structure(lambda v: v if isinstance(v, Tensor) else _convert.convert_to_tensor(v),
+                               initial_state)
+    concrete = traced_reduce(reduce_func, state, self._element_spec)
+    specs = self._element_spec
+    if _state.graph is not None:    # inside a tf.function: the dataset's staged loop over the traced step
+        box = [state]
+
+        def step(element):
+            box[0] = concrete(box[0], element)
+
+        def set_state(values):
+            box[0] = values[0]
+
+        self._ag_for_stmt(None, step, lambda: (box[0],), set_state, ("state",))
+        return box[0]
+    for flat in self._arrays():
+        state = concrete(state, pack_element(specs, flat))
+    return state
 
 
 # -- unique, cache, get_single_element -----------------------------------------------------------------
