@@ -418,7 +418,10 @@ class IndexLookup(Layer):
         depth = self.max_tokens if self.pad_to_max_tokens else self._frozen_vocab_size
         if self.output_mode == "tf_idf":
             counts = encode_categorical(ids, "count", depth, tf.float32, False)
-            outputs = counts * tf.constant(self.idf_weights)
+            # No weights yet while a saved model is revived (they come from its weights file next): zeros,
+            # as Keras' not yet filled IDF table.
+            idf = tf.zeros([depth], tf.float32) if self.idf_weights is None else tf.constant(self.idf_weights)
+            outputs = counts * idf
             return tf.sparse.from_dense(outputs) if self.sparse else outputs
         return encode_categorical(ids, self.output_mode, depth, tf.int64, self.sparse)
 
@@ -448,13 +451,21 @@ class IndexLookup(Layer):
     def build_from_config(self, config):
         self.built = True
 
+    # What Keras stores beside the numbered variables, under these names, in the layer's `vars` group of a
+    # weights file (the reader's allow-list: names in a file never choose what is read).
+    _keras_named_weights = ("idf_weights",)
+
     def save_own_variables(self, store):
-        if self.output_mode == "tf_idf":
+        if self.output_mode == "tf_idf" and self.idf_weights is not None:
             store["idf_weights"] = np.asarray(self.idf_weights, np.float32)
 
     def load_own_variables(self, store):
-        if self.output_mode == "tf_idf":
-            self.idf_weights = np.asarray(store["idf_weights"], np.float32)
+        if self.output_mode == "tf_idf" and "idf_weights" in store:
+            weights = np.asarray(store["idf_weights"], np.float32)
+            if weights.ndim != 1:
+                raise ValueError(f"Layer '{self.name}': `idf_weights` must be a 1-D array. Received: shape="
+                                 f"{weights.shape}")
+            self.idf_weights = weights
 
     def save_assets(self, dir_path):
         if self.input_vocabulary is not None:
@@ -470,13 +481,20 @@ class IndexLookup(Layer):
         while lines and lines[-1] == "":
             lines.pop()
         values = lines if self.vocabulary_dtype == "string" else [int(line) for line in lines]
-        idf = self.idf_weights if self.output_mode == "tf_idf" else None
-        if self.output_mode == "tf_idf" and idf is None:
-            raise NotImplementedError(f"Layer '{self.name}': the IDF weights of a TF-IDF vocabulary are kept in the "
-                                      f"weights file (vars/idf_weights), which tensorflux does not read yet.")
+        stored_idf = self.idf_weights if self.output_mode == "tf_idf" else None
+        if self.output_mode == "tf_idf" and stored_idf is None:
+            raise ValueError(f"Layer '{self.name}' (output_mode='tf_idf'): the weights file has no `idf_weights` "
+                             f"for its vocabulary (Keras stores them in the layer's vars/idf_weights).")
+        if stored_idf is not None and stored_idf.size < len(values):
+            raise ValueError(f"Layer '{self.name}': the stored `idf_weights` have {stored_idf.size} entries for a "
+                             f"vocabulary of {len(values)} tokens.")
         has_input = self._has_input_vocabulary
         self._has_input_vocabulary = False
-        self.set_vocabulary(values, idf_weights=idf)
+        # The stored IDF array is the layer's whole one (special tokens and max_tokens padding included),
+        # as Keras keeps it: the vocabulary is set with its matching part, then the array is put back whole.
+        self.set_vocabulary(values, idf_weights=None if stored_idf is None else stored_idf[:len(values)])
+        if stored_idf is not None:
+            self.idf_weights = stored_idf
         self._has_input_vocabulary = has_input
 
 

@@ -214,6 +214,8 @@ class TextVectorization(Layer):
     def build_from_config(self, config):
         self.built = True
 
+    _keras_named_weights = ("idf_weights",)      # Keras stores its lookup layer's IDF weights here too
+
     def save_own_variables(self, store):
         self._lookup_layer.save_own_variables(store)
 

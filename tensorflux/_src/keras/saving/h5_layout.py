@@ -15,6 +15,11 @@ a `vars` subgroup (attribute `name`: the object's name) with its own variables a
     blocks/dense/vars/0                    a list of layers in an attribute
     optimizer/vars/0, /1, ...              iterations, learning rate (unless scheduled), then the slots
 
+A layer may also keep arrays under names beside its numbered variables, as Keras' `save_own_variables`
+stores them: a TF-IDF lookup layer's (and TextVectorization's) `vars/idf_weights`. Only the names a class
+lists in `_keras_named_weights` are written and read; they go through the layer's own
+`save_own_variables(store)` / `load_own_variables(store)`.
+
 An object reached twice is stored at the first path only. Optimizer slots are in Keras's order: where
 Keras creates several slots per variable at once (Adam's momentum and velocity) they alternate by
 variable.
@@ -186,6 +191,18 @@ def write_weights(model, target):
             group.attrs["name"] = obj.name
             for i, variable in enumerate(variables):
                 group.create_dataset(str(i), data=variable.numpy())
+            if _named_weights(obj):
+                store = {}
+                obj.save_own_variables(store)
+                for name in _named_weights(obj):
+                    if name in store:
+                        group.create_dataset(name, data=np.asarray(store[name]))
+
+
+def _named_weights(obj):
+    """The names `obj` keeps arrays under beside its numbered variables (an allow-list from its class)."""
+    names = getattr(type(obj), "_keras_named_weights", ())
+    return names if hasattr(obj, "save_own_variables") and hasattr(obj, "load_own_variables") else ()
 
 
 # -- reading ----------------------------------------------------------------------------------------------
@@ -216,6 +233,7 @@ def read_weights(model, source, label, skip_mismatch=False):
                 continue      # weights saved without the optimizer: it keeps its state
             try:
                 values = _read_group(group, variables, obj, path, label)
+                named = _read_named(group, obj, path, label)
             except _Mismatch as e:
                 if isinstance(obj, Optimizer):
                     warnings.warn(f"Skipping variable loading for optimizer '{obj.name}': {e}", stacklevel=3)
@@ -223,6 +241,8 @@ def read_weights(model, source, label, skip_mismatch=False):
                     failed.append((obj, str(e)))
                 continue
             pending.append((variables, values))
+            if named is not None:
+                pending.append((obj, named))
         if failed:
             message = (f"A total of {len(failed)} objects could not be loaded. Example error message for object "
                        f"{failed[0][0]!r}:\n\n{failed[0][1]}\n\nList of objects that could not be loaded:\n"
@@ -231,6 +251,9 @@ def read_weights(model, source, label, skip_mismatch=False):
                 raise ValueError(message)
             warnings.warn(message, stacklevel=3)      # the objects that failed were left out of `pending`
         for variables, values in pending:
+            if isinstance(values, dict):
+                variables.load_own_variables(values)  # (the object, its named arrays)
+                continue
             for variable, value in zip(variables, values):
                 variable.assign(EagerTensor(value))   # read for this assignment alone: no defensive copy
 
@@ -267,7 +290,7 @@ def _read_group(group, variables, obj, path, label):
     """The arrays of `group` (None: absent) for `variables`, checked; raises _Mismatch."""
     h5py = require_h5py()
     try:
-        count = 0 if group is None else len(group)
+        count = 0 if group is None else len(group) - sum(name in group for name in _named_weights(obj))
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         raise ValueError(f"{label}: cannot list '{path}/vars' ({e}).") from None
     if count != len(variables):
@@ -294,3 +317,39 @@ def _read_group(group, variables, obj, path, label):
             raise ValueError(f"{where} cannot be read ({e}).") from None
         values.append(value.astype(variable.dtype.as_numpy_dtype, copy=False))
     return values
+
+
+_MAX_NAMED_VALUES = 1 << 28     # entries of one named array (an IDF table as long as a 256M-token vocabulary)
+
+
+def _read_named(group, obj, path, label):
+    """{name: array} of the named arrays `obj` lists that `group` holds (None when it lists none), each a
+    plain numeric dataset checked before it is read; a layer that needs one the file lacks is a _Mismatch."""
+    names = _named_weights(obj)
+    if not names:
+        return None
+    h5py = require_h5py()
+    found = {}
+    for name in names:
+        where = f"'{path}/vars/{name}' of {label}"
+        try:
+            link = None if group is None else group.get(name, getlink=True)
+            if link is None:
+                continue
+            dataset = group[name] if isinstance(link, h5py.HardLink) else None
+            if not isinstance(dataset, h5py.Dataset) or dataset.is_virtual or dataset.external:
+                raise ValueError(f"{where} is not a plain dataset stored in the file.")
+            if dataset.dtype.kind not in "biuf" or len(dataset.shape or ()) != 1 or \
+                    dataset.shape[0] > _MAX_NAMED_VALUES:
+                raise ValueError(f"{where} must be a 1-D numeric array of at most {_MAX_NAMED_VALUES} values; "
+                                 f"it has dtype {dataset.dtype} and shape {dataset.shape}.")
+            found[name] = np.asarray(dataset[()])
+        except (OSError, KeyError, TypeError, RuntimeError) as e:
+            raise ValueError(f"{where} cannot be read ({e}).") from None
+    probe = {}
+    obj.save_own_variables(probe)       # what the layer would store now: the names it needs back
+    missing = [name for name in names if name in probe and name not in found]
+    if missing:
+        raise _Mismatch(f"Layer '{obj.name}' expected the array(s) {missing} in '{path}/vars', which the file "
+                        f"does not have.")
+    return found
