@@ -95,3 +95,48 @@ for _ in range(20):
 print(json.dumps(["numba" in sys.modules]))
 """)
     assert result == [False]
+
+
+def test_a_dataset_reached_first_through_any_name_has_all_its_methods():
+    # data/options.py, experimental_ops.py and composite_batching.py add Dataset methods: whichever name of
+    # the (lazy) data room a program reads first, the class must come complete.
+    result = _run("""
+import json, sys
+import tensorflux as tf
+P = "tensorflux._src."
+unloaded = P + "data.dataset" not in sys.modules
+group_by_window = tf.data.experimental.group_by_window        # a name of data/experimental_ops.py first
+ds = tf.data.Dataset.range(6)
+methods = [hasattr(ds, m) for m in ("options", "with_options", "apply", "take_while", "ragged_batch")]
+print(json.dumps([unloaded, methods, [int(x) for x in ds.take_while(lambda x: x < 3)]]))
+""")
+    assert result == [True, [True] * 5, [0, 1, 2]]
+
+
+def test_an_eager_op_reaching_into_a_lazy_room_loads_it_where_it_is_used():
+    # tf.print formats through ops/strings.py, a failed tf.debugging.Assert through its summarize, and a
+    # ragged string split through the strings kernels: each must work in a fresh process, where the room
+    # is not loaded yet.
+    result = _run("""
+import json, sys
+import tensorflux as tf
+P = "tensorflux._src."
+before = [P + m in sys.modules for m in ("ops.strings", "ops.sparse", "data", "distribute", "ops.nn.conv")]
+tf.print("x", tf.constant([1, 2]))
+split = [[w.decode() for w in row] for row in tf.strings.split(tf.constant(["a b", "c"])).to_list()]
+@tf.function
+def check(x):
+    tf.debugging.Assert(tf.reduce_all(x > 2.0), [x])
+    return x
+try:
+    check(tf.constant([1.0, 2.0]))
+    failed = None
+except tf.errors.InvalidArgumentError as e:
+    failed = e.message
+y = tf.nn.conv2d(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), 1, "VALID")
+print(json.dumps([before, split, failed, y.numpy().ravel().tolist()]))
+""")
+    assert result[0] == [False] * 5
+    assert result[1] == [["a", "b"], ["c"]]
+    assert "assertion failed: [1 2]" in result[2]
+    assert result[3] == [4.0, 4.0, 4.0, 4.0]

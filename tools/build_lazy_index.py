@@ -61,9 +61,9 @@ P = "tensorflux._src."
 eager = [m for m in order if P + m in sys.modules]
 lazy = [m for m in candidates if P + m not in sys.modules]
 
-def snapshot():
+def snapshot(modules):
     snap = {}
-    for name in eager:
+    for name in modules:
         module = sys.modules[P + name]
         for key, value in vars(module).items():
             if value is OPS or (isinstance(value, types.ModuleType) and value.__name__ == f"{module.__name__}.{key}"):
@@ -86,14 +86,27 @@ def snapshot():
         snap[f"OPS[{op_type}]"] = tuple(id(getattr(opdef, slot, None)) for slot in type(opdef).__slots__)
     return snap
 
-before = snapshot()
+before = snapshot(eager)
 op_types, problems = {}, []
+loaded = []          # lazy modules loaded so far, in order
 for name in lazy:
     known = set(dict.keys(OPS))
+    was_loaded = set(sys.modules)
+    earlier = [m for m in loaded if P + m in sys.modules]
+    earlier_state = snapshot(earlier) if P + name not in sys.modules else None
     importlib.import_module(P + name)
     for op in sorted(set(dict.keys(OPS)) - known):
         op_types[op] = name
-after = snapshot()
+    if earlier_state is not None:
+        # A lazy module may not change another lazy module loaded before it either: that one can be loaded
+        # alone (by one of its names), and would then miss the change.
+        later_state = snapshot(earlier)
+        for key in sorted(set(earlier_state) | set(later_state)):
+            if not key.startswith("OPS[") and earlier_state.get(key) != later_state.get(key):
+                problems.append(f"loading {name} changes {key}, which can be loaded without it: import {name} "
+                                f"where that module's room is imported")
+    loaded.extend(m for m in lazy if P + m in sys.modules and P + m not in was_loaded)
+after = snapshot(eager)
 for key in sorted(set(before) | set(after)):
     if key.startswith("OPS[") and key not in before:
         continue                                   # an op type of the lazy rooms themselves

@@ -10,3 +10,7 @@ UNKNOWN_CARDINALITY = Dataset.UNKNOWN
 API = {"data": ["Dataset", "Iterator", "TextLineDataset", "AUTOTUNE", "INFINITE_CARDINALITY",
                 "UNKNOWN_CARDINALITY"],
        "data.experimental": ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "get_single_element"]}
+
+# Modules that add methods to Dataset: imported with the package, so that Dataset is complete however the
+# room is first reached (the room loads on first use: namespaces.LAZY_ROOMS).
+from . import composite_batching, experimental_ops, options  # noqa: E402,F401

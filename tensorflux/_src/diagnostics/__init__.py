@@ -1,8 +1,8 @@
-"""Diagnostics beyond TensorFlow: where a traced function departs from its eager run (`compare.py`), and
-graph views (`dot.py`). Exported in `tf.debugging` (extensions of TensorFlow's namespace)."""
-from .compare import EquivalenceReport, OpDifference, compare_eager, compare_with_eager
+"""Diagnostics beyond TensorFlow: where a traced function departs from its eager run (`compare.py`, loaded on
+first use), and graph views (`dot.py`, which gives FuncGraph its `to_dot`). Exported in `tf.debugging`
+(extensions of TensorFlow's namespace)."""
 from .dot import show, to_dot
 
-API = {"debugging": ["compare_eager", "show"], "config.experimental": ["compare_with_eager"]}
+API = {"debugging": ["show"]}
 
-__all__ = ["compare_eager", "compare_with_eager", "EquivalenceReport", "OpDifference", "show", "to_dot"]
+__all__ = ["show", "to_dot"]

@@ -42,6 +42,7 @@ from ..state.variables import Variable
 from ..types import dtypes as _dt
 
 __all__ = ["compare_eager", "compare_with_eager", "EquivalenceReport", "OpDifference"]
+API = {"debugging": ["compare_eager"], "config.experimental": ["compare_with_eager"]}
 
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*=(?!=)")
 

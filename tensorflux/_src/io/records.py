@@ -19,8 +19,6 @@ from ..ops import convert as _convert
 from ..ops.registry import OpDef, apply
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from .formats import protos, tfrecord
-from .gfile import file_error
 
 __all__ = ["TFRecordOptions", "TFRecordWriter", "FixedLenFeature"]
 
@@ -73,7 +71,9 @@ class TFRecordWriter:
         try:
             self._file = open(path, "wb")
         except OSError as error:
+            from .gfile import file_error  # the io room loads on first use (namespaces.LAZY_ROOMS)
             raise file_error(error, path) from None
+        from .formats import tfrecord
         self._writer = tfrecord.RecordWriter(self._file, TFRecordOptions(kind, compression_level=level))
 
     def _check_open(self):
@@ -117,6 +117,7 @@ _TRAIN_MESSAGES = {"Example": "example", "SequenceExample": "example", "Features
 
 def train_message(name):
     """The protobuf class `tf.train.<name>` (e.g. "Example")."""
+    from .formats import protos
     return getattr(protos.load(_TRAIN_MESSAGES[name]), name)
 
 

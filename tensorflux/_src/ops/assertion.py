@@ -11,7 +11,13 @@ from ..framework.context import state as _state
 from ..types import dtypes as _dt
 from .convert import convert_to_tensor
 from .registry import OpDef, apply
-from . import strings as _string
+
+
+def _string():
+    """ops/strings.py, imported when an assertion fails (tf.strings is a lazy room: namespaces.LAZY_ROOMS)."""
+    from . import strings
+    return strings
+
 
 __all__ = ["ASSERT", "Assert"]
 
@@ -23,9 +29,9 @@ def _no_outputs(inputs, attrs):
 def _assert_kernel(condition, *data, summarize):
     if condition.size != 1:
         raise errors.InvalidArgumentError(
-            None, None, f"In[0] expects a scalar, got shape {_string._dims(condition.shape)}")
+            None, None, f"In[0] expects a scalar, got shape {_string()._dims(condition.shape)}")
     if not condition.reshape(())[()]:
-        shown = " ".join("[" + _string.summarize_v1(d, summarize) + "]" for d in data)
+        shown = " ".join("[" + _string().summarize_v1(d, summarize) + "]" for d in data)
         raise errors.InvalidArgumentError(None, None, "assertion failed: " + shown)
     return ()
 

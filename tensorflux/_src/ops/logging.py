@@ -26,8 +26,14 @@ from .array import join as _join
 from .shapes import shape_ops as _shape_ops
 from .math import arith as _math
 from .math import reduce as _reduce
-from . import strings as _string
 from .assertion import Assert
+
+
+def _string():
+    """ops/strings.py, imported on first use (tf.strings is a lazy room: namespaces.LAZY_ROOMS)."""
+    from . import strings
+    return strings
+
 
 __all__ = ["print_v2", "Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
@@ -47,7 +53,7 @@ _LOG_LEVELS = {"log(info)": _pylogging.INFO, "log(warning)": _pylogging.WARNING,
 
 
 def _print_kernel(text, output_stream, end):
-    message = _string._text(text[()]) + end
+    message = _string()._text(text[()]) + end
     if output_stream == "stderr":
         sys.stderr.write(message)
         sys.stderr.flush()
@@ -128,7 +134,7 @@ def print_v2(*inputs, output_stream=_DEFAULT_STREAM, summarize=3, sep=" ", end="
             templates.append(_pprint.pformat(_nest.pack_sequence_as(x, leaves)))
         # pprint quoted the placeholders it saw as strings; tensors print unquoted.
         template = sep.join(templates).replace("'" + placeholder + "'", placeholder)
-        formatted = _string.format(template, tensors, placeholder=placeholder, summarize=summarize)
+        formatted = _string().format(template, tensors, placeholder=placeholder, summarize=summarize)
     out = apply(PRINT_V2, (formatted,), {"output_stream": stream, "end": end}, name or "PrintV2")
     return None if _state.graph is None else out
 
@@ -172,7 +178,7 @@ def _compare_eagerly(op_name, compare, x, y):
     except ValueError:
         raise errors.eager_error(
             errors.InvalidArgumentError,
-            f"Incompatible shapes: {_string._dims(x._value.shape)} vs. {_string._dims(y._value.shape)}",
+            f"Incompatible shapes: {_string()._dims(x._value.shape)} vs. {_string()._dims(y._value.shape)}",
             op_name) from None
     return np.asarray(compare(x._value, y._value))
 

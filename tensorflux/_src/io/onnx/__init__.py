@@ -5,3 +5,6 @@ export.py resolves what to export and assembles the model; builder.py holds name
 walk over a FuncGraph; op_handlers.py, array_handlers.py, nn_handlers.py, extra_handlers.py and
 control_flow.py map TensorFlow op types to ONNX nodes.
 """
+# The handler modules fill builder.HANDLERS: loaded with the package, so that the table is complete however the
+# room is first reached (it loads on first use: namespaces.LAZY_ROOMS).
+from . import export  # noqa: E402,F401

@@ -16,7 +16,6 @@ from ..math import arith as _math
 from ..math import logic as _logic
 from ..math import reduce as _reduce
 from .join import stack
-from .scatter import scatter_nd
 
 _INDEX = (_dt.int32, _dt.int64)
 
@@ -112,6 +111,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     values = _math.cast(values, dtype)
     indices = stack([labels, predictions], axis=1)
     shape = stack([num_classes, num_classes])
+    from .scatter import scatter_nd   # a lazy room (namespaces.LAZY_ROOMS)
     return scatter_nd(indices, _shaping.reshape(values, [-1]), shape, name=name)
 
 

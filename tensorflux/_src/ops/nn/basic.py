@@ -22,7 +22,7 @@ from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
 from .activations import _HALF_TO_DOUBLE, _NARROW, _widen
-from .losses import _dims_text
+from ..shapes.common import fmt_shape as _dims_text
 
 
 # -- bias_add ----------------------------------------------------------------------------------------

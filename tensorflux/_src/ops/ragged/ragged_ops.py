@@ -25,8 +25,6 @@ from ..shapes import creators as _creators
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes.common import bad
-from ..sparse import conversion as _sparse_conversion
-from ..sparse import structure as _sparse_structure
 from .ragged_tensor import RaggedTensor, is_ragged
 
 __all__ = ["constant", "range", "boolean_mask", "stack_dynamic_partitions", "map_flat_values",
@@ -356,11 +354,13 @@ def reduce(kind, rt, axis=None, keepdims=False):
 
 def cross(inputs, name=None):
     """`tf.ragged.cross`: per row, every combination of one item from each input joined by "_X_"."""
+    from ..sparse import structure as _sparse_structure   # tf.sparse loads on first use
     return _as_rows(_sparse_structure.cross([x.to_sparse() if is_ragged(x) else x for x in inputs]))
 
 
 def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     """`tf.ragged.cross_hashed`: `cross` with each combination hashed into `num_buckets` buckets."""
+    from ..sparse import structure as _sparse_structure
     return _as_rows(_sparse_structure.cross_hashed([x.to_sparse() if is_ragged(x) else x for x in inputs],
                                                    num_buckets, hash_key))
 
@@ -383,6 +383,7 @@ def ragged_fill_empty_rows(value_rowids, values, nrows, default_value, name=None
     values = convert_to_tensor(values)
     nrows = convert_to_tensor(nrows, dtype=_dt.int64)
     default = convert_to_tensor(default_value, dtype=values.dtype)
+    from ..sparse import conversion as _sparse_conversion   # tf.sparse loads on first use
     indices, out_values, empty, reverse = apply(
         _sparse_conversion.SPARSE_FILL_EMPTY_ROWS,
         (_shaping.reshape(rowids, [-1, 1]), values, _shaping.reshape(nrows, [1]), default), None, name or

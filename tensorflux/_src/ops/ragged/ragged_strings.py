@@ -13,8 +13,14 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply
 from ..shapes.common import bad
-from .. import strings as _strings
 from .ragged_tensor import RaggedTensor, is_ragged
+
+
+def _strings():
+    """ops/strings.py, imported on first use (tf.strings is a lazy room: namespaces.LAZY_ROOMS)."""
+    from .. import strings
+    return strings
+
 
 __all__ = ["split", "bytes_split", "unicode_split", "unicode_decode", "unicode_encode", "unicode_decode_with_offsets",
            "unicode_split_with_offsets", "ngrams", "reduce_join"]
@@ -103,7 +109,7 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002 - TensorFlow's
     separator = b"" if sep is None else _bytes_of(sep)
 
     def rows(flat):
-        splits, values = apply(STRING_SPLIT, (_strings._strings(flat),), {"sep": separator, "maxsplit": int(maxsplit)},
+        splits, values = apply(STRING_SPLIT, (_strings()._strings(flat),), {"sep": separator, "maxsplit": int(maxsplit)},
                                name or "StringSplitV2")
         return RaggedTensor._make(values, splits)
     return _on_innermost(rows, input)
@@ -120,7 +126,7 @@ BYTES_SPLIT = OpDef("BytesSplit", _rows_infer(_dt.string), _bytes_kernel, multi=
 def bytes_split(input, name=None):  # noqa: A002
     """`tf.strings.bytes_split`: each string as its single bytes."""
     def rows(flat):
-        splits, values = apply(BYTES_SPLIT, (_strings._strings(flat),), None, name or "BytesSplit")
+        splits, values = apply(BYTES_SPLIT, (_strings()._strings(flat),), None, name or "BytesSplit")
         return RaggedTensor._make(values, splits)
     return _on_innermost(rows, input)
 
@@ -194,7 +200,7 @@ def _decode(input, input_encoding, errors, replacement_char, with_offsets, name)
     offsets_box = []
 
     def rows(flat):
-        outs = apply(UNICODE_DECODE, (_strings._strings(flat),), attrs, name or "UnicodeDecodeWithOffsets")
+        outs = apply(UNICODE_DECODE, (_strings()._strings(flat),), attrs, name or "UnicodeDecodeWithOffsets")
         if with_offsets:
             offsets_box.append(RaggedTensor._make(outs[2], outs[0]))
         return RaggedTensor._make(outs[1], outs[0])
