@@ -203,3 +203,19 @@ def test_a_function_without_readers_leaves_the_plan_unclaimed(text_files):
     # TensorFlow: FILE raises NotFoundError "Found an unshardable source dataset", AUTO shards as DATA.
     no_files = tf.data.Dataset.range(3).flat_map(lambda i: tf.data.Dataset.from_tensors(tf.strings.as_string(i)))
     assert _read_as_worker(no_files) == (["0", "1", "2"], False)
+
+
+@pytest.mark.parametrize("kind", ["from_tensor_slices.interleave", "TextLineDataset", "list_files.flat_map"])
+def test_fewer_files_than_workers(text_files, kind):
+    one = text_files[:1]
+    make = {"from_tensor_slices.interleave": lambda: tf.data.Dataset.from_tensor_slices(one).interleave(
+                tf.data.TextLineDataset, cycle_length=1),
+            "TextLineDataset": lambda: tf.data.TextLineDataset(one),
+            "list_files.flat_map": lambda: tf.data.Dataset.list_files(one[0], shuffle=False).flat_map(
+                tf.data.TextLineDataset)}[kind]
+    # TensorFlow (FILE and AUTO alike): worker 0 of 2 raises, worker 1 gets nothing.
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Could not apply FILE based sharding: the dataset "
+                                                             r"only has 1 file\(s\), which is not enough for the "
+                                                             r"required 2 shards/workers."):
+        _read_as_worker(make(), worker=0)
+    assert _read_as_worker(make(), worker=1) == ([], True)

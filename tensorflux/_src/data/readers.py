@@ -56,11 +56,6 @@ def _lines(path):
         yield [np.array(line.replace(b"\r", b""), dtype=object)]
 
 
-def _one_name(filenames):
-    """True for the scalar name tensor `flat_map`/`interleave` pass a reader: a file of a dataset of names."""
-    return isinstance(filenames, Tensor) and filenames.shape.rank == 0
-
-
 def TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
     """The lines of the files `filenames`, file after file; with `num_parallel_reads`, lines of that many
     files in turn (TensorFlow's order). Files are read when iterated."""
@@ -71,10 +66,9 @@ def TextLineDataset(filenames, compression_type=None, buffer_size=None, num_para
     if num_parallel_reads is not None:
         return shard_file_names(_names_dataset(paths)).interleave(
             TextLineDataset, cycle_length=num_parallel_reads, num_parallel_calls=num_parallel_reads)
-    one_name = _one_name(filenames)
     note_file_reader()       # a flat_map/interleave making this reader shards its input under FILE
     return Dataset(TensorSpec([], _dt.string),
-                   lambda: (line for path in file_share(paths(), one_name) for line in _lines(path)),
+                   lambda: (line for path in file_share(paths()) for line in _lines(path)),
                    "TextLineDatasetV2")
 
 
@@ -107,12 +101,11 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_para
     if num_parallel_reads is not None:
         return TFRecordDataset(_names_dataset(paths), compression_type, buffer_size, num_parallel_reads)
     compression = compression_type.numpy() if isinstance(compression_type, Tensor) else compression_type
-    one_name = _one_name(filenames)
     note_file_reader()       # a flat_map/interleave making this reader shards its input under FILE
 
     def arrays():
         # The compression type is checked when the dataset is iterated (where TensorFlow's kernel checks it).
-        for path in file_share(paths(), one_name):     # one worker's files under AutoShardPolicy.FILE
+        for path in file_share(paths()):     # one worker's files under AutoShardPolicy.FILE
             yield from _records(path, compression)
 
     return Dataset(TensorSpec([], _dt.string), arrays, "TFRecordDatasetV2")

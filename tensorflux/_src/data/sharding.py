@@ -10,12 +10,14 @@ consult the plan when they start:
 
 - a reader given a list of files (`TextLineDataset(files)`, `TFRecordDataset(files)`) reads
   `files[index::count]` (TensorFlow shards a reader's file list the same way);
-- a dataset of file names (`Dataset.list_files`, or the names given to `TFRecordDataset`) keeps every
-  `count`-th name, as TensorFlow inserts a shard after the input of the `flat_map`/`interleave` that reads
-  them; with fewer names than workers it raises TensorFlow's "Could not apply FILE based sharding" error.
+- the input of a `flat_map`/`interleave` whose function makes a file reader (known from its trace, whatever
+  dataset holds the names: `list_files`, `from_tensor_slices`, a `range` the function indexes files
+  with), and the names given to `TFRecordDataset`, keep every `count`-th element, as TensorFlow inserts a
+  shard after that input; with fewer elements (or files in a reader's list) than workers, a worker whose
+  index is below their number raises TensorFlow's "Could not apply FILE based sharding" error.
 
-The first source to start *claims* the plan: the readers nested inside a `flat_map` over already-sharded
-names (each given one name) read their file whole. A plan nobody claimed tells the strategy that the
+The first source to start *claims* the plan: the readers nested inside a `flat_map` over an already-sharded
+input read their files whole. A plan nobody claimed tells the strategy that the
 pipeline has no file source: FILE then raises TensorFlow's NotFoundError, AUTO falls back to DATA.
 
 `AutoShardPolicy.HINT` replaces the placeholders of `shard(SHARD_HINT, SHARD_HINT)` with the worker count
@@ -80,16 +82,27 @@ def _unclaimed_file_plan():
     return plan
 
 
-def file_share(paths, one_name=False):
-    """The files of a reader's list this worker reads (all of them outside a FILE plan). A reader given one
-    name by a `flat_map`/`interleave` over a dataset of names (`one_name`) reads it whole and leaves the plan
-    unclaimed: TensorFlow shards that dataset of names, which only `list_files` and `TFRecordDataset` mark
-    here, so such a pipeline falls back to DATA under AUTO (and raises under FILE) instead of sharding a
-    one-file list and reading the wrong files."""
-    if one_name:
-        return paths
+def file_share(paths):
+    """The files of a reader's list this worker reads: every `count`-th under an unclaimed FILE plan, all of
+    them otherwise (outside a plan, or inside a `flat_map`/`interleave` whose input took the plan)."""
     plan = _unclaimed_file_plan()
-    return paths if plan is None else paths[plan.index::plan.count]
+    if plan is None:
+        return paths
+    _check_enough_files(len(paths), plan)
+    return paths[plan.index::plan.count]
+
+
+def _check_enough_files(count, plan):
+    """TensorFlow's error when a worker whose index is below the number of files finds fewer files than
+    workers (the others simply get no file)."""
+    if count < plan.count and plan.index < count:
+        raise eager_error(InvalidArgumentError, (
+            f"Could not apply FILE based sharding: the dataset only has {count} file(s), which is "
+            f"not enough for the required {plan.count} shards/workers. If you are using datasets with "
+            f"distribution strategy, consider setting the auto sharding policy to either DATA or OFF using "
+            f"the `experimental_distribute.auto_shard_policy` option of `tf.data.Options()`. Or, split your "
+            f"input files into a larger number of small files such that number of files is greater than "
+            f"number of shards/workers."), "IteratorGetNext")
 
 
 def shard_file_names(names):
@@ -102,14 +115,7 @@ def shard_file_names(names):
             yield from source()
             return
         elements = list(source())
-        if len(elements) < plan.count and plan.index < len(elements):
-            raise eager_error(InvalidArgumentError, (
-                f"Could not apply FILE based sharding: the dataset only has {len(elements)} file(s), which is "
-                f"not enough for the required {plan.count} shards/workers. If you are using datasets with "
-                f"distribution strategy, consider setting the auto sharding policy to either DATA or OFF using "
-                f"the `experimental_distribute.auto_shard_policy` option of `tf.data.Options()`. Or, split your "
-                f"input files into a larger number of small files such that number of files is greater than "
-                f"number of shards/workers."), "IteratorGetNext")
+        _check_enough_files(len(elements), plan)
         yield from elements[plan.index::plan.count]
 
     out = Dataset(names._element_spec, arrays, names._kind, names._cardinality)
