@@ -178,3 +178,40 @@ def test_an_unconvertible_construct_falls_back_to_the_lean_conversion():
     generated = tf.autograph.to_graph(counted)
     assert generated(3) == 103
     assert not os.path.basename(inspect.getsourcefile(generated)).startswith("__autograph_generated_file")
+
+
+def mixes_dtypes(x):
+    y = x + 1
+    if y > 0:
+        y = tf.constant("a") + y
+    return y
+
+
+ADD_MISMATCH = "Input 'y' of 'Add' Op has type int32 that does not match type string of argument 'x'."
+
+
+def test_errors_in_the_function_to_graph_returns_are_not_framed_as_converted_code():
+    # TensorFlow runs the function to_graph returned as it is: called by tf.function directly, its error is
+    # not framed "in user code"; called from converted code, its generated frames are unconverted user
+    # code (`tf__f  **`, then the branch function), with the generated file's lines.
+    generated = tf.autograph.to_graph(mixes_dtypes)
+    path = inspect.getsourcefile(generated)
+    with pytest.raises(TypeError) as info:
+        tf.function(generated)(tf.constant(1))
+    assert str(info.value) == ADD_MISMATCH
+
+    def outer(x):
+        return generated(x)
+
+    with pytest.raises(TypeError) as info:
+        tf.function(outer)(tf.constant(1))
+    outer_line = outer.__code__.co_firstlineno + 1
+    assert str(info.value) == (
+        "in user code:\n\n"
+        f'    File "{__file__}", line {outer_line}, in outer  *\n'
+        "        return generated(x)\n"
+        f'    File "{path}", line 26, in tf__mixes_dtypes  **\n'
+        "        ag__.if_stmt(ag__.ld(y) > 0, if_body, else_body, get_state, set_state, ('y',), 1)\n"
+        f'    File "{path}", line 21, in if_body\n'
+        "        y = ag__.converted_call(ag__.ld(tf).constant, ('a',), None, fscope) + ag__.ld(y)\n\n"
+        f"    TypeError: {ADD_MISMATCH}\n")

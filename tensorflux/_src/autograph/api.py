@@ -175,7 +175,7 @@ def _transform(fn, features=(), generated=False):
         if debugger:
             warn_set_trace()
         try:
-            return _generated_form(fn, features)
+            return _generated_form(fn, features, user_requested=generated)
         except (OSError, TypeError, SyntaxError, LookupError):
             pass   # a construct only the lean conversion handles (e.g. while/else): run that instead
     node.decorator_list = []
@@ -190,14 +190,18 @@ def _transform(fn, features=(), generated=False):
     return _compile_converted(fn, node, converted_source, 1)
 
 
-def _generated_form(fn, features):
+def _generated_form(fn, features, user_requested):
+    """(code of TensorFlow's generated form of `fn`, its module text). The function `to_graph` returns
+    (`user_requested`) is, as in TensorFlow, an artifact that callers run as it is: errors raised in it
+    show its generated frames as unconverted user code (`tf__f  **`, `if_body`), not as `f  *`."""
     from .generated_module import generated_function_code   # loads only when this form is asked for
     code, text = generated_function_code(fn, features)
     _GENERATED.add(code)
     _CONVERTED_LAMBDAS.update(_nested_lambdas(code))
-    _ORIGINS[code] = (fn.__name__, code)
-    for nested in _nested_code(code):
-        _ORIGINS.setdefault(nested, (fn.__name__, code))
+    if not user_requested:
+        _ORIGINS[code] = (fn.__name__, code)
+        for nested in _nested_code(code):
+            _ORIGINS.setdefault(nested, (fn.__name__, code))
     return code, text
 
 
