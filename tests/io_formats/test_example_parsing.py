@@ -56,10 +56,6 @@ def test_parse_example_inside_tf_function_and_dataset_map():
 def test_feature_kind_errors():
     with pytest.raises(ValueError, match="requires allow_missing to be True"):
         tf.io.parse_example(SERIALIZED, {"seq": tf.io.FixedLenSequenceFeature([2], tf.float32)})
-    with pytest.raises(NotImplementedError, match="partitions"):
-        tf.io.parse_example(SERIALIZED, {"rag": tf.io.RaggedFeature(
-            tf.float32, partitions=[tf.io.RaggedFeature.UniformRowLength(1)] if hasattr(
-                tf.io.RaggedFeature, "UniformRowLength") else [("uniform", 1)])})
     with pytest.raises(tf.errors.InvalidArgumentError, match="Data types don't match"):
         tf.io.parse_example(SERIALIZED, {"var": tf.io.VarLenFeature(tf.float32)})
 

@@ -1,7 +1,7 @@
 """Parsing `tf.train.Example` and `tf.train.SequenceExample` into tensors for every feature kind of
 TensorFlow: `FixedLenFeature` (dense), `FixedLenSequenceFeature` (dense, padded along a sequence),
 `VarLenFeature` (a SparseTensor of the values), `SparseFeature` (a SparseTensor built from an index
-and a value feature), and `RaggedFeature` (a RaggedTensor; without partitions).
+and a value feature), and `RaggedFeature` (a RaggedTensor, split by its row partitions: ragged_partitions.py).
 
 Each parse is one op whose kernel decodes the protos (so it runs eagerly, in tf.function and in
 Dataset.map), with its outputs flattened -- a dense feature gives one tensor, a sparse one its indices,
@@ -21,7 +21,7 @@ from ..ops.registry import OpDef, apply
 from ..ops.sparse.sparse_tensor import SparseTensor
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
-from . import records
+from . import ragged_partitions, records
 
 __all__ = ["VarLenFeature", "SparseFeature", "FixedLenSequenceFeature", "RaggedFeature", "parse_example",
            "parse_single_example", "parse_sequence_example", "parse_single_sequence_example"]
@@ -55,11 +55,20 @@ class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
 class RaggedFeature(collections.namedtuple("RaggedFeature",
                                            ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
     """`tf.io.RaggedFeature(dtype, value_key=None, partitions=(), row_splits_dtype=tf.int32, validate=False)`:
-    the values as a RaggedTensor (one row per example). Partitions are not implemented."""
+    the values as a RaggedTensor, one row per example, each split further by `partitions` (outermost first:
+    `RaggedFeature.RowLengths("key")`, `RowSplits`, `RowStarts`, `RowLimits`, `ValueRowIds`, or
+    `UniformRowLength(n)`)."""
     __slots__ = ()
+    RowSplits, RowLengths, RowStarts = ragged_partitions.RowSplits, ragged_partitions.RowLengths, ragged_partitions.RowStarts
+    RowLimits, ValueRowIds = ragged_partitions.RowLimits, ragged_partitions.ValueRowIds
+    UniformRowLength = ragged_partitions.UniformRowLength
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dt.int32, validate=False):
-        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
+        splits = _dt.as_dtype(row_splits_dtype)
+        if splits not in (_dt.int32, _dt.int64):
+            raise ValueError(f"Argument `row_splits_dtype` must be int32 or int64; got{splits!r}")
+        return super().__new__(cls, dtype, value_key, ragged_partitions.check_partitions(partitions), splits,
+                               validate)
 
 
 # -- the plan: one entry per feature, hashable (it is the op's attr) -------------------------------------
@@ -73,9 +82,40 @@ def _dtype(feature, key):
     return dtype
 
 
+def _sparse_sizes(feature):
+    """(index keys, sizes) of a SparseFeature, with TensorFlow's checks of `size` against `index_key`."""
+    def is_size(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    if isinstance(feature.index_key, str):
+        if not is_size(feature.size):
+            raise TypeError(f"vocab_size has to be a Tensor or Python int. Found {type(feature.size)}")
+        return (feature.index_key,), (int(feature.size),)
+    if not isinstance(feature.size, (list, tuple)) or not all(is_size(v) for v in feature.size):
+        raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. Found {type(feature.size)}")
+    if len(feature.size) != len(feature.index_key):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
+    return tuple(feature.index_key), tuple(int(v) for v in feature.size)
+
+
+def _check_split_types(features):
+    """A key read as a ragged value or partition by several RaggedFeatures needs one row splits dtype."""
+    seen = {}
+    for key in sorted(features):
+        feature = features[key]
+        if not isinstance(feature, RaggedFeature):
+            continue
+        splits = _dt.as_dtype(feature.row_splits_dtype)
+        for source in [feature.value_key or key] + [p.key for p in feature.partitions if hasattr(p, "key")]:
+            first = seen.setdefault(source, splits)
+            if first is not splits:
+                raise ValueError(f"Conflicting partition type <dtype: '{first.name}'> vs <dtype: '{splits.name}'> "
+                                 f"for feature {source}.")
+
+
 def _plan(features, in_sequence=False):
     if not features:
         return ()
+    _check_split_types(features)
     plan = []
     for key in sorted(features):
         feature = features[key]
@@ -90,31 +130,36 @@ def _plan(features, in_sequence=False):
         elif isinstance(feature, VarLenFeature):
             plan.append(("varlen", key, _dtype(feature, key), (), (key,)))
         elif isinstance(feature, SparseFeature):
-            index_keys = (feature.index_key,) if isinstance(feature.index_key, str) else tuple(feature.index_key)
-            size = (feature.size,) if isinstance(feature.size, int) else tuple(feature.size)
-            if len(size) != len(index_keys):
-                raise ValueError(f"SparseFeature {key!r}: index_key and size must have the same length")
-            plan.append(("sparse", key, _dtype(feature, key), size, index_keys + (feature.value_key,)))
+            index_keys, size = _sparse_sizes(feature)
+            plan.append(("sparse", key, _dtype(feature, key), (size, bool(feature.already_sorted)),
+                         index_keys + (feature.value_key,)))
         elif isinstance(feature, RaggedFeature):
-            if feature.partitions:
-                raise NotImplementedError("tf.io.RaggedFeature partitions are not implemented in tensorflux "
-                                          f"(feature {key!r}); parse the values and build the RaggedTensor with "
-                                          "tf.RaggedTensor.from_row_lengths")
-            splits = _dt.as_dtype(feature.row_splits_dtype)
-            plan.append(("ragged", key, _dtype(feature, key), (splits,), (feature.value_key or key,)))
+            if feature.partitions and in_sequence:
+                raise NotImplementedError("tf.io.RaggedFeature partitions in sequence_features are not implemented "
+                                          f"in tensorflux (feature {key!r}); they are in Examples and context "
+                                          "features")
+            spec = ragged_partitions.partition_plan(feature.partitions)
+            keys = tuple(arg for kind, arg in spec if kind != "uniform")
+            plan.append(("ragged", key, _dtype(feature, key), (_dt.as_dtype(feature.row_splits_dtype), spec,
+                                                               bool(feature.validate)),
+                         (feature.value_key or key,) + keys))
         else:
             raise ValueError(f"Unsupported feature type {type(feature).__name__} for {key!r}")
     return tuple(plan)
 
 
-def _outputs_of(kind):
-    return {"dense": 1, "sequence": 1, "varlen": 3, "sparse": 3, "ragged": 2}[kind]
+def _outputs_of(entry, single):
+    kind = entry[0]
+    if kind == "ragged":    # the values, then the row splits of the batch and of each ragged partition
+        return 1 + ragged_partitions.split_levels(entry[3][1])[1] + (0 if single else 1)
+    return {"dense": 1, "sequence": 1, "varlen": 3, "sparse": 3}[kind]
 
 
 # -- values out of the protos ---------------------------------------------------------------------------
 
-def _values(feature, key, dtype, where=0, single=False):
-    """The value list of one Feature proto as a list (empty for an absent feature), type-checked."""
+def _values(feature, key, dtype, where=0, single=False, dense=True):
+    """The value list of one Feature proto as a list (empty for an absent feature), type-checked (TensorFlow
+    words the mismatch differently for dense features and for the others)."""
     kind = feature.WhichOneof("kind") if feature is not None else None
     if kind is None:
         return []
@@ -122,8 +167,9 @@ def _values(feature, key, dtype, where=0, single=False):
     wanted = records._PARSE_DTYPES[dtype]
     if found != wanted:
         place = f"Key: {key}." if single else f"Name: <unknown>, Key: {key}, Index: {where}."
-        raise InvalidArgumentError(None, None, f"{place}  Data types don't match. Data type: {found} but "
-                                               f"expected type: {wanted}")
+        mismatch = (f"Data type: {found} but expected type: {wanted}" if dense else
+                    f"Expected type: {wanted}, Actual type: {found}")
+        raise InvalidArgumentError(None, None, f"{place}  Data types don't match. {mismatch}")
     return list(getattr(feature, kind).value)
 
 
@@ -151,26 +197,28 @@ def _sparse(rows, dtype, single):
             np.asarray(shape, np.int64))
 
 
-def _sparse_feature(rows_of_indices, rows_of_values, dtype, size, key, single, sort):
-    entries = []
-    for b, (index_lists, values) in enumerate(zip(rows_of_indices, rows_of_values)):
-        if any(len(ix) != len(values) for ix in index_lists):
-            raise InvalidArgumentError(None, None, f"SparseFeature {key}: the index and value features of example "
-                                                   f"{b} have different lengths")
-        row = []
-        for j, value in enumerate(values):
-            index = tuple(int(ix[j]) for ix in index_lists)
-            if any(not 0 <= i < s for i, s in zip(index, size)):
-                raise InvalidArgumentError(None, None, f"Key: {key}, Index: {b}.  Index {index} out of range "
-                                                       f"[0, {list(size)})")
-            row.append((index, value))
-        if sort:
-            row.sort(key=lambda item: item[0])
-        entries.extend(((() if single else (b,)) + index, value) for index, value in row)
-    rank = len(size) + (0 if single else 1)
-    indices = np.asarray([i for i, _ in entries], np.int64).reshape(len(entries), rank)
-    shape = list(size) if single else [len(rows_of_values)] + list(size)
-    return indices, _array([v for _, v in entries], dtype), np.asarray(shape, np.int64)
+def _sparse_feature(index_rows, value_rows, dtype, size, single, already_sorted):
+    """(indices, values, dense_shape) of a SparseFeature, as TensorFlow merges its index and value lists:
+    the i-th index of the whole batch goes with its i-th value (the example is that of the first index
+    list's entry), indices are not range-checked, and unless `already_sorted` the entries are put in
+    row-major order (equal indices keep their order)."""
+    values = [v for row in value_rows for v in row]
+    columns = []
+    for rows in index_rows:
+        flat = np.asarray([i for row in rows for i in row], np.int64)
+        if len(flat) != len(values):
+            raise ValueError(f"Dimensions {len(flat)} and {len(values)} are not compatible")
+        columns.append(flat)
+    if not single:
+        columns.insert(0, np.repeat(np.arange(len(index_rows[0]), dtype=np.int64),
+                                    [len(row) for row in index_rows[0]]))
+    indices = np.stack(columns, axis=1) if columns else np.zeros((0, 0), np.int64)
+    values = _array(values, dtype)
+    if not already_sorted and len(values) > 1:
+        order = np.lexsort(indices.T[::-1])       # stable, first column most significant
+        indices, values = indices[order], values[order]
+    shape = list(size) if single else [len(value_rows)] + list(size)
+    return indices.reshape(len(values), len(shape)), values, np.asarray(shape, np.int64)
 
 
 def _dense_rows(rows, dtype, shape, key, default, single):
@@ -224,8 +272,9 @@ def _features_of(examples, key):
 def _parse_examples(examples, plan, defaults, single):
     outputs = []
     for (kind, key, dtype, shape, sources), default in zip(plan, defaults):
-        rows = [_values(f, sources[-1], dtype, where, single)
-                for where, f in enumerate(_features_of(examples, sources[-1]))]
+        value_key = sources[0] if kind == "ragged" else sources[-1]
+        rows = [_values(f, value_key, dtype, where, single, dense=kind in ("dense", "sequence"))
+                for where, f in enumerate(_features_of(examples, value_key))]
         if kind == "dense":
             parts = _dense_rows(rows, dtype, shape, key, default, single)
             stacked = np.stack(parts) if parts else np.zeros((0,) + shape, object if dtype == _dt.string else
@@ -237,15 +286,30 @@ def _parse_examples(examples, plan, defaults, single):
         elif kind == "varlen":
             outputs.extend(_sparse(rows, dtype, single))
         elif kind == "sparse":
-            index_rows = [[_values(f, k, _dt.int64) for f in _features_of(examples, k)] for k in sources[:-1]]
-            outputs.extend(_sparse_feature(list(zip(*index_rows)), rows, dtype, shape, key, single, True))
+            index_rows = [[_values(f, k, _dt.int64, where, single, dense=False)
+                           for where, f in enumerate(_features_of(examples, k))] for k in sources[:-1]]
+            outputs.extend(_sparse_feature(index_rows, rows, dtype, shape[0], single, shape[1]))
         else:   # ragged
-            splits_dtype = shape[0]
-            lengths = [len(r) for r in rows]
-            values = _array([v for r in rows for v in r], dtype)
-            outputs.append(values)
-            outputs.append(np.concatenate([[0], np.cumsum(lengths)]).astype(splits_dtype._np))
+            outputs.extend(_ragged(examples, rows, dtype, shape, sources, single))
     return outputs
+
+
+def _ragged(examples, rows, dtype, attrs, sources, single):
+    """[values, row splits of the batch (unless `single`), row splits of each ragged partition level]."""
+    splits_dtype, spec, validate = attrs
+    def concatenated(value_rows, value_dtype):
+        splits = np.concatenate([[0], np.cumsum([len(r) for r in value_rows], dtype=np.int64)]).astype(np.int64)
+        return _array([v for r in value_rows for v in r], value_dtype), splits
+    values, splits = concatenated(rows, dtype)
+    partition_rows = {}
+    for key in sources[1:]:
+        if key not in partition_rows:
+            partition_rows[key] = concatenated(
+                [_values(f, key, _dt.int64, where, single, dense=False)
+                 for where, f in enumerate(_features_of(examples, key))], _dt.int64)
+    values, nested = ragged_partitions.apply_partitions(values, splits, partition_rows, spec, splits_dtype._np,
+                                                        validate)
+    return [values] + (nested[1:] if single else nested)
 
 
 def _k_parse(serialized, *defaults, plan, single):
@@ -270,12 +334,15 @@ def _infer(plan, single, batch=None):
         elif kind == "sequence":
             out.append((dtype, TensorShape(lead + [None] + list(shape))))
         elif kind in ("varlen", "sparse"):
-            rank = (1 if kind == "varlen" else len(shape)) + len(lead)
+            rank = (1 if kind == "varlen" else len(shape[0])) + len(lead)
             out += [(_dt.int64, TensorShape([None, rank])), (dtype, TensorShape([None])),
                     (_dt.int64, TensorShape([rank]))]
         else:
-            out.append((dtype, TensorShape([None])))
-            out.append((shape[0], TensorShape([None if batch is None else batch + 1])))
+            inner_dims, levels = ragged_partitions.split_levels(shape[1])
+            out.append((dtype, TensorShape([None] + inner_dims)))
+            if not single:
+                out.append((shape[0], TensorShape([None if batch is None else batch + 1])))
+            out += [(shape[0], TensorShape([None]))] * levels
     return out
 
 
@@ -308,8 +375,9 @@ def _assemble(plan, outputs, single):
             indices, values, dense_shape = next(it), next(it), next(it)
             result[key] = SparseTensor(indices, values, dense_shape)
         else:
-            values, splits = next(it), next(it)
-            result[key] = values if single else RaggedTensor.from_row_splits(values, splits, validate=False)
+            values = next(it)
+            nested = [next(it) for _ in range(_outputs_of((kind, key, dtype, shape), single) - 1)]
+            result[key] = RaggedTensor.from_nested_row_splits(values, nested, validate=False) if nested else values
     return result
 
 
@@ -454,7 +522,7 @@ def _parse_sequence(serialized, context_features, sequence_features, single, nam
     outputs = apply(PARSE_SEQUENCE_EXAMPLE, (serialized, *_default_tensors(context_plan, context_features or {})),
                     {"context_plan": context_plan, "sequence_plan": sequence_plan, "allow_missing": allow,
                      "single": single}, name or "ParseSequenceExampleV2")
-    n_context = sum(_outputs_of(kind) for kind, *_ in context_plan)
+    n_context = sum(_outputs_of(entry, single) for entry in context_plan)
     context = _assemble(context_plan, outputs[:n_context], single)
     it = iter(outputs[n_context:])
     sequences, lengths = {}, {}
