@@ -282,3 +282,22 @@ def test_output_gradients_of_another_shape_or_count_are_refused():
 
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"received shape \(3,\)"):
         traced(tf.constant([1.0, 2.0, 3.0]))
+
+
+def test_aggregation_and_synchronization_as_tensorflow_reports_them():
+    # Recorded from TensorFlow 2.21: the default aggregation is TF 1's enum (equal to TF 2's member),
+    # explicit ones are `tf.VariableAggregation` members; integers are taken by value, strings refused.
+    v = tf.Variable(1.0)
+    assert repr(v.aggregation) == "<VariableAggregation.NONE: 0>"
+    assert repr(v.synchronization) == "<VariableSynchronization.AUTO: 0>"
+    assert v.aggregation == tf.VariableAggregation.NONE and tf.VariableAggregation.NONE == v.aggregation
+    w = tf.Variable(1.0, synchronization=tf.VariableSynchronization.ON_READ, aggregation=tf.VariableAggregation.SUM)
+    assert repr(w.aggregation) == "<VariableAggregationV2.SUM: 1>"
+    assert repr(w.synchronization) == "<VariableSynchronization.ON_READ: 3>"
+    assert w.trainable is False                      # on-read variables are not trained unless asked
+    assert tf.Variable(1.0, synchronization=3, trainable=True).trainable is True
+    assert repr(tf.Variable(1.0, aggregation=1).aggregation) == "<VariableAggregationV2.SUM: 1>"
+    with pytest.raises(ValueError, match="^Invalid variable aggregation mode: sum for variable: None$"):
+        tf.Variable(1.0, aggregation="sum")
+    with pytest.raises(ValueError, match="^Invalid variable synchronization mode: 7 for variable: None$"):
+        tf.Variable(1.0, synchronization=7)

@@ -23,6 +23,7 @@ from ..ops.convert import convert_to_tensor
 from ..ops.registry import apply
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
+from . import variable_policies as _policies
 
 __all__ = ["Variable", "initial_values_restored"]
 
@@ -93,7 +94,7 @@ class Variable:
     """`tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None, ...)`."""
 
     __slots__ = ("_resource", "_handle", "_read_attrs", "_shape", "_dtype", "_name", "_trainable",
-                 "_handle_id", "__weakref__")
+                 "_handle_id", "_synchronization", "_aggregation", "__weakref__")
     _is_tensor_like = True
     _is_variable = True
     __array_priority__ = 100
@@ -144,7 +145,11 @@ class Variable:
         self._dtype = value.dtype
         self._shape = declared
         self._name = _state.name_stack + (name or "Variable") + ":0"
-        self._trainable = True if trainable is None else bool(trainable)
+        self._synchronization = _policies.synchronization_of(synchronization, name)
+        self._aggregation = _policies.aggregation_of(aggregation, name)
+        if trainable is None:   # TensorFlow: variables synchronised on read are not trained unless asked
+            trainable = self._synchronization != _policies.VariableSynchronization.ON_READ
+        self._trainable = bool(trainable)
         self._handle_id = next(_handle_ids)
         dims = None if declared.rank is None else tuple(declared.as_list())
         self._resource = _ops.VariableResource(value._value, value._value.dtype, dims,
@@ -173,6 +178,14 @@ class Variable:
     @property
     def trainable(self):
         return self._trainable
+
+    @property
+    def synchronization(self):
+        return getattr(self, "_synchronization", _policies.VariableSynchronization.AUTO)  # views, restored
+
+    @property
+    def aggregation(self):
+        return getattr(self, "_aggregation", _policies.aggregation_of(None, None))
 
     @property
     def handle(self):
