@@ -56,6 +56,24 @@ def test_flat_map_of_symbolic_counts_strings_and_windows():
     assert [(a.tolist(), b.tolist()) for a, b in zipped.as_numpy_iterator()] == [([0, 1], [4, 5]), ([2, 3], [6, 7])]
 
 
+def test_window_functions_traced_once_and_a_symbolic_scan_state(capsys):
+    windows = tf.data.Dataset.range(6).window(2)
+
+    def large(d):
+        print("tracing filter")
+        return d.reduce(np.int64(0), lambda s, x: s + x) > 2
+
+    def total(d):
+        print("tracing map")
+        return d.reduce(np.int64(0), lambda s, x: s + x)
+
+    assert _values(windows.filter(large).flat_map(lambda d: d.batch(2))) == [[2, 3], [4, 5]]
+    assert _values(windows.map(total)) == [1, 5, 9]
+    assert capsys.readouterr().out == "tracing filter\ntracing map\n"
+    scanned = tf.data.Dataset.range(2).flat_map(lambda x: tf.data.Dataset.range(3).scan(x, lambda s, y: (s + y, s)))
+    assert _values(scanned) == [0, 0, 1, 1, 1, 2]
+
+
 def test_flat_map_must_return_a_dataset():
     with pytest.raises(TypeError, match=r"The `map_func` argument must return a `Dataset` object. Got <class "
                                         r"'tensorflux.*Tensor'>|Got <class 'tuple'>"):

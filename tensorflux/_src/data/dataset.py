@@ -92,6 +92,15 @@ def call_with_element(func, element):
     return func(*element) if isinstance(element, tuple) else func(element)
 
 
+def trace_arguments(spec):
+    """What a dataset function is traced with for elements of `spec`: the specs, with an empty dataset
+    standing for each dataset component (a window), so the function gets a dataset stand-in."""
+    if not has_dataset_components(spec):
+        return spec
+    return nest.map_structure(lambda s: Dataset(s.element_spec, lambda: iter(()), "_VariantDataset")
+                              if isinstance(s, DatasetSpec) else s, spec)
+
+
 def has_dataset_components(spec):
     return any(isinstance(s, DatasetSpec) for s in nest.flatten(spec))
 
@@ -344,7 +353,8 @@ class Dataset:
         specs = self._element_spec
         structured = isinstance(specs, tuple)
         fn = Function(map_func, name="map_fn")     # the user's function itself, so AutoGraph converts it
-        concrete = fn.get_concrete_function(*specs) if structured else fn.get_concrete_function(specs)
+        arguments = trace_arguments(specs)
+        concrete = fn.get_concrete_function(*arguments) if structured else fn.get_concrete_function(arguments)
         outputs = concrete.structured_outputs
         if isinstance(outputs, list):   # as TensorFlow's: a returned Python list is a tuple of components
             outputs = tuple(outputs)
@@ -363,14 +373,10 @@ class Dataset:
         """Keeps the elements for which `predicate` (traced once, as TensorFlow does) gives True."""
         check_callable(predicate)
         source, specs = self, self._element_spec
-        if has_dataset_components(specs):      # windows: this runtime calls the predicate on each one
-            def windows():
-                for flat in source._arrays():
-                    if bool(call_with_element(predicate, pack_element(specs, flat))):
-                        yield flat
-            return Dataset(specs, windows, "_FilterDataset")
         fn = Function(predicate, name="filter_fn")
-        concrete = fn.get_concrete_function(*specs) if isinstance(specs, tuple) else fn.get_concrete_function(specs)
+        arguments = trace_arguments(specs)
+        concrete = fn.get_concrete_function(*arguments) if isinstance(specs, tuple) else \
+            fn.get_concrete_function(arguments)
         outputs = concrete.structured_outputs
         if isinstance(outputs, (list, tuple)):     # TensorFlow fails the same way on a returned sequence
             raise AttributeError("'tuple' object has no attribute 'is_compatible_with'")

@@ -24,7 +24,7 @@ from ..function.polymorphic import Function
 from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
-from .dataset import Dataset, DatasetSpec, bind
+from .dataset import Dataset, bind, trace_arguments
 from .graph_values import is_symbolic, reads_files, recorded, with_bound_captures
 
 __all__ = ["DatasetFunction", "traced_reduce"]
@@ -65,10 +65,7 @@ class DatasetFunction:
             return tuple(tensors)
 
         function = Function(traced, name=name)
-        # A dataset component (a window) is traced as a dataset argument: an empty one stands for its spec.
-        arguments = nest.map_structure(
-            lambda s: Dataset(s.element_spec, lambda: iter(()), "_VariantDataset") if isinstance(s, DatasetSpec)
-            else s, input_spec)
+        arguments = trace_arguments(input_spec)
         self._concrete = function.get_concrete_function(*arguments) if self._structured else \
             function.get_concrete_function(arguments)
         self._run = with_bound_captures(self._concrete)

@@ -17,7 +17,7 @@ import numpy as np
 from ..framework import nest
 from ..framework.context import state as _state
 from ..framework.errors import DataLossError, InvalidArgumentError, eager_error
-from ..framework.tensor import Tensor
+from ..framework.tensor import EagerTensor, Tensor
 from ..function.polymorphic import Function
 from ..ops import convert as _convert
 from ..ops.registry import OpDef, apply
@@ -25,7 +25,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from .dataset import Dataset, DatasetSpec, check_callable, flatten_up_to, pack_element
-from .graph_values import with_bound_captures
+from .graph_values import deferred, with_bound_captures
 from .sharding import shard_file_names
 from .traced_functions import DatasetFunction, traced_reduce
 
@@ -335,9 +335,10 @@ def scan(dataset, initial_state, scan_func):
     element_spec = dataset.element_spec
     concrete, out_spec = _traced_scan(scan_func, nest.map_structure(_spec_of, initial), element_spec)
     concrete = with_bound_captures(concrete)
+    later = deferred(nest.flatten(initial))   # a symbolic initial state (a function being traced): its values
 
     def arrays():
-        state = initial
+        state = initial if later is None else nest.pack_sequence_as(initial, [EagerTensor(v) for v in later()])
         for flat in dataset._arrays():
             state, output = concrete(state, pack_element(element_spec, flat))
             yield [np.asarray(t) for t in nest.flatten(output)]
