@@ -25,7 +25,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["gemm", "gemm_tn", "matmul", "worker_count", "usable_workers", "run_blocks", "PARALLEL_MIN_FLOPS"]
+__all__ = ["gemm", "gemm_tn", "matmul", "worker_count", "usable_workers", "run_blocks", "keep_blocks_on_this_thread",
+           "PARALLEL_MIN_FLOPS"]
 
 # Products below this many multiply-adds run on the calling thread: waking a worker costs 20-40 µs on
 # an idle machine and a GIL hand-over that can take milliseconds on a busy one. Measured on 2 cores
@@ -38,6 +39,9 @@ MIN_BLOCK_ROWS = 64           # thinner blocks make BLAS run below speed
 
 _state = {"blas": None, "workers": None, "queue": None}
 _lock = threading.Lock()
+# Per thread: True on a thread that computes its products' blocks itself (a replica of a strategy whose
+# replicas run at once already keep the cores busy: sharing out would queue them behind each other).
+_this_thread = threading.local()
 
 
 def _openblas_set_threads():
@@ -144,11 +148,16 @@ def usable_workers():
 def run_blocks(run_block, blocks):
     """run_block(i) for i in range(blocks), shared out over usable_workers() threads (the caller's
     included), each taking the next block when done with its last; the first error is re-raised."""
-    if usable_workers() == 1 or blocks < 2:
+    if usable_workers() == 1 or blocks < 2 or getattr(_this_thread, "alone", False):
         for i in range(blocks):
             run_block(i)
         return
     _run_blocks(run_block, blocks)
+
+
+def keep_blocks_on_this_thread(alone=True):
+    """From now on, the calling thread runs its products' blocks itself (same blocks, same bits)."""
+    _this_thread.alone = bool(alone)
 
 
 def _bounds(size, blocks, align=8):
