@@ -4,6 +4,7 @@ TensorFlow's factory layout, and computes what the lean conversion computes.
 
 Expected layouts and values were recorded from TensorFlow 2.21."""
 import inspect
+import linecache
 import os
 import stat
 import subprocess
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tf
+from tensorflux._src.autograph import api
 
 K = 3
 
@@ -215,3 +217,44 @@ def test_errors_in_the_function_to_graph_returns_are_not_framed_as_converted_cod
         f'    File "{path}", line 21, in if_body\n'
         "        y = ag__.converted_call(ag__.ld(tf).constant, ('a',), None, fscope) + ag__.ld(y)\n\n"
         f"    TypeError: {ADD_MISMATCH}\n")
+
+
+class _QuietDebugger:
+    """Stands for the `pdb` module: AutoGraph recognises `pdb.set_trace()` by name."""
+
+    @staticmethod
+    def set_trace():
+        pass
+
+
+pdb = _QuietDebugger()
+
+
+def debugged(x):
+    pdb.set_trace()
+    y = x + 1
+    if y > 0:
+        y = y * 3
+    return y
+
+
+def test_a_function_calling_a_debugger_maps_its_generated_lines_to_the_users():
+    converted = api.convert(debugged)
+    code = converted.__code__
+    assert os.path.basename(code.co_filename).startswith("__autograph_generated_file")
+    assert int(tf.function(debugged)(tf.constant(1))) == 6
+    user_lines = inspect.getsource(debugged).splitlines()
+    first = debugged.__code__.co_firstlineno
+
+    def user_line_of(generated_text):
+        number = next(i for i, line in enumerate(linecache.getlines(code.co_filename), 1) if generated_text in line)
+        filename, line = api.original_location(code, number)
+        assert filename == __file__
+        return user_lines[line - first].strip()
+
+    assert user_line_of("ag__.ld(pdb).set_trace()") == "pdb.set_trace()"
+    assert user_line_of("y = ag__.ld(x) + 1") == "y = x + 1"
+    assert user_line_of("ag__.if_stmt(") == "if y > 0:"
+    assert user_line_of("y = ag__.ld(y) * 3") == "y = y * 3"
+    assert user_line_of("retval_ = ag__.ld(y)") == "return y"
+    assert api.original_location(tf.autograph.to_graph(debugged).__code__, 10) is None   # to_graph: none

@@ -74,6 +74,8 @@ _CACHE = {}       # code object -> (converted code object, source text) | Conver
 # Converted code compiled from TensorFlow's generated form (a temporary module, see `generated_module`):
 # made into functions with a closure cell for its `ag__` instead of the lean conversion's global.
 _GENERATED = set()
+# Generated module file -> (the user's file, {generated line: user line}), for error messages.
+_SOURCE_MAPS = {}
 _GENERATED_AG = []   # the cell holding generated code's `ag__` (generated_runtime), made on first use
 _ORIGINS = {}     # converted code object (and its inner functions' code) -> (function name, converted code)
 # Lambdas compiled inside converted code: their bodies were converted with their parent, so the functions
@@ -195,13 +197,14 @@ def _generated_form(fn, features, user_requested):
     (`user_requested`) is, as in TensorFlow, an artifact that callers run as it is: errors raised in it
     show its generated frames as unconverted user code (`tf__f  **`, `if_body`), not as `f  *`."""
     from .generated_module import generated_function_code   # loads only when this form is asked for
-    code, text = generated_function_code(fn, features)
+    code, text, lines = generated_function_code(fn, features)
     _GENERATED.add(code)
     _CONVERTED_LAMBDAS.update(_nested_lambdas(code))
     if not user_requested:
         _ORIGINS[code] = (fn.__name__, code)
         for nested in _nested_code(code):
             _ORIGINS.setdefault(nested, (fn.__name__, code))
+        _SOURCE_MAPS[code.co_filename] = (fn.__code__.co_filename, lines)
     return code, text
 
 
@@ -258,6 +261,17 @@ def _nested_code(code):
         if isinstance(const, types.CodeType):
             yield const
             yield from _nested_code(const)
+
+
+def original_location(code, line):
+    """(file, line) of the user's statement that line `line` of converted `code` was generated from, when
+    `code` runs TensorFlow's generated form from a temporary file (a function that calls a debugger): error
+    messages show the user's lines, as TensorFlow's do. None for other code (the lean conversion is
+    compiled with the user's own file and lines)."""
+    entry = _SOURCE_MAPS.get(code.co_filename)
+    if entry is None or line not in entry[1]:
+        return None
+    return entry[0], entry[1][line]
 
 
 def converted_origin(code):

@@ -126,11 +126,11 @@ class _ControlFlow:
         for handler in getattr(s, "handlers", ()):
             handler.body = self._block(handler.body, scope)
         if isinstance(s, ast.If):
-            return self._if(s, modified, scope)
+            return _located(self._if(s, modified, scope), s)
         if isinstance(s, ast.While):
-            return self._while(s, modified, scope)
+            return _located(self._while(s, modified, scope), s)
         if isinstance(s, ast.For):
-            return self._for(s, modified, scope)
+            return _located(self._for(s, modified, scope), s)
         return s
 
     def _block_vars(self, node, modified, scope):
@@ -224,6 +224,15 @@ class _ControlFlow:
         return out
 
 
+def _located(stmts, origin):
+    """`stmts` with the position of `origin` (the user's if/while/for) on the nodes written for it (state
+    functions, the operator call), so the generated form's lines map back to that statement; the user's
+    own statements inside keep theirs."""
+    for stmt in stmts:
+        _low.locate(stmt, origin)
+    return stmts
+
+
 class _Composite:
     """An attribute or subscript a statement assigns (`obj.a`, `d['k']`): TensorFlow's composite symbol."""
 
@@ -269,13 +278,13 @@ def _union(a, b):
     return list(a) + [n for n in b if n not in a]
 
 
-class _ConditionalExpressions(ast.NodeTransformer):
+class _ConditionalExpressions(_low.LocatingTransformer):
     def visit_IfExp(self, node):
         return _low.ag_call("if_exp", [node.test, _low.lambda_(node.body), _low.lambda_(node.orelse),
                                        ast.Constant(ast.unparse(node.test).strip())])
 
 
-class _LogicalExpressions(ast.NodeTransformer):
+class _LogicalExpressions(_low.LocatingTransformer):
     _EQUALITY = {ast.Eq: "eq", ast.NotEq: "not_eq"}
 
     def __init__(self, features):
@@ -309,7 +318,7 @@ class _LogicalExpressions(ast.NodeTransformer):
         return tree
 
 
-class _Variables(ast.NodeTransformer):
+class _Variables(_low.LocatingTransformer):
     """Reads of the user's names become ag__.ld(name); `x += y` first reloads x (its operand is kept)."""
 
     def visit_Name(self, node):

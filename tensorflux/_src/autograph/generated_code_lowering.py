@@ -7,7 +7,8 @@ the same numeric suffixes as TensorFlow's.
 """
 import ast
 
-__all__ = ["options_source", "Namer", "lower", "expr", "name_", "assign", "not_", "lambda_", "def_", "ag_call", "flat"]
+__all__ = ["options_source", "Namer", "lower", "expr", "name_", "assign", "not_", "lambda_", "def_", "ag_call", "flat",
+           "locate", "LocatingTransformer"]
 
 def options_source(features, user_requested=True):
     """The `ag__.ConversionOptions(...)` expression TensorFlow writes into each FunctionScope."""
@@ -71,6 +72,32 @@ def ag_call(attr, args):
     return ast.Call(func=expr(f"ag__.{attr}"), args=args, keywords=[])
 
 
+def locate(node, origin):
+    """Gives the nodes of `node` that have no position yet `origin`'s: the code written for a user's
+    statement maps back to that statement (error messages of the generated form show the user's lines).
+    Nodes that have a position (the user's own, inside) are left as they are, with their children."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if "lineno" in n._attributes:
+            if hasattr(n, "lineno"):
+                continue
+            ast.copy_location(n, origin)
+        stack.extend(ast.iter_child_nodes(n))
+
+
+class LocatingTransformer(ast.NodeTransformer):
+    """A NodeTransformer whose replacement nodes take the position of the node they replace."""
+
+    def visit(self, node):
+        result = super().visit(node)
+        if hasattr(node, "lineno") and result is not node:
+            for new in result if isinstance(result, list) else (result,):
+                if isinstance(new, ast.AST):
+                    locate(new, node)
+        return result
+
+
 def flat(items):
     out = []
     for item in items:
@@ -79,7 +106,7 @@ def flat(items):
 
 
 # -- functions: FunctionScope around each body -------------------------------------------------------
-class _Functions(ast.NodeTransformer):
+class _Functions(LocatingTransformer):
     def __init__(self, namer, features):
         self.namer = namer
         self.features = features
@@ -117,7 +144,7 @@ class _Functions(ast.NodeTransformer):
 
 
 # -- break: a flag, `continue`, and an extra loop test -------------------------------------------------
-class _Breaks(ast.NodeTransformer):
+class _Breaks(LocatingTransformer):
     def __init__(self, namer):
         self.namer = namer
         self.loops = []   # [flag name, used]
@@ -190,7 +217,7 @@ class _Block:
 
 
 # -- continue: a flag and guards on the rest of the body ----------------------------------------------
-class _Continues(ast.NodeTransformer):
+class _Continues(LocatingTransformer):
     def __init__(self, namer):
         self.namer = namer
         self.loops = []    # [flag, used]
@@ -311,7 +338,7 @@ def _definitely_returns_in(node, field):
     return _definitely_returns(getattr(node, field))
 
 
-class _Returns(ast.NodeTransformer):
+class _Returns(LocatingTransformer):
     def __init__(self, namer):
         self.namer = namer
         self.functions = []   # (do_return, retval_)
@@ -405,7 +432,7 @@ class _Returns(ast.NodeTransformer):
 
 
 # -- lists (Feature.LISTS): `l.append(x)` statements become functional ---------------------------------
-class _Lists(ast.NodeTransformer):
+class _Lists(LocatingTransformer):
     def visit_Expr(self, node):
         call = node.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
@@ -417,7 +444,7 @@ class _Lists(ast.NodeTransformer):
 
 
 # -- calls: ag__.converted_call(f, args, kwargs, fscope) ---------------------------------------------
-class _Calls(ast.NodeTransformer):
+class _Calls(LocatingTransformer):
     def __init__(self, features):
         self.features = features
         self.scopes = []

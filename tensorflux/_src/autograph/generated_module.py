@@ -47,7 +47,8 @@ def _remove_written():
 
 
 def _module_text(fn, features):
-    """(the generated module's source, the converted function's name) for the plain function `fn`."""
+    """(the generated module's source, the converted function's `def` node) for the plain function `fn`;
+    the node's line numbers are those of the user's source (1: the first line `inspect.getsource` gives)."""
     node = generated_node(fn, features)
 
     def def_(name, params, body):
@@ -62,7 +63,25 @@ def _module_text(fn, features):
     inner = def_("inner_factory", [AG_CELL_NAME], [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))])
     outer = def_("outer_factory", [], free + [inner, ast.Return(value=ast.Name(id="inner_factory", ctx=ast.Load()))])
     module = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
-    return "# coding=utf-8\n" + ast.unparse(module) + "\n", node.name
+    return "# coding=utf-8\n" + ast.unparse(module) + "\n", node
+
+
+def _line_map(node, text, first_line):
+    """{line of the generated module: line of the user's file} for the converted def `node` (user-source
+    line numbers) and the module `text` made from it: the two trees are walked together (unparsing
+    keeps the tree's shape), each generated line taking the line of the first node on it. Empty when the
+    shapes differ."""
+    generated = next((n for n in ast.walk(ast.parse(text))
+                      if isinstance(n, ast.FunctionDef) and n.name == node.name), None)
+    mapping = {}
+    if generated is None:
+        return mapping
+    for new, old in zip(ast.walk(generated), ast.walk(node)):
+        if type(new) is not type(old):
+            return {}
+        if hasattr(new, "lineno") and hasattr(old, "lineno"):
+            mapping.setdefault(new.lineno, old.lineno + first_line - 1)
+    return mapping
 
 
 def _write(text):
@@ -90,11 +109,12 @@ def _find_code(code, name):
 
 
 def generated_function_code(fn, features=()):
-    """(code object of the converted `tf__<name>`, the generated module's source) for the plain function
-    `fn`, compiled from a new temporary file. Raises OSError/TypeError/SyntaxError when `fn`'s source is
-    unavailable or cannot be converted."""
-    text, name = _module_text(fn, features)
+    """(code object of the converted `tf__<name>`, the generated module's source, {generated line: line of
+    `fn`'s file}) for the plain function `fn`, compiled from a new temporary file. Raises
+    OSError/TypeError/SyntaxError when `fn`'s source is unavailable or cannot be converted."""
+    text, node = _module_text(fn, features)
     path = _write(text)
     module_code = compile(text, path, "exec")
     outer = _find_code(module_code, "outer_factory")
-    return _find_code(_find_code(outer, "inner_factory"), name), text
+    code = _find_code(_find_code(outer, "inner_factory"), node.name)
+    return code, text, _line_map(node, text, fn.__code__.co_firstlineno)
