@@ -31,9 +31,9 @@ def test_public_ops_give_tensorflows_bits(name, op, x):
 def test_numpy_and_compiled_loops_agree_bit_for_bit(name, op, x, monkeypatch):
     numba = pytest.importorskip("numba")
     loop = eigen_float_compiled.build(name)(numba)
-    monkeypatch.setattr(eigen_float, "_compiled", lambda n: None)
+    monkeypatch.setattr(eigen_float, "_compiled", lambda n, size: None)
     numpy_path = getattr(eigen_float, name)(x)
-    monkeypatch.setattr(eigen_float, "_compiled", lambda n: loop)
+    monkeypatch.setattr(eigen_float, "_compiled", lambda n, size: loop)
     compiled_path = getattr(eigen_float, name)(x)
     assert same_bits(numpy_path, F[name]) and same_bits(compiled_path, F[name])
 
@@ -70,3 +70,35 @@ def test_tanh_of_a_few_elements_in_python_equals_the_array_form():
     for k in range(0, len(values), 5):
         chunk = values[k:k + 5]
         assert same_bits(eigen_float.tanh(chunk), eigen_float._ftz(eigen_float._tanh_all(eigen_float._daz(chunk))))
+
+
+def _tanh_array_form(x):
+    with np.errstate(all="ignore"):
+        return eigen_float._ftz(eigen_float._tanh_all(eigen_float._daz(x.reshape(-1)))).reshape(x.shape)
+
+
+def test_small_tanh_paths_give_tensorflows_bits_at_every_small_size():
+    """Small tensors take the float32-scalar form (up to 5 values) or the stacked [p; q] form (up to 64):
+    TensorFlow's recorded bits for every chunk size, and the array form's on values at the edges of the
+    fast paths (2**-40, subnormals, signed zeros, the clamp, infinities, NaN)."""
+    edges = np.array([2.0 ** -40, -2.0 ** -40, 2.0 ** -40 * 0.99, 2.0 ** -41, 1e-38, 1.2e-38, 1e-45, 0.0, -0.0,
+                      7.90738964, 7.9073901, -7.9073901, 9.0, -20.0, np.inf, -np.inf, np.nan, 3e-13, -1e-20,
+                      0.5, -1.5, 2.5e-7, 4.0], np.float32)
+    rs = np.random.RandomState(0)
+    for size in range(1, 70):
+        for start in range(0, min(len(X), 400), size):
+            chunk = X[start:start + size]
+            assert same_bits(eigen_float.tanh(chunk), F["tanh"][start:start + size])
+        for _ in range(20):
+            chunk = rs.choice(edges, size) * rs.choice([1.0, 1.0, 0.37, -3.1], size).astype(np.float32)
+            assert same_bits(eigen_float.tanh(chunk), _tanh_array_form(chunk))
+    assert eigen_float.tanh(np.float32(0.5).reshape(())).shape == ()
+    assert same_bits(eigen_float.tanh(X[:12].reshape(3, 4)), F["tanh"][:12].reshape(3, 4))
+
+
+def test_small_tanh_raises_no_floating_point_error_under_strict_numpy_settings():
+    x = np.array([1e-30, 2.0 ** -40, 0.5, 1e-40, np.nan], np.float32)
+    with np.errstate(all="raise"):
+        for size in (1, 3, 5, 6, 40):
+            chunk = np.resize(x, size)
+            assert same_bits(eigen_float.tanh(chunk), _tanh_array_form(chunk))

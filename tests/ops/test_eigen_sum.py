@@ -37,13 +37,14 @@ def long_input(i):
 def path(request, monkeypatch):
     """Runs a test on eigen_sum's NumPy form, then on its compiled loops (skipped without numba)."""
     if request.param == "numpy":
-        monkeypatch.setattr(jit, "when_hot", lambda key, build, after: None)
+        monkeypatch.setattr(jit, "when_hot", lambda key, build, after, size=None: None)
     else:
         numba = pytest.importorskip("numba")
         loops = {"eigen_sum_rows": eigen_sum_compiled.build(numba),
                  "eigen_sum_columns": eigen_sum_compiled.build_columns(numba)}
         real = jit.when_hot
-        monkeypatch.setattr(jit, "when_hot", lambda key, build, after: loops.get(key) or real(key, build, after))
+        monkeypatch.setattr(jit, "when_hot",
+                            lambda key, build, after, size=None: loops.get(key) or real(key, build, after))
     return request.param
 
 

@@ -9,7 +9,12 @@ compile stretched the concurrent first calls from 40 ms to 600 ms.)
 """
 import threading
 
-__all__ = ["numba_or_none", "when_hot", "build_now", "built"]
+__all__ = ["numba_or_none", "when_hot", "build_now", "built", "COMPILE_FROM"]
+
+# Inputs smaller than this never make a kernel get built (they use it once built): the NumPy form costs
+# microseconds there, and importing and compiling numba costs a second -- a program's first small ops
+# must not wait for a compiler.
+COMPILE_FROM = 1 << 15
 
 _MODULE = []      # [numba module or None], resolved on first use
 _BUILT = {}       # key -> build result, or False when numba is missing or the build failed
@@ -27,12 +32,15 @@ def numba_or_none():
     return _MODULE[0]
 
 
-def when_hot(key, build, after):
+def when_hot(key, build, after, size=None):
     """`build(numba)`'s result from the `after`-th request on (built by that request); None before,
-    and None for good when numba is not installed or the build raised."""
+    and None for good when numba is not installed or the build raised. A request for an input of `size`
+    values below COMPILE_FROM neither counts nor builds: it gets the kernel only if already built."""
     result = _BUILT.get(key)
     if result is not None:
         return result or None
+    if size is not None and size < COMPILE_FROM:
+        return None
     count = _REQUESTS[key] = _REQUESTS.get(key, 0) + 1
     return build_now(key, build) if count >= after else None
 

@@ -175,29 +175,40 @@ def u_pairwise_total(a):
     return a.dtype.type(0) + u_pairwise(flat, 0, flat.size)
 
 
+def u_eigen_lane(a, lo, blocked, packed, j):
+    # Lane j (0..7) of Eigen's run (ops/math/eigen_sum.py): its four accumulators' running sums over the
+    # blocks of 32 (from +0), combined ((a0 + a1) + a2) + a3, then the leftover packets' lane j. Scalars
+    # only: a heap array per sum cost more than the sum of a small vector inside a loop.
+    l0 = np.float32(0.0)
+    l1 = np.float32(0.0)
+    l2 = np.float32(0.0)
+    l3 = np.float32(0.0)
+    for s in range(lo + j, lo + blocked, 32):
+        l0 = np.float32(l0 + a[s])
+        l1 = np.float32(l1 + a[s + 8])
+        l2 = np.float32(l2 + a[s + 16])
+        l3 = np.float32(l3 + a[s + 24])
+    acc = np.float32(np.float32(np.float32(l0 + l1) + l2) + l3)
+    for s in range(lo + blocked + j, lo + packed, 8):
+        acc = np.float32(acc + a[s])
+    return acc
+
+
 def u_eigen_leaf(a, lo, n):
-    # TensorFlow's (Eigen's) float32 run of at most 8192 values (ops/math/eigen_sum.py): 32 lane sums
-    # over blocks of 32, lanes combined ((a0 + a1) + a2) + a3, leftover packets, the fold, the tail.
-    lanes = np.zeros(32, np.float32)
-    blocked = n - n % 32
+    # TensorFlow's (Eigen's) float32 run of at most 8192 values: the eight lanes folded as
+    # (l0+l4 + l2+l6) + (l1+l5 + l3+l7), added to the running sum of the last n % 8 values.
     packed = n - n % 8
-    for s in range(0, blocked, 32):
-        for j in range(32):
-            lanes[j] = np.float32(lanes[j] + a[lo + s + j])
-    acc = np.zeros(8, np.float32)
-    for j in range(8):
-        acc[j] = np.float32(np.float32(np.float32(lanes[j] + lanes[8 + j]) + lanes[16 + j]) + lanes[24 + j])
-    for s in range(blocked, packed, 8):
-        for j in range(8):
-            acc[j] = np.float32(acc[j] + a[lo + s + j])
-    h0 = np.float32(acc[0] + acc[4])
-    h1 = np.float32(acc[1] + acc[5])
-    h2 = np.float32(acc[2] + acc[6])
-    h3 = np.float32(acc[3] + acc[7])
-    folded = np.float32(np.float32(h0 + h2) + np.float32(h1 + h3))
     tail = np.float32(0.0)
-    for i in range(packed, n):
-        tail = np.float32(tail + a[lo + i])
+    for i in range(lo + packed, lo + n):
+        tail = np.float32(tail + a[i])
+    if packed == 0:     # every lane is +0
+        return np.float32(tail + np.float32(0.0))
+    blocked = n - n % 32
+    h0 = np.float32(u_eigen_lane(a, lo, blocked, packed, 0) + u_eigen_lane(a, lo, blocked, packed, 4))
+    h1 = np.float32(u_eigen_lane(a, lo, blocked, packed, 1) + u_eigen_lane(a, lo, blocked, packed, 5))
+    h2 = np.float32(u_eigen_lane(a, lo, blocked, packed, 2) + u_eigen_lane(a, lo, blocked, packed, 6))
+    h3 = np.float32(u_eigen_lane(a, lo, blocked, packed, 3) + u_eigen_lane(a, lo, blocked, packed, 7))
+    folded = np.float32(np.float32(h0 + h2) + np.float32(h1 + h3))
     return np.float32(tail + folded)
 
 
@@ -318,11 +329,28 @@ def _helpers(numba):
         built = {}
         # Eigen's float32 tanh, the same compiled function the NumPy path's loop uses (the NumPy path's bits)
         built["u_eigen_tanh"] = namespace["u_eigen_tanh"] = _eigen_float_compiled.tanh_scalar(numba)
-        for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_eigen_leaf", "u_eigen_run", "u_eigen_total",
-                     "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
+        for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_eigen_lane", "u_eigen_leaf", "u_eigen_run",
+                     "u_eigen_total", "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
             built[name] = namespace[name] = numba.njit(**options)(namespace[name])
         _HELPERS.update(built)
     return _HELPERS
+
+
+def _helpers_version():
+    """What the kernels' machine code depends on besides their own source: the helpers' text (numba's
+    cache inlines them into each kernel, so a changed helper must not reuse an old kernel)."""
+    if not _HELPERS_VERSION:
+        try:
+            with open(_eigen_float_compiled.__file__, "rb") as f:
+                eigen = f.read()
+        except OSError:
+            eigen = b""
+        import hashlib
+        _HELPERS_VERSION.append(hashlib.sha256(_HELPERS_SOURCE.encode() + b"\0" + eigen).hexdigest())
+    return _HELPERS_VERSION[0]
+
+
+_HELPERS_VERSION = []
 
 
 # -- the disk cache ------------------------------------------------------------------------------
@@ -383,7 +411,8 @@ def build(lowered, numba, sample_args):
     Raises whatever numba raises when it cannot compile the kernel."""
     helpers = _helpers(numba)
     import hashlib   # here, not at import (~3 ms): only a compilation needs a cache key
-    key = hashlib.sha256("\0".join((lowered.source, numba.__version__, np.__version__)).encode()).hexdigest()[:32]
+    key = hashlib.sha256("\0".join((lowered.source, numba.__version__, np.__version__, _helpers_version()))
+                         .encode()).hexdigest()[:32]
     name = f"k_{key[:16]}"
     source = lowered.source.replace(f"def {lowered.name}(", f"def {name}(", 1)
     path = _source_file(source, key)

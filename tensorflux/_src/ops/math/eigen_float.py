@@ -17,6 +17,7 @@ Once a function is hot and numba (`[jit]`) is installed, the same steps run as o
 (`eigen_float_compiled.py`: only float32 adds, multiplies, divides, floor and exact power-of-two
 scaling, no fast-math, so the bits are the same), about as fast as NumPy's own ufuncs.
 """
+import functools
 import math
 
 import numpy as np
@@ -52,8 +53,10 @@ def _ftz(out):
 _BUILDERS = {name: _compiled_loops.build(name) for name in ("exp", "log", "tanh", "sigmoid")}
 
 
-def _compiled(name):
-    return jit.when_hot(f"eigen_float_{name}", _BUILDERS[name], HOT_CALLS)
+def _compiled(name, size):
+    """The compiled loop once built; built from the HOT_CALLS-th call on an input of `jit.COMPILE_FROM`
+    values or more (small programs never import numba)."""
+    return jit.when_hot(f"eigen_float_{name}", _BUILDERS[name], HOT_CALLS, size)
 
 
 def flush_denormals(out):
@@ -80,7 +83,7 @@ def _with_tail(x, packet_fn, scalar_fn, name):
     head = n - n % _PACKET
     out = np.empty(n, _F)
     if head:
-        loop = _compiled(name)
+        loop = _compiled(name, n)
         if loop is not None:
             loop(flat, out, head)
         else:
@@ -190,7 +193,7 @@ def exp_by_rows(x):
         rows, n = x.shape
         flat = np.ascontiguousarray(x).reshape(-1)
         out = np.empty(flat.size, _F)
-        loop = _compiled("exp") if flat.size >= _PACKET else None
+        loop = _compiled("exp", flat.size) if flat.size >= _PACKET else None
         if loop is not None:
             loop(flat, out, flat.size)
         else:
@@ -249,37 +252,108 @@ def _tanh_all(a):
 
 
 _T_CLAMP = _F(7.90738964080810547)
-_T_P = [_F(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1)]
-_T_Q = [_F(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0)]
+_T_CLAMP_PY = float(_T_CLAMP)
+_T_A = [_F(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1)]
+_T_B = [_F(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1)]
+_ONE = _F(1.0)
+
+# Small tensors (a loop over a few values runs tanh once per iteration) skip the general path's
+# denormal handling and error state when no value is tiny: for 0 or |x| >= 2**-40 no step of `_tanh_all`
+# underflows to a subnormal, so no floating-point flag is raised (NaN propagates quietly, infinities are
+# clamped first), and the input and the result (|result| > 2**-41) are normal or zero, so flushing
+# denormals changes nothing. The steps and their order are `_tanh_all`'s.
+_TANH_SCALAR_MAX = 5        # up to this many values, float32 scalar arithmetic beats ~15 NumPy calls
+_TANH_SMALL_MAX = 64        # up to this many, the stacked form below; beyond, `_tanh_all` or the loop
+_TANH_SAFE = 2.0 ** -40
 
 
-def _tanh_python(v):
-    """`_tanh_all` for one element on float32 scalars (each product and sum rounded to float32)."""
-    if v != 0 and abs(v) < _TINY_PY:
-        v = math.copysign(0.0, v)
-    x = _F(v) if v != v else min(max(_F(v), -_T_CLAMP), _T_CLAMP)
-    x2 = x * x
-    x3 = x2 * x
-    p = _T_P[0]
-    for c in _T_P[1:]:
-        p = p * x2 + c
-    q = _T_Q[0]
-    for c in _T_Q[1:]:
-        q = q * x2 + c
-    r = float((x3 * p + x) / q)
-    return math.copysign(0.0, r) if r != 0 and abs(r) < _TINY_PY else r
+def _no_tiny(values):
+    """True when no value of the list is a non-zero below 2**-40 in magnitude (NaNs are fine)."""
+    if min(map(abs, values)) >= _TANH_SAFE:
+        return True
+    return not any(0.0 < abs(v) < _TANH_SAFE for v in values)
+
+
+def _tanh_scalars(values):
+    """`_tanh_all` on a few Python floats, each step a float32 scalar operation (rounded to float32)."""
+    a0, a1, a2, a3 = _T_A
+    b0, b1, b2, b3 = _T_B
+    out = []
+    for v in values:
+        x = _T_CLAMP if v > _T_CLAMP_PY else -_T_CLAMP if v < -_T_CLAMP_PY else _F(v)
+        x2 = x * x
+        p = ((x2 * a0 + a1) * x2 + a2) * x2 + a3
+        q = (((x2 * b0 + b1) * x2 + b2) * x2 + b3) * x2 + _ONE
+        out.append((x2 * x * p + x) / q)
+    return out
+
+
+def _stacked(rows_p, rows_q, n):
+    out = np.empty((2, n), _F)
+    out[0] = rows_p
+    out[1] = rows_q
+    return out
+
+
+@functools.lru_cache(maxsize=_TANH_SMALL_MAX + 1)
+def _tanh_constants(n):
+    """The clamp bounds and the two polynomials' coefficients as [numerator; denominator] rows of n values
+    (same-shape operands: a broadcasting ufunc call costs twice a plain one on small arrays)."""
+    bounds = (_stacked(-_T_CLAMP, -_T_CLAMP, n), _stacked(_T_CLAMP, _T_CLAMP, n))
+    return bounds + tuple(_stacked(a, b, n) for a, b in zip(_T_A, _T_B))
+
+
+def _tanh_stacked(flat):
+    """`_tanh_all` with the numerator and the denominator evaluated side by side as the rows of one
+    [2, n] array: 15 NumPy calls instead of 21 (each costs more than the arithmetic on a small array)."""
+    lo, hi, k0, k1, k2, k3 = _tanh_constants(flat.size)
+    xs = np.maximum(flat, lo)       # [x; x], clamped
+    np.minimum(xs, hi, out=xs)
+    x2s = np.multiply(xs, xs)       # [x2; x2]
+    t = np.multiply(x2s, k0)
+    t += k1
+    t *= x2s
+    t += k2
+    t *= x2s
+    t += k3                         # [p; q] before their last steps
+    xs[1] = 1.0                     # [x; 1]
+    x2s *= xs                       # [x3; x2]
+    t *= x2s
+    t += xs                         # [x3 * p + x; q * x2 + 1]
+    return np.divide(t[0], t[1])
+
+
+def _tanh_all(a):
+    x = np.clip(a, -_T_CLAMP, _T_CLAMP)
+    x2 = np.multiply(x, x, dtype=_F)
+    x3 = np.multiply(x2, x, dtype=_F)
+    p = _madd(x2, _T_A[0], _T_A[1])
+    p = _madd(p, x2, _T_A[2])
+    p = _madd(p, x2, _T_A[3])
+    q = _madd(x2, _T_B[0], _T_B[1])
+    q = _madd(q, x2, _T_B[2])
+    q = _madd(q, x2, _T_B[3])
+    q = _madd(q, x2, _F(1.0))
+    p = _madd(x3, p, x)
+    return np.divide(p, q, dtype=_F)
 
 
 def tanh(x):
     """float32 tanh as TensorFlow computes it (the same rational function on every element)."""
+    flat = x.reshape(-1)
+    n = flat.size
+    if 0 < n <= _TANH_SMALL_MAX:
+        values = flat.tolist()
+        if _no_tiny(values):
+            if n <= _TANH_SCALAR_MAX:
+                return np.array(_tanh_scalars(values), _F).reshape(x.shape)
+            if jit.built("eigen_float_tanh") is None:
+                return _tanh_stacked(flat).reshape(x.shape)
     with np.errstate(all="ignore"):
-        flat = np.ascontiguousarray(x).reshape(-1)
-        if flat.size <= _PYTHON_TAIL:
-            return np.array([_tanh_python(v) for v in flat.tolist()], _F).reshape(x.shape)
-        loop = _compiled("tanh") if flat.size >= _PACKET else None
+        loop = _compiled("tanh", n) if n >= _PACKET else None
         if loop is not None:
-            out = np.empty(flat.size, _F)
-            loop(flat, out, flat.size)
+            out = np.empty(n, _F)
+            loop(np.ascontiguousarray(flat), out, n)
             return out.reshape(x.shape)
         return _ftz(_tanh_all(_daz(flat))).reshape(x.shape)
 

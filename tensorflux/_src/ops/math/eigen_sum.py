@@ -38,10 +38,7 @@ __all__ = ["reduce_sum", "reduce_mean"]
 
 _F = np.float32
 HOT_CALLS = 3               # calls on large inputs before the compiled loops are built (numba installed)
-# Inputs smaller than this never make the compiled loops get built (they use them once built): the NumPy
-# form costs microseconds there, and importing and compiling numba costs a second -- a program's first
-# small sums must not wait for a compiler.
-COMPILE_FROM = 1 << 15
+COMPILE_FROM = jit.COMPILE_FROM    # smaller inputs never make the compiled loops get built (jit.when_hot)
 _P = 8                      # floats per AVX packet
 _LEAF = _P * 1024           # Eigen's kLeafSize (1024) in packets: longer runs are split in two
 _add_reduce = np.add.reduce
@@ -68,8 +65,7 @@ def _full_reduction_threads(n, max_threads):
 
 def _leaf_rows(x):
     """Eigen's vectorised inner-most reducer on each row of the 2-D view `x` (rows of at most 8192)."""
-    loop = (jit.when_hot("eigen_sum_rows", _compiled.build, HOT_CALLS) if x.size >= COMPILE_FROM
-            else jit.built("eigen_sum_rows"))
+    loop = jit.when_hot("eigen_sum_rows", _compiled.build, HOT_CALLS, x.size)
     if loop is not None:
         out = np.empty(x.shape[0], _F)
         loop(np.ascontiguousarray(x), out)
@@ -218,8 +214,7 @@ def _sum_columns(x):
     when the inner-most axis is kept: outputs go in packets of 8 (counted over the flattened output, not
     crossing an output row), and a packet sums 16 or more rows with four accumulators taking every fourth
     row, combined ((a0 + a1) + a2) + a3, then the rows left over; other outputs add row after row."""
-    loop = (jit.when_hot("eigen_sum_columns", _compiled.build_columns, HOT_CALLS) if x.size >= COMPILE_FROM
-            else jit.built("eigen_sum_columns"))
+    loop = jit.when_hot("eigen_sum_columns", _compiled.build_columns, HOT_CALLS, x.size)
     if loop is not None:
         out = np.empty((x.shape[0], x.shape[2]), _F)
         loop(np.ascontiguousarray(x), out)
@@ -288,6 +283,9 @@ def _sum(x, axes):
 def reduce_sum(x, axes, keepdims=False):
     """float32 `x` summed over `axes` (None: all; a tuple of non-negative ints) in TensorFlow's order."""
     if x.size <= _LEAF and (axes is None or len(axes) == x.ndim) and x.size:    # the common small total
+        if x.size < _P:     # a running sum from +0: NumPy adds fewer than 8 values in order too
+            total = _add_reduce(x.reshape(-1)) + _F(0.0)
+            return np.full((1,) * x.ndim, total, _F) if keepdims else total
         out = _leaf_rows(x.reshape(1, -1))
         return out.reshape((1,) * x.ndim if keepdims else ())
     if x.ndim == 2 and not keepdims and 1 not in x.shape:    # the common matrix cases, straight through
