@@ -67,7 +67,7 @@ def _check_channels(channels):
 
 
 def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=True, crop=None, op="DecodeImage",
-            expand_animations=False):
+            expand_animations=False, recover_truncated=False):
     """Pixels of `data` in its own format: uint8, or uint16 for PNG when asked (other formats widen later).
     A GIF gives its frames `[frames, height, width, 3]` for DecodeGif (and DecodeImage expanding
     animations), else its one frame; any other format gives one image, `[1, ...]` for DecodeGif."""
@@ -94,7 +94,8 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
     if kind == "jpeg":
         if channels == 4:
             raise _invalid("JPEG does not support 4 channels")
-        pixels = jpeg_decode.decode(data, channels, dct_method == "INTEGER_ACCURATE", fancy_upscaling)
+        pixels = jpeg_decode.decode(data, channels, dct_method == "INTEGER_ACCURATE", fancy_upscaling,
+                                    recover_truncated)
     elif kind == "png":
         pixels = png_decode.decode(data, channels, sixteen_bits)
     elif kind is None:
@@ -113,7 +114,7 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
 def _jpeg_kernel(contents, channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction,
                  dct_method):
     return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
-                   op="DecodeJpeg")
+                   op="DecodeJpeg", recover_truncated=try_recover_truncated)
 
 
 def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_recover_truncated,
@@ -122,7 +123,7 @@ def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_re
     if window.shape != (4,):
         raise _invalid(f"crop_window must be shape [4] but got shape{list(window.shape)}")
     return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
-                   crop=window, op="DecodeAndCropJpeg")
+                   crop=window, op="DecodeAndCropJpeg", recover_truncated=try_recover_truncated)
 
 
 def _gif_kernel(contents):
@@ -237,11 +238,8 @@ def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, accepta
     dct_method = dct_method.decode() if isinstance(dct_method, bytes) else str(dct_method)
     if dct_method not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
         raise _invalid("dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}")
-    if try_recover_truncated:
-        raise errors.UnimplementedError(None, None, "decode_jpeg: try_recover_truncated is not implemented in "
-                                        "tensorflux; truncated data raises InvalidArgumentError")
     return {"channels": channels, "ratio": ratio, "fancy_upscaling": bool(fancy_upscaling),
-            "try_recover_truncated": False, "acceptable_fraction": float(acceptable_fraction),
+            "try_recover_truncated": bool(try_recover_truncated), "acceptable_fraction": float(acceptable_fraction),
             "dct_method": dct_method}
 
 

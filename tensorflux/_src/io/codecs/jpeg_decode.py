@@ -164,8 +164,10 @@ def _u16(data, i):
 
 
 class _Decoder:
-    def __init__(self, data):
+    def __init__(self, data, recover=False):
         self.data = data
+        self.recover = recover      # try_recover_truncated: the data's end is an EOI, as libjpeg is told
+        self.truncated = False
         self.quant = [None] * 4
         self.dc_tables = [None] * 4
         self.ac_tables = [None] * 4
@@ -188,6 +190,8 @@ class _Decoder:
             while i < n and data[i] == 0xFF:
                 i += 1
             if i >= n:
+                if self.recover:
+                    break
                 raise JpegError("premature end of data")
             marker = data[i]
             i += 1
@@ -313,7 +317,9 @@ class _Decoder:
                     raise JpegError("quantization table missing")
                 comp.quant = self.quant[comp.tq].copy()
         segments, end = _segments(self.data, end_of_header)
-        self._decode_scan(comps, ss, se, ah, al, segments)
+        truncated = self.recover and end == len(self.data)
+        self.truncated = self.truncated or truncated
+        self._decode_scan(comps, ss, se, ah, al, segments, truncated)
         return end
 
     def _scan_blocks(self, comps):
@@ -341,7 +347,7 @@ class _Decoder:
             if need_ac and (ta > 3 or self.ac_tables[ta] is None):
                 raise JpegError("Huffman table missing")
 
-    def _decode_scan(self, comps, ss, se, ah, al, segments):
+    def _decode_scan(self, comps, ss, se, ah, al, segments, truncated=False):
         frame = self.frame
         progressive = frame.progressive
         if not progressive:
@@ -355,28 +361,39 @@ class _Decoder:
         blocks, per_unit = self._scan_blocks(comps)
         n_units = len(blocks) // per_unit
         interval = self.restart_interval or n_units or 1
-        if not progressive:
+        if not progressive and not truncated:
             compiled = jpeg_compiled.baseline_segment()
             if compiled is not None:
                 self._compiled_baseline_scan(compiled, comps, blocks, per_unit, interval, segments)
                 return
         units = [list(map(tuple, blocks[i:i + per_unit].tolist())) for i in range(0, len(blocks), per_unit)]
-        if not progressive:
+        if not progressive and not truncated:
             self._baseline_scan(comps, units, interval, segments)
             return
         seg_index = 0
         for first in range(0, len(units), interval):
             if seg_index >= len(segments):
+                if truncated:
+                    return
                 raise JpegError("premature end of data")
-            bits = _Bits(segments[seg_index])
+            last = truncated and seg_index == len(segments) - 1
+            # Truncated data (libjpeg's "insufficient data"): the unit that needs bits past the end is
+            # decoded with zero bits, the units after it are left as they are (zero, or earlier scans').
+            bits = _Bits(segments[seg_index] + b"\x00" * 8192 if last else segments[seg_index])
+            real_bits = len(segments[seg_index]) * 8
             seg_index += 1
             predictions = [0] * len(comps)
             self.eobrun = 0
             for unit in units[first:first + interval]:
+                if last and bits.pos > real_bits:
+                    return
                 for index, row, col in unit:
                     comp, td, ta = comps[index]
                     block = comp.coefs[row, col]
-                    if ss == 0:
+                    if not progressive:
+                        self._baseline_block(bits, block, self.dc_tables[td].list(), self.ac_tables[ta].list(),
+                                             predictions, index)
+                    elif ss == 0:
                         if ah == 0:
                             t = bits.decode(self.dc_tables[td].list())
                             if t > 16:
@@ -471,6 +488,29 @@ class _Decoder:
         for (comp, _, _), start, size in zip(comps, offsets[:-1], sizes):
             comp.coefs = flat[start:start + size].reshape(comp.coefs.shape)
 
+    @staticmethod
+    def _baseline_block(bits, block, dc, ac, predictions, index):
+        """One block of a sequential scan, read bit by bit (the path for truncated data)."""
+        t = bits.decode(dc)
+        if t > 16:
+            raise JpegError("bad DC difference")
+        predictions[index] += bits.extend(t)
+        block[0] = predictions[index]
+        k = 1
+        while k < 64:
+            rs = bits.decode(ac)
+            r, size = rs >> 4, rs & 15
+            if size:
+                k += r
+                if k > 63:
+                    raise JpegError("bad AC run")
+                block[_ZZ[k]] = bits.extend(size)
+            elif r != 15:
+                break
+            else:
+                k += 15
+            k += 1
+
     def _ac_first(self, bits, block, ss, se, al, table):
         if self.eobrun > 0:
             self.eobrun -= 1
@@ -529,8 +569,6 @@ class _Decoder:
     # -- pixels --------------------------------------------------------------------------------------
     def _pixels(self, accurate):
         frame = self.frame
-        if len(frame.components) == 4:
-            raise JpegError("4-component (CMYK) JPEG images are not supported by tensorflux")
         planes = []
         for comp in frame.components:
             if comp.quant is None:
@@ -543,8 +581,11 @@ class _Decoder:
         return frame, planes, self.colour_transform()
 
     def colour_transform(self):
-        """Whether three components are YCbCr (libjpeg's rules: Adobe's flag, else JFIF, else the ids)."""
+        """Whether three components are YCbCr (libjpeg's rules: Adobe's flag, else JFIF, else the ids); for
+        four, whether they are YCCK (Adobe's flag 2) rather than CMYK."""
         frame = self.frame
+        if len(frame.components) == 4:
+            return self.adobe_transform == 2
         if len(frame.components) != 3:
             return False
         if self.adobe_transform is not None:
@@ -555,12 +596,17 @@ class _Decoder:
         return ids != [82, 71, 66]
 
 
-def decode(data, channels=0, accurate=False, fancy_upscaling=True):
+def decode(data, channels=0, accurate=False, fancy_upscaling=True, recover_truncated=False):
     """`[height, width, channels]` uint8 pixels of JPEG bytes; channels 0 keeps the file's (1 or 3).
     `accurate` picks the accurate integer IDCT (TensorFlow's "INTEGER_ACCURATE"); the default is the fast
     one, which TensorFlow's `dct_method=''` maps to."""
     try:
-        frame, planes, ycc = _Decoder(bytes(data)).run(accurate)
+        decoder = _Decoder(bytes(data), recover_truncated)
+        frame, planes, ycc = decoder.run(accurate)
+        if len(frame.components) == 4 and channels == 1:
+            raise JpegError("Unsupported color conversion request")   # libjpeg has no CMYK -> grayscale
     except JpegError as e:
-        raise invalid(f"Invalid JPEG data or crop window, data size {len(data)}: {e}") from None
-    return jpeg_pixels.to_pixels(frame, planes, ycc, channels, fancy_upscaling)
+        raise invalid(f"jpeg::Uncompress failed. Invalid JPEG data or crop window. ({e}; data size {len(data)})") \
+            from None
+    return jpeg_pixels.to_pixels(frame, planes, ycc, channels, fancy_upscaling,
+                                 adobe=decoder.adobe_transform is not None)

@@ -197,9 +197,30 @@ def _rgb_to_gray(r, g, b):
             >> _SCALE).astype(np.uint8)
 
 
-def to_pixels(frame, planes, ycc, channels, fancy=True):
+def _cmyk_to_rgb(full, ycck, adobe):
+    """TensorFlow's RGB of a four-component image: libjpeg gives CMYK (from YCCK: C, M, Y = 255 - R, G, B of
+    the YCC part), which TensorFlow takes as inverted (Adobe's convention) when the file has an Adobe marker:
+    R = K * C / 255; without one as plain: R = (255 - K) * (255 - C) / 255 (integer division)."""
+    if ycck:
+        rgb = _ycc_to_rgb(full[0], full[1], full[2]).astype(np.int64)
+        c, m, y = (255 - rgb[..., i] for i in range(3))
+    else:
+        c, m, y = (full[i].astype(np.int64) for i in range(3))
+    k = full[3].astype(np.int64)
+    if adobe:
+        out = [k * v // 255 for v in (c, m, y)]
+    else:
+        out = [(255 - k) * (255 - v) // 255 for v in (c, m, y)]
+    return np.stack(out, axis=-1).astype(np.uint8)
+
+
+def to_pixels(frame, planes, ycc, channels, fancy=True, adobe=False):
     width, height = frame.width, frame.height
     comps = frame.components
+    if len(comps) == 4:
+        full = [_upsample(p, frame.hmax // c.h, frame.vmax // c.v, width, height, fancy)
+                for p, c in zip(planes, comps)]
+        return _cmyk_to_rgb(full, ycc, adobe)
     if len(comps) == 1 or (channels == 1 and ycc):
         gray = _upsample(planes[0], frame.hmax // comps[0].h, frame.vmax // comps[0].v, width, height)
         gray = gray.astype(np.uint8)

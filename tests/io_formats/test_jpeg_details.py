@@ -1,0 +1,59 @@
+"""JPEG decoding details against TensorFlow 2.21's pixels (fixtures/jpeg_details.npz, made by
+make_jpeg_details.py in an interpreter with TensorFlow and PIL): CMYK files with and without Adobe's
+marker, and truncated baseline and progressive files with `try_recover_truncated=True`."""
+import os
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+FIXTURES = np.load(os.path.join(os.path.dirname(__file__), "fixtures", "jpeg_details.npz"))
+
+
+def blob(name):
+    return FIXTURES[name].tobytes()
+
+
+@pytest.mark.parametrize("name, kwargs, expected", [
+    ("cmyk", {}, "cmyk_pixels"), ("cmyk", {"channels": 3}, "cmyk_pixels"),
+    ("cmyk_plain", {}, "cmyk_plain_pixels"), ("cmyk", {"dct_method": "INTEGER_ACCURATE"}, "cmyk_accurate_pixels")])
+def test_cmyk_jpegs_decode_to_tensorflows_rgb(name, kwargs, expected):
+    got = tf.io.decode_jpeg(blob(name), **kwargs)
+    assert got.shape == (13, 19, 3)
+    np.testing.assert_array_equal(got.numpy(), FIXTURES[expected])
+    np.testing.assert_array_equal(tf.io.decode_image(blob(name)).numpy(), FIXTURES["cmyk_pixels"] if name == "cmyk"
+                                  else FIXTURES[expected])
+
+
+def test_cmyk_has_no_grayscale_or_four_channel_output():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="jpeg::Uncompress failed. Invalid JPEG data or crop "
+                                                             "window."):
+        tf.io.decode_jpeg(blob("cmyk"), channels=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="JPEG does not support 4 channels"):
+        tf.io.decode_jpeg(blob("cmyk"), channels=4)
+
+
+# A cut inside the entropy-coded data: libjpeg-turbo's pixels for the unit where the data runs out (and
+# after it) are not yet matched; tensorflux decodes that unit with zero bits and leaves the rest as it is.
+_CUT_IN_SCAN = pytest.mark.xfail(strict=True, reason="libjpeg-turbo's insufficient-data unit not matched")
+
+
+@pytest.mark.parametrize("kind, cut", [("base", 768), pytest.param("base", 761, marks=_CUT_IN_SCAN), ("prog", 678),
+                                       pytest.param("prog", 671, marks=_CUT_IN_SCAN)])
+def test_truncated_jpegs_recover_as_tensorflow_does(kind, cut):
+    data = blob(kind)[:cut]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="jpeg::Uncompress failed. Invalid JPEG data or crop "
+                                                             "window."):
+        tf.io.decode_jpeg(data)
+    got = tf.io.decode_jpeg(data, try_recover_truncated=True, acceptable_fraction=0.5)
+    np.testing.assert_array_equal(got.numpy(), FIXTURES[f"{kind}_cut{cut}"])
+    traced = tf.function(lambda s: tf.io.decode_jpeg(s, try_recover_truncated=True))(tf.constant(data))
+    np.testing.assert_array_equal(traced.numpy(), FIXTURES[f"{kind}_cut{cut}"])
+
+
+def test_recovery_still_refuses_a_file_cut_before_its_image_data():
+    data = blob("base")
+    header_end = data.index(b"\xff\xda")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="jpeg::Uncompress failed"):
+        tf.io.decode_jpeg(data[:header_end], try_recover_truncated=True)
