@@ -102,3 +102,37 @@ def test_checkpoint_round_trip_in_both_modes(tmp_path, monkeypatch, fsyncs, dura
     v.assign([0.0, 0.0])
     checkpoint.read(path).assert_consumed()
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("durable, expected", [("0", []), ("1", ["file", "directory"])])
+def test_atomic_path_writes_by_name_and_syncs_only_when_durable(tmp_path, monkeypatch, fsyncs, durable, expected):
+    monkeypatch.setenv(atomic.DURABLE_SAVES_VARIABLE, durable)
+    target = tmp_path / "w.bin"
+    target.write_bytes(b"old")
+    with atomic.atomic_path(target) as temporary:
+        assert os.path.dirname(temporary) == str(tmp_path) and temporary != str(target)
+        with open(temporary, "wb") as f:
+            f.write(b"new")
+        assert target.read_bytes() == b"old"          # nothing replaced before the block ends
+    assert target.read_bytes() == b"new" and fsyncs == expected
+    with pytest.raises(RuntimeError):
+        with atomic.atomic_path(target) as temporary:
+            with open(temporary, "wb") as f:
+                f.write(b"half")
+            raise RuntimeError("killed")
+    assert target.read_bytes() == b"new" and os.listdir(tmp_path) == ["w.bin"]
+
+
+@pytest.mark.parametrize("durable", ["0", "1"])
+def test_keras_weight_files_in_both_modes(tmp_path, monkeypatch, fsyncs, durable):
+    pytest.importorskip("h5py")
+    monkeypatch.setenv(atomic.DURABLE_SAVES_VARIABLE, durable)
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    path = str(tmp_path / "m.weights.h5")
+    model.save_weights(path)
+    assert fsyncs == ([] if durable == "0" else ["file", "directory"])
+    other = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    other.load_weights(path)
+    for a, b in zip(model.get_weights(), other.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert os.listdir(tmp_path) == ["m.weights.h5"]

@@ -18,7 +18,7 @@ import os
 import re
 import threading
 
-__all__ = ["atomic_write", "temporary_sibling", "temporary_directory", "remove_stale_temporaries",
+__all__ = ["atomic_write", "atomic_path", "temporary_sibling", "temporary_directory", "remove_stale_temporaries",
            "temporary_prefix", "durable_saves", "sync_file", "sync_directory", "DURABLE_SAVES_VARIABLE"]
 
 DURABLE_SAVES_VARIABLE = "TENSORFLUX_DURABLE_SAVES"
@@ -151,6 +151,29 @@ def atomic_write(path):
         with f:
             yield f
             sync_file(f)
+        os.replace(tmp, path)
+        sync_directory(os.path.dirname(os.path.abspath(os.fspath(path))))
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """The path of an empty temporary sibling for a writer that opens files by name (h5py's own file driver
+    writes faster than through a Python file object); it replaces `path` when the block ends without error.
+
+        with atomic_path("model.weights.h5") as tmp:
+            h5py.File(tmp, "w")...
+    """
+    f, tmp = temporary_sibling(path)
+    f.close()
+    try:
+        yield tmp
+        if durable_saves():
+            with open(tmp, "rb+") as written:
+                os.fsync(written.fileno())
         os.replace(tmp, path)
         sync_directory(os.path.dirname(os.path.abspath(os.fspath(path))))
     except BaseException:
