@@ -190,7 +190,8 @@ def write_weights(model, target):
             group = f.create_group(f"{path}/vars" if path else "vars")
             group.attrs["name"] = obj.name
             for i, variable in enumerate(variables):
-                group.create_dataset(str(i), data=variable.numpy())
+                # a read-only view of the current value: h5py copies it into the file, no copy is needed first
+                group.create_dataset(str(i), data=np.asarray(variable.read_value()))
             if _named_weights(obj):
                 store = {}
                 obj.save_own_variables(store)

@@ -3,7 +3,7 @@
 import os
 
 from ..models.model import Model
-from ...io.atomic import atomic_write
+from ...io.atomic import atomic_path
 from . import h5_layout
 from .keras_archive import load_weights_from_archive
 
@@ -17,9 +17,10 @@ def _save_weights(model, filepath, overwrite):
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath} already exists and overwrite=False.")
     h5_layout.require_h5py()
-    # Written beside the target and renamed over it, so a crash mid-save keeps the previous weights.
-    with atomic_write(filepath) as f:
-        h5_layout.write_weights(model, f)
+    # Written beside the target and renamed over it, so a crash mid-save keeps the previous weights; by
+    # name, so that h5py writes through its own file driver rather than calls into a Python file object.
+    with atomic_path(filepath) as temporary:
+        h5_layout.write_weights(model, temporary)
 
 
 def _load_weights(model, filepath, skip_mismatch):
