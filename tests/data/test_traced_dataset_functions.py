@@ -237,3 +237,32 @@ def test_fewer_files_than_workers(text_files, kind):
                                                              r"required 2 shards/workers."):
         _read_as_worker(make(), worker=0)
     assert _read_as_worker(make(), worker=1) == ([], True)
+
+
+def test_get_next_as_optional_eagerly_and_inside_tf_function():
+    @tf.function(autograph=False)
+    def present(d):
+        optional = iter(d).get_next_as_optional()
+        return optional.has_value(), optional.get_value()
+
+    assert [t.numpy().item() for t in present(tf.data.Dataset.range(3, 5))] == [True, 3]
+
+    @tf.function(autograph=False)
+    def absent():
+        return iter(tf.data.Dataset.range(0)).get_next_as_optional().get_value()
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match="The given optional does not have a value."):
+        absent()
+    it = iter(tf.data.Dataset.range(1))
+    first = it.get_next_as_optional()
+    assert (bool(first.has_value()), int(first.get_value())) == (True, 0)
+    empty = it.get_next_as_optional()
+    assert not bool(empty.has_value())
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"The given optional does not have a value. "
+                                                             r"\[Op:OptionalGetValue\]"):
+        empty.get_value()
+    # An iterator made outside: each call of the function pulls from it, and its end stays the end.
+    outside = iter(tf.data.Dataset.range(2))
+    pulled = tf.function(lambda: outside.get_next_as_optional().has_value())
+    assert [bool(pulled()) for _ in range(4)] == [True, True, False, False]
+    assert tf.data.experimental.get_next_as_optional(iter(tf.data.Dataset.range(1))).get_value().numpy() == 0

@@ -183,8 +183,10 @@ UNREACHABLE = {
     "TensorListGetItemOrZeros": _GRADIENT_ONLY.format("TensorListSetItem") + " (a tensorflux op type)",
     "TensorListScatterRows": _GRADIENT_ONLY.format("TensorListGather") + " (a tensorflux op type)",
     "TensorListGatherLike": _GRADIENT_ONLY.format("TensorListScatterIntoExistingList") + " (a tensorflux op type)",
-    "IteratorGetNextAsOptional": "tensorflux's iterators lack the public get_next_as_optional() that creates it "
-                                 "in TensorFlow (data/ room)",
+    "IteratorGetNextAsOptional": "made by an iterator's get_next_as_optional() inside a tf.function; its input is "
+                                 "the iterator resource, never a tensor of the caller's choosing",
+    "OptionalGetValue": "made by Optional.get_value() on an iterator's get_next_as_optional() inside a "
+                        "tf.function; its inputs are that op's outputs",
     "IgammaGradA": _GRADIENT_ONLY.format("Igamma") + " (its public name tf.math.igamma_grad_a is in "
                                                       "tf.raw_ops only)",
     "ReduceDataset": "made by a for loop over a tf.data.Dataset inside a tf.function (AutoGraph), whose inputs are "

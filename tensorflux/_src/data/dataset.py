@@ -194,6 +194,14 @@ NEXT_OPTIONAL = OpDef("IteratorGetNextAsOptional",
                       _k_next_optional, stateful=True, multi=True)
 NEXT = OpDef("IteratorGetNext", lambda i, a: [(s.dtype, s.shape) for s in a["specs"]], _k_next, stateful=True,
              multi=True)
+def _k_optional_get_value(has, *values):
+    if not has:
+        raise InvalidArgumentError(None, None, "The given optional does not have a value.")
+    return tuple(values)
+
+
+OPTIONAL_GET_VALUE = OpDef("OptionalGetValue", lambda i, a: [(t.dtype, t.shape) for t in i[1:]],
+                           _k_optional_get_value, multi=True)
 # A dataset made inside a tf.function from tensors the graph computes: the recipe, bound to their values
 # when the graph runs (graph_values.py).
 BOUND_DATASET = OpDef("BoundDataset", lambda i, a: [(_dt.variant, TensorShape([]))], _k_bound_dataset,
@@ -238,6 +246,40 @@ def _deferred_count(dataset, method, count, kind):
     values = deferred([count])
     return Dataset(dataset._element_spec, lambda: method(dataset, int(values()[0]))._arrays(), kind,
                    Dataset.UNKNOWN)
+
+
+class Optional:
+    """`tf.experimental.Optional`: a value that may be absent (`from_value(v)`, `empty(element_spec)`, or an
+    iterator's `get_next_as_optional()`; inside a tf.function that one's presence is a bool tensor known when
+    the graph runs, and `get_value()` is an OptionalGetValue op failing then if it is absent)."""
+
+    def __init__(self, value, element_spec, has=None):
+        self._value, self._element_spec, self._has = value, element_spec, has
+
+    @staticmethod
+    def from_value(value):
+        value = nest.map_structure(_convert.convert_to_tensor, value)
+        return Optional(value, nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), value))
+
+    @staticmethod
+    def empty(element_spec):
+        return Optional(None, element_spec)
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def has_value(self, name=None):
+        return self._has if self._has is not None else _convert.constant(self._value is not None)
+
+    def get_value(self, name=None):
+        if self._has is not None:
+            flat = nest.flatten(self._value)
+            values = apply(OPTIONAL_GET_VALUE, [self._has] + flat, None, "OptionalGetValue")
+            return nest.pack_sequence_as(self._value, list(values))
+        if self._value is None:
+            raise eager_error(InvalidArgumentError, "The given optional does not have a value.", "OptionalGetValue")
+        return self._value
 
 
 class Dataset:
@@ -631,6 +673,11 @@ class OwnedIterator:
     def get_next(self):
         return next(self)
 
+    def get_next_as_optional(self):
+        out = apply(NEXT_OPTIONAL, (self._resource,), {"specs": tuple(nest.flatten(self._structure))},
+                    "IteratorGetNextAsOptional")
+        return Optional(nest.pack_sequence_as(self._structure, list(out[1:])), self._structure, has=out[0])
+
     def _ag_for_stmt(self, extra_test, body, get_state, set_state, names):
         _iterator_loop(self._resource, self._structure, extra_test, body, get_state, set_state, names)
 
@@ -698,6 +745,20 @@ class Iterator:
 
     def get_next(self):
         return next(self)
+
+    def get_next_as_optional(self):
+        """The next element as an Optional, empty at the end; inside a tf.function, an
+        IteratorGetNextAsOptional op pulling from this iterator when the graph runs."""
+        if _state.graph is not None:
+            specs = self._dataset.element_spec
+            _check_tensor_elements(specs, "`get_next_as_optional()` inside a tf.function")
+            pulls = VariantTensor(_PythonIterator(iter(self._next_arrays, None)))   # ends when the data does
+            out = apply(NEXT_OPTIONAL, (pulls,), {"specs": tuple(nest.flatten(specs))}, "IteratorGetNextAsOptional")
+            return Optional(nest.pack_sequence_as(specs, list(out[1:])), specs, has=out[0])
+        try:
+            return Optional.from_value(next(self))
+        except StopIteration:
+            return Optional.empty(self.element_spec)
 
     def __tf_tracing_type__(self, context):
         return Weakref(self)

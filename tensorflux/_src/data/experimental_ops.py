@@ -17,7 +17,7 @@ from ..io import records as _records
 from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
-from .dataset import Dataset, stack_components
+from .dataset import Dataset, Optional, stack_components
 
 SHARD_HINT = -1   # "use the worker's index as the shard": a placeholder for AutoShardPolicy.HINT
 
@@ -280,40 +280,9 @@ def pad_to_cardinality(cardinality, mask_key="valid"):
     return apply
 
 
-class Optional:
-    """A value that may be absent: `Optional.from_value(v)` or `Optional.empty(element_spec)`."""
-
-    def __init__(self, value, element_spec):
-        self._value, self._element_spec = value, element_spec
-
-    @staticmethod
-    def from_value(value):
-        value = nest.map_structure(_convert.convert_to_tensor, value)
-        return Optional(value, nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), value))
-
-    @staticmethod
-    def empty(element_spec):
-        return Optional(None, element_spec)
-
-    @property
-    def element_spec(self):
-        return self._element_spec
-
-    def has_value(self, name=None):
-        return _convert.constant(self._value is not None)
-
-    def get_value(self, name=None):
-        if self._value is None:
-            raise InvalidArgumentError(None, None, "The optional does not have a value.")
-        return self._value
-
-
 def get_next_as_optional(iterator):
     """The iterator's next element as an Optional (empty at the end)."""
-    try:
-        return Optional.from_value(next(iterator))
-    except StopIteration:
-        return Optional.empty(iterator.element_spec)
+    return iterator.get_next_as_optional()
 
 
 class SqlDataset(Dataset):
