@@ -133,6 +133,24 @@ def test_reduce_and_datasets_of_arguments_inside_tf_function():
     assert int(literal()) == 6
 
 
+def test_datasets_derived_from_a_dataset_argument_inside_tf_function():
+    @tf.function
+    def doubled_batch_sums(ds):
+        s = tf.constant(0, tf.int64)
+        for x in ds.map(lambda v: v * 2).batch(2):
+            s += tf.reduce_sum(x)
+        return s
+
+    assert (int(doubled_batch_sums(tf.data.Dataset.range(4))), int(doubled_batch_sums(tf.data.Dataset.range(6)))) \
+        == (12, 30)
+
+    @tf.function
+    def first_two(ds):
+        return ds.take(2).reduce(tf.constant(0, tf.int64), lambda a, b: a + b)
+
+    assert int(first_two(tf.data.Dataset.range(10, 20))) == 21
+
+
 def test_next_on_iter_inside_tf_function():
     @tf.function(autograph=False)
     def first_two(d):

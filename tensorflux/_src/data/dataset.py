@@ -9,6 +9,11 @@ pulls the next element — so the graph's size does not depend on the data, and 
     ds = tf.data.Dataset.from_tensor_slices(([1, 5, 0], [4, 2, 7]))
     for x, y in ds:            # eagerly: tensors; in a tf.function: one While op
         ...
+
+A dataset made while a function is traced may read symbolic tensors (`from_tensor_slices(x)` of an
+argument, a dataset argument's stand-in): its sources read them through `graph_values`, and the graph
+binds the recipe to their values when it runs (the BoundDataset op). `iter(dataset)` in a graph is an
+`OwnedIterator`: its `next()` is an IteratorGetNext op, so the Python iteration never ends by itself.
 """
 import itertools
 import threading
