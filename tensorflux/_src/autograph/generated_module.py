@@ -18,10 +18,11 @@ code (`tf__f`, `ag__.if_stmt`, `get_state`, ...). The file has TensorFlow's layo
         return inner_factory
 
 `generated_function_code(fn)` returns the code object of `tf__f`, compiled from that text under the
-file's name; `api` makes the function from it with the original's globals and closure cells (plus a cell
-holding `generated_runtime.ag__`), without running the module. The text is produced only from the
-user's own function source (the same source the lean conversion compiles); nothing read from any other
-file reaches it. The files are private (mode 0600, unique names) and removed when the process exits.
+file's name, and a map from the file's lines to the user's; `api` makes the function from the code with
+the original's globals and closure cells (plus a cell holding the `ag__` of `generated_runtime`), without
+running the module. The text is produced only from the user's own function source (the same source the
+lean conversion compiles) and is compiled from memory, never read back; nothing read from any other file
+reaches it. The files are private (mode 0600, unique names) and removed when the process exits.
 """
 import ast
 import atexit
