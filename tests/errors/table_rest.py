@@ -174,6 +174,9 @@ UNREACHABLE = {
     "MirrorPadGrad": _GRADIENT_ONLY.format("MirrorPad"),
     "SumToShape": "tensorflux-internal: sums a broadcast gradient back to its input's shape",
     "WhileGrad": _GRADIENT_ONLY.format("While") + " (a tensorflux op type)",
+    "WhileHistoryUnzip": _GRADIENT_ONLY.format("While") + " taken under a recording tape (a tensorflux op type: "
+                         "its input is the loop's own history output)",
+    "WhileHistoryZip": _GRADIENT_ONLY.format("WhileHistoryUnzip") + " (a tensorflux op type)",
     "TensorListZerosLike": _GRADIENT_ONLY.format("the TensorList ops") + " (a tensorflux op type)",
     "TensorListAddN": _GRADIENT_ONLY.format("the TensorList ops") + " (a tensorflux op type)",
     "TensorListClearItem": _GRADIENT_ONLY.format("TensorListSetItem") + " (a tensorflux op type)",

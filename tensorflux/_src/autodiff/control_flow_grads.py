@@ -20,6 +20,7 @@ from ..ops.control_flow import tensor_array as _tensor_array
 from ..ops.registry import OPS, OpDef, apply
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
+from . import while_reverse_loop as _reverse
 from .backprop import backprop
 
 __all__ = ["replay", "WHILE_GRAD"]
@@ -143,10 +144,20 @@ def _while_grad(op, *grads):
     if not attrs.get("keep_history"):
         op.attrs = attrs = {**attrs, "keep_history": True}  # a new dict: copies of this op may share the old one
         op.outputs.append(SymbolicTensor(op, len(op.outputs), _dt.variant, TensorShape([])))
+        _reverse.watch_history(op, op.outputs[n_vars])
     history = op.outputs[n_vars]
+    history_grad = grads[n_vars] if len(grads) > n_vars else None
+    cap_positions = [k for k, t in enumerate(body_caps) if _differentiable(t)]
+    if _reverse.wants_differentiable_gradient(history_grad):
+        # Another gradient may be taken of this one: a While of ordinary ops instead of a WhileGrad.
+        seeds = [g if g is not None else _tensor_array.gradient_zeros(t)
+                 for g, t in zip(grads[:n_vars], op.outputs[:n_vars])]
+        templates = [_value_of(body_caps[k]) for k in cap_positions]
+        outs = _reverse.differentiable_reverse_loop(op, history, history_grad, seeds, templates, cap_positions,
+                                                    replay)
+        return _input_grads(op, outs, n_vars, n_cond, cap_positions)
     var_specs = [_cf.LoopVar(p.dtype, p.shape, f"v{i}") for i, p in enumerate(body_graph.inputs[:n_vars])]
     grad_specs = [_cf.LoopVar(p.dtype, p.shape, f"g{i}") for i, p in enumerate(body_graph.inputs[:n_vars])]
-    cap_positions = [k for k, t in enumerate(body_caps) if _differentiable(t)]
 
     def body_grad(*args):
         inner = _state.graph
@@ -172,6 +183,11 @@ def _while_grad(op, *grads):
     output_types = [(t.dtype, t.shape) for t in grad_out]
     outs = apply(WHILE_GRAD, inputs, {"grad_graph": grad_graph, "n_vars": n_vars, "n_templates": len(templates),
                                        "output_types": output_types}, "while_grad")
+    return _input_grads(op, outs, n_vars, n_cond, cap_positions)
+
+
+def _input_grads(op, outs, n_vars, n_cond, cap_positions):
+    """The While's input gradients from a reverse loop's outputs (loop variables', then captures')."""
     result = [None] * len(op.inputs)
     for i in range(n_vars):
         if _differentiable(op.inputs[i]):
@@ -185,3 +201,6 @@ for _name in ("If", "StatelessIf"):
     OPS[_name].grad = _if_grad
 for _name in ("While", "StatelessWhile"):
     OPS[_name].grad = _while_grad
+    # Outputs no gradient reached arrive as None: the history output's gradient must be told apart from
+    # "none" (a higher-order gradient sends one), and seeds are zero-filled above anyway.
+    OPS[_name].none_grads = True

@@ -138,7 +138,19 @@ def _k_zeros_list(items):
 def _k_add_lists(a, b):
     n = max(len(a), len(b))
     a, b = tuple(a) + (None,) * (n - len(a)), tuple(b) + (None,) * (n - len(b))
-    return tuple(y if x is None else x if y is None else x + y for x, y in zip(a, b))
+    return tuple(_add_items(x, y) for x, y in zip(a, b))
+
+
+def _add_items(x, y):
+    """Two items of gradient lists; an item that is itself a tuple (a While history's iteration, a list
+    inside a list) adds item by item, not by concatenation."""
+    if x is None:
+        return y
+    if y is None:
+        return x
+    if isinstance(x, tuple):
+        return _k_add_lists(x, y)
+    return x + y
 
 
 def _k_clear_item(items, index):
@@ -186,13 +198,26 @@ def _k_clear_items(items, indices):
     return tuple(items)
 
 
+# The gradient ops' own gradients (a gradient through a loop differentiated again reads and builds
+# gradient lists): an item read from a list sends its gradient back as a one-item list, and back.
+def _one_item_grad(op, grad):
+    _, index, value = op.inputs
+    return [None, None, apply(GET_OR_ZEROS, (grad, index, value), None, "TensorListGetItemOrZeros")]
+
+
+def _get_or_zeros_grad(op, grad):
+    items, index, _ = op.inputs
+    return [apply(ONE_ITEM, (items, index, grad), None, "TensorListOneItem"), None, None]
+
+
 _LIST = lambda i, a: [_FLOW]  # noqa: E731 - every list-valued op infers the same flow type
-ZEROS_LIST = OpDef("TensorListZerosLike", _LIST, _k_zeros_list)
-ADD_LISTS = OpDef("TensorListAddN", _LIST, _k_add_lists)
+ZEROS_LIST = OpDef("TensorListZerosLike", _LIST, _k_zeros_list, grad=lambda op, grad: [None])
+ADD_LISTS = OpDef("TensorListAddN", _LIST, _k_add_lists, grad=lambda op, grad: [grad, grad])
 CLEAR_ITEM = OpDef("TensorListClearItem", _LIST, _k_clear_item)
-ONE_ITEM = OpDef("TensorListOneItem", _LIST, _k_one_item)
+ONE_ITEM = OpDef("TensorListOneItem", _LIST, _k_one_item, grad=_one_item_grad)
 STACK_LIKE = OpDef("TensorListStackLike", lambda i, a: [(i[1].dtype, i[1].shape)], _k_stack_like)
-GET_OR_ZEROS = OpDef("TensorListGetItemOrZeros", lambda i, a: [(i[2].dtype, i[2].shape)], _k_get_or_zeros)
+GET_OR_ZEROS = OpDef("TensorListGetItemOrZeros", lambda i, a: [(i[2].dtype, i[2].shape)], _k_get_or_zeros,
+                     grad=_get_or_zeros_grad)
 SCATTER_ROWS = OpDef("TensorListScatterRows", _LIST, _k_scatter_rows)
 GATHER_LIKE = OpDef("TensorListGatherLike", lambda i, a: [(i[2].dtype, i[2].shape)], _k_gather_like)
 CLEAR_ITEMS = OpDef("TensorListClearItems", _LIST, _k_clear_items)
@@ -242,6 +267,18 @@ def _scatter_grad(op, grad):
 
 def _range_like(t):
     return _creators.range(_shape_ops.shape(t)[0])
+
+
+# Gradients of the list-gradient ops above, for gradients taken again (the reverse loop of a While
+# differentiated a second time runs them): each is the matching read/write of the incoming gradient list.
+CLEAR_ITEM.grad = lambda op, grad: [apply(CLEAR_ITEM, (grad, op.inputs[1]), None, "ClearItem"), None]
+CLEAR_ITEMS.grad = lambda op, grad: [apply(CLEAR_ITEMS, (grad, op.inputs[1]), None, "ClearItems"), None]
+STACK_LIKE.grad = lambda op, grad: [apply(SCATTER_ROWS, (op.inputs[0], _range_like(grad), grad), None, "Unstack"),
+                                    None]
+SCATTER_ROWS.grad = lambda op, grad: [None, None, apply(GATHER_LIKE, (grad, op.inputs[1], op.inputs[2]), None,
+                                                        "Gather")]
+GATHER_LIKE.grad = lambda op, grad: [apply(SCATTER_ROWS, (op.inputs[0], op.inputs[1], grad), None, "Scatter"),
+                                     None, None]
 
 
 RESERVE = OpDef("TensorListReserve", lambda i, a: [_FLOW], _k_reserve, grad=lambda op, grad: [None])
