@@ -252,6 +252,30 @@ def test_tiering_leaves_small_or_inexact_functions_alone(monkeypatch):
     assert len(started) == 1
 
 
+def test_a_function_holding_a_loop_tiers_after_a_tenth_of_the_calls(monkeypatch):
+    monkeypatch.setattr(tiering, "_THRESHOLD", [30])
+    started = []
+    monkeypatch.setattr(tiering, "compile_in_background", lambda lowered, *a: started.append(lowered))
+
+    def loop(x):
+        while tf.reduce_sum(x) > 1:
+            x = tf.tanh(x)
+        return x
+    looping, chain = tf.function(loop), tf.function(_chain)
+    x = tf.constant([0.6, 0.5, 0.7], dtype=tf.float32) * 5
+    for _ in range(2):
+        looping(x), chain(x)
+    assert not started
+    looping(x), chain(x)                   # the third call (30 // 10): only the loop is compiled
+    assert len(started) == 1 and "while True:" in started[0].source
+    for _ in range(26):
+        chain(x)
+    assert len(started) == 1
+    chain(x)                               # the 30th call of the chain
+    assert len(started) == 2 and "while" not in started[1].source
+    assert tiering.loop_threshold(0) == 0 and tiering.loop_threshold(1) == 1 and tiering.loop_threshold(5) == 1
+
+
 def test_set_jit_autoclustering_tiers_from_the_first_call(monkeypatch):
     from tensorflux._src.framework import context
     monkeypatch.setattr(tiering, "_THRESHOLD", [0])

@@ -81,7 +81,11 @@ class ConcreteFunction:
         # (the countdown); False never compiles.
         self._jit_compile = jit_compile
         self._lowering = None          # (Lowered or None, Unsupported or None), made by jit_compile.py
-        self._countdown = 0 if jit_compile is not None else tiering.threshold()
+        threshold = tiering.threshold() if jit_compile is None else 0
+        # A function holding a loop is looked at after `tiering.loop_threshold()` calls (its calls cost a
+        # loop's worth of NumPy calls each); anything else after `threshold` calls.
+        self._countdown = tiering.loop_threshold(threshold)
+        self._countdown_rest = threshold - self._countdown
         self._captures = None
         self._plan = None
         self._compiled_intermediates = None
@@ -119,6 +123,11 @@ class ConcreteFunction:
 
     def _tier_up(self, arrays, captures):
         """Hot: compiles the graph in the background when it lowers exactly; calls switch when ready."""
+        if self._countdown_rest:     # the early look: only a function holding a loop tiers this soon
+            if not tiering.holds_loop(self.graph):
+                self._countdown, self._countdown_rest = self._countdown_rest, 0
+                return
+            self._countdown_rest = 0
         lowered = _jit.worth_tiering(self)     # before asking for numba: a small graph never imports it
         if lowered is None or tiering.numba_module() is None:
             return

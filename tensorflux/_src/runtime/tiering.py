@@ -3,7 +3,8 @@
 Two ways in:
 - `jit_compile=True` (`tf.function(..., jit_compile=True)`): compiled on the first call, synchronously.
 - A hot function: after `threshold()` calls (environment `TENSORFLUX_JIT_THRESHOLD`, default 100; `0`
-  turns automatic tiering off; `tf.config.optimizer.set_jit(True)` in TensorFlow's sense makes it 1)
+  turns automatic tiering off; `tf.config.optimizer.set_jit(True)` in TensorFlow's sense makes it 1), or a
+  tenth of that for a function holding a While loop (each of its calls is a loop of NumPy calls)
   the kernel is built in a background thread from the arguments of that call; calls keep running the
   generated NumPy code and switch when the kernel is ready, never waiting for it. Only kernels whose
   values are bit-equal to the NumPy path's (`Lowered.exact`) are tiered automatically.
@@ -52,6 +53,20 @@ def threshold():
         except ValueError:
             _THRESHOLD.append(_DEFAULT_THRESHOLD)
     return _THRESHOLD[0]
+
+
+LOOP_FRACTION = 10     # a function holding a While loop tiers after threshold // 10 calls
+
+
+def loop_threshold(threshold):
+    """The calls after which a function is first looked at for tiering: a tenth of `threshold` (at least
+    one), when it holds a loop it tiers then; 0 when tiering is off."""
+    return min(threshold, max(1, threshold // LOOP_FRACTION)) if threshold else 0
+
+
+def holds_loop(graph):
+    """True when `graph` (its top level) runs a While loop."""
+    return any(op.type in ("While", "StatelessWhile") for op in graph.get_operations())
 
 
 def set_threshold(calls):
