@@ -180,7 +180,8 @@ def test_graph_iterator_never_stops_python_iteration_and_ends_with_out_of_range(
 
 @pytest.mark.xfail(strict=True, reason="AutoGraph's converted_call turns iter(dataset) into autograph/api.py's "
                                        "_StagedIterator, whose next() raises NotImplementedError; returning "
-                                       "iter(dataset) there (the dataset's OwnedIterator) makes this pass")
+                                       "`args[0]._graph_iterator()` there when it gives an iterator (the "
+                                       "dataset's OwnedIterator; None for a distributed dataset) makes it pass")
 def test_next_on_iter_in_converted_code():
     @tf.function
     def first_two():

@@ -543,6 +543,11 @@ class Dataset:
             return OwnedIterator(self)
         return Iterator(self)
 
+    def _graph_iterator(self):
+        """For AutoGraph's `iter(dataset)` in a graph: the OwnedIterator (`next()` and `for` both work on it),
+        or None for a subclass with its own loop (a distributed dataset regroups each step)."""
+        return OwnedIterator(self) if type(self)._ag_for_stmt is Dataset._ag_for_stmt else None
+
     def as_numpy_iterator(self):
         if has_dataset_components(self._element_spec):
             raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that "
