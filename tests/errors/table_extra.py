@@ -33,6 +33,10 @@ BMP_2X3 = bytes.fromhex(
     "424d4e0000000000000036000000280000000300000002000000010018000000000018000000c40e0000c40e000000000000"
     "00000000ffffff000000ffffff000000000000ffffff000000000000")
 
+# A 2-frame stereo 16-bit PCM WAV at 8000 Hz (TensorFlow's tf.audio.encode_wav of [[0.5, -0.5], [0.25, 0.125]]).
+WAV_2X2 = bytes.fromhex("524946462c00000057415645666d7420100000000100020040"
+                        "1f0000007d0000040010006461746108000000004000c000200010")
+
 CASES = [
     Case("SpaceToBatchND", lambda tf, x, block: tf.space_to_batch(x, block, [[0, 0], [0, 0]]),
          x=T("float", F((1, 2, 2, 1))), block=P("ints", [2, 2])),
@@ -141,4 +145,8 @@ CASES = [
                                                                tf.sparse.SparseTensor([[0, 0]], ["a"], [1, 1])),
          i=T("int", np.array([[0, 0], [0, 1]], np.int64)), v=T("string", np.array([b"a", b"b"])),
          s=T("int", np.array([1, 2], np.int64))),
+    Case("EncodeWav", lambda tf, a, rate: tf.audio.encode_wav(a, rate),
+         a=T("float", F((3, 2), -0.5, 0.5)), rate=T("int", np.array(8000, np.int32))),
+    Case("DecodeWav", lambda tf, s: tf.audio.decode_wav(s, desired_channels=1),
+         s=T("string", np.array(WAV_2X2, dtype=object))),
 ]
