@@ -339,3 +339,204 @@ def _compiled_in_default_scope():
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
     model.compile(tf.keras.optimizers.Adam(0.1), "mse", metrics=["mae"])
     return model
+
+
+# -- replicas at once (mirrored_run's concurrent mode, ReplicaAllReduce) ---------------------------------------
+
+def test_replicas_of_replica_functions_run_at_once_and_user_functions_take_turns():
+    import threading
+    strategy = _two()
+    barrier = threading.Barrier(2, timeout=10)
+    assert strategy._run_replica_functions(lambda: barrier.wait() * 0 + 1, ()) == 1   # both waited at once
+    one_at_a_time = threading.Barrier(2, timeout=0.5)
+    with pytest.raises(threading.BrokenBarrierError):
+        strategy.run(lambda: one_at_a_time.wait())    # replica 1 starts only when replica 0 is done
+
+
+def test_an_all_reduce_traced_in_a_replicas_own_tf_function():
+    strategy = _two()
+
+    @tf.function
+    def inner(v):
+        return tf.distribute.get_replica_context().all_reduce("SUM", v)
+
+    def fn():
+        rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+        return inner(tf.constant([1.0, 2.0]) * tf.cast(rid + 1, tf.float32))
+
+    for concurrent in (True, False):      # the op meets its peers at run time, whichever way the replicas run
+        result = strategy._run_replica_functions(fn, (), concurrent=concurrent)
+        assert [v.numpy().tolist() for v in strategy.experimental_local_results(result)] == [[3.0, 6.0]] * 2
+    # TensorFlow's strategy.run refuses a synchronisation inside a nested tf.function (recorded message)
+    fresh = tf.function(lambda v: tf.distribute.get_replica_context().all_reduce("SUM", v))
+    with pytest.raises(RuntimeError, match=r"`merge_call` called while defining a new graph or a tf.function"):
+        strategy.run(lambda: fresh(tf.constant(1.0)))
+    merging = tf.function(lambda v: tf.distribute.get_replica_context().merge_call(
+        lambda s, t: s.reduce("SUM", t, axis=None), args=(v,)))
+    with pytest.raises(RuntimeError, match="nested `@tf.function`"):
+        strategy._run_replica_functions(lambda: merging(tf.constant(1.0)), ())
+    traced = strategy._run_replica_functions(
+        lambda: inner.get_concrete_function(tf.TensorSpec([2], tf.float32)), ())
+    concrete = strategy.experimental_local_results(traced)[0]
+    with pytest.raises(tf.errors.FailedPreconditionError, match="only inside `strategy.run`'s replicas"):
+        concrete(tf.constant([1.0, 2.0]))      # called outside the replicas, it has no peers to meet
+
+
+def test_what_a_replica_graph_may_run_at_once():
+    from tensorflux._src.distribute.mirrored_run import safe_to_run_concurrently
+    strategy = _two()
+    with strategy.scope():
+        mirrored = tf.Variable([1.0, 2.0])
+    shared = tf.Variable([1.0, 2.0])
+
+    def safe(fn):     # fn traced in each replica (capturing its copies of mirrored variables)
+        function = tf.function(fn)
+        traced = strategy._run_replica_functions(
+            lambda: function.get_concrete_function(tf.TensorSpec([2], tf.float32)), ())
+        return [safe_to_run_concurrently(cf.graph) for cf in strategy.experimental_local_results(traced)]
+
+    def printed(x):
+        tf.print(x)
+        return x + 1.0
+
+    assert safe(lambda x: mirrored.assign_add(tf.nn.dropout(x, 0.5) * mirrored * shared)) == [True, True]
+    assert safe(lambda x: tf.cond(x[0] > 0, lambda: x * mirrored, lambda: x + 1.0)) == [True, True]
+    assert safe(lambda x: shared.assign_add(x)) == [False, False]    # both replicas would update it at once
+    assert safe(printed) == [False, False]                            # the output order would be the threads'
+    assert safe(lambda x: tf.cond(x[0] > 0, lambda: printed(x), lambda: x)) == [False, False]
+
+
+def _mlp_in(strategy, optimizer_outside=None):
+    with strategy.scope():
+        tf.keras.utils.set_random_seed(3)
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(8, activation="relu"),
+                                     tf.keras.layers.Dense(1)])
+        model.compile(optimizer_outside or tf.keras.optimizers.Adam(0.05), "mse", metrics=["mae"])
+    return model
+
+
+def _in_turn(strategy):
+    """`strategy` whose replicas always take turns (as before they could run at once)."""
+    run = type(strategy)._run_replica_functions
+    strategy._run_replica_functions = lambda fn, args, kwargs=None, concurrent=True: run(
+        strategy, fn, args, kwargs, concurrent=False)
+    return strategy
+
+
+def test_traced_keras_steps_run_the_replicas_at_once_with_the_bits_of_replicas_in_turn(monkeypatch):
+    from tensorflux._src.distribute import mirrored_run
+    x, y = _regression_data()
+    modes = []
+    run_on_replicas = mirrored_run.run_on_replicas
+
+    def spy(*args):
+        modes.append(args[7])     # concurrent
+        return run_on_replicas(*args)
+
+    monkeypatch.setattr(mirrored_run, "run_on_replicas", spy)
+    at_once = _mlp_in(_two())
+    at_once_history = at_once.fit(x, y, batch_size=12, epochs=3, verbose=0, shuffle=False).history
+    # the first step eagerly, replicas in turn; each new input signature traces in turn; then at once
+    assert modes[0] is False and modes[-1] is True and modes.count(True) >= 6
+    in_turn = _mlp_in(_in_turn(_two()))
+    in_turn_history = in_turn.fit(x, y, batch_size=12, epochs=3, verbose=0, shuffle=False).history
+    assert at_once_history == in_turn_history
+    for a, b in zip(at_once.get_weights(), in_turn.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    single = _mlp_in(tf.distribute.get_strategy())
+    single_history = single.fit(x, y, batch_size=12, epochs=3, verbose=0, shuffle=False).history
+    np.testing.assert_allclose(at_once_history["loss"], single_history["loss"], rtol=1e-5)
+    for a, b in zip(at_once.get_weights(), single.get_weights()):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+
+
+def test_replicas_updating_a_shared_variable_take_turns(monkeypatch):
+    # An optimizer made outside the scope keeps one `iterations` for both replicas (each adds 1 per step):
+    # run at once, the two updates would race, so these steps keep the replicas' turns and their results
+    x, y = _regression_data()
+    at_once = _mlp_in(_two(), tf.keras.optimizers.Adam(0.05))
+    history = at_once.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False).history
+    assert at_once.make_train_function()._one_step._concurrent is False
+    in_turn = _mlp_in(_in_turn(_two()), tf.keras.optimizers.Adam(0.05))
+    assert history == in_turn.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False).history
+
+
+# Uneven slices: a global batch of 7 over two replicas is 4 + 3 rows. Recorded from TensorFlow 2.21 / Keras 3.15,
+# MirroredStrategy(["cpu:0", "cpu:1"]) over two logical CPUs, this custom loop (TensorFlow's own Keras `fit` fails
+# on uneven slices: "Inputs to operation AddN of type AddN must have the same size and shape"): per replica its
+# loss and gradients before the all-reduce, and the weights after each of two steps.
+_UNEVEN_TF = {
+    "global_mean": [
+        ([0.45722296833992004, 3.084003448486328],
+         [[[0.6675117611885071, 0.6187143325805664, -0.423332542181015],
+           [2.923272132873535, 1.1751152276992798, 1.274449110031128]],
+          [[-0.004467755556106567], [-0.49418550729751587]]],
+         [[0.6409215927124023, 0.8206170201301575, 0.914888322353363], [0.04986532777547836]]),
+        ([0.09500938653945923, 0.05873050168156624],
+         [[[0.20641839504241943, -0.11705552786588669, -0.06782449036836624],
+           [0.13465487957000732, 0.02982272207736969, 0.053464144468307495]],
+          [[0.423009991645813], [0.15681003034114838]]],
+         [[0.6068142652511597, 0.8293402791023254, 0.9163243770599365], [-0.008116677403450012]])],
+    "mean_of_means": [
+        ([0.40007010102272034, 3.598004102706909],
+         [[[0.5840728282928467, 0.5413750410079956, -0.37041592597961426],
+           [3.410484790802002, 1.3709677457809448, 1.4868574142456055]],
+          [[-0.003909260034561157], [-0.576549768447876]]],
+         [[0.6005442142486572, 0.808765709400177, 0.8883558511734009], [0.058045901358127594]]),
+        ([0.08260179311037064, 0.06275121867656708],
+         [[[0.13747040927410126, -0.10265355557203293, -0.061541568487882614],
+           [0.1106247752904892, 0.06476746499538422, 0.02429869771003723]],
+          [[0.38076043128967285], [0.15371796488761902]]],
+         [[0.5757346749305725, 0.8125542998313904, 0.8920801281929016], [0.004598058760166168]])],
+}
+
+
+@pytest.mark.parametrize("variant", ["global_mean", "mean_of_means"])
+def test_a_custom_loop_on_uneven_slices_gives_tensorflows_gradients_and_weights(variant):
+    x, y = _regression_data()
+    strategy = _two()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        optimizer = tf.keras.optimizers.SGD(0.1)
+    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x[:14], y[:14])).batch(7))
+
+    def replica_step(xr, yr):
+        with tf.GradientTape() as tape:
+            per_example = tf.reduce_mean(tf.square(model(xr, training=True) - yr), axis=1)
+            if variant == "global_mean":     # TensorFlow's guide: the sum over the replicas is the global mean
+                loss = tf.nn.compute_average_loss(per_example, global_batch_size=7)
+            else:                            # Keras 3's scaling: each replica's mean over the replicas
+                loss = tf.reduce_mean(per_example) / strategy.num_replicas_in_sync
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss, grads
+
+    @tf.function
+    def step(xb, yb):
+        return strategy.run(replica_step, args=(xb, yb))
+
+    for (xb, yb), (losses, grads, weights) in zip(dataset, _UNEVEN_TF[variant]):
+        assert [len(v) for v in strategy.experimental_local_results(xb)] == [4, 3]
+        loss, got = step(xb, yb)
+        np.testing.assert_allclose([float(v) for v in strategy.experimental_local_results(loss)], losses, rtol=1e-6)
+        for g, expected in zip(got, grads):
+            np.testing.assert_allclose([np.asarray(v).ravel() for v in strategy.experimental_local_results(g)],
+                                       expected, rtol=1e-6, atol=1e-7)
+        for w, expected in zip(model.get_weights(), weights):
+            np.testing.assert_allclose(w.ravel(), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_keras_fit_on_uneven_slices_scales_each_replicas_loss_as_keras_3():
+    # Keras 3 divides each replica's mean loss by the replicas (its scale_loss_for_distribution), so its update
+    # is TensorFlow's "mean_of_means" custom loop above, step by step (the eager first step and the traced one)
+    x, y = _regression_data()
+    with _two().scope():
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x[:14], y[:14], batch_size=7, epochs=1, verbose=0, shuffle=False)
+    for w, expected in zip(model.get_weights(), _UNEVEN_TF["mean_of_means"][1][2]):
+        np.testing.assert_allclose(w.ravel(), expected, rtol=1e-6, atol=1e-7)
+    # the logged loss is each step's mean over its 7 rows (the replicas' means weighted by their 4 and 3 rows, not
+    # averaged), averaged over the two steps; TensorFlow's replica losses above are those means / 2 replicas
+    step_means = [(4 * 2 * losses[0] + 3 * 2 * losses[1]) / 7 for losses, _, _ in _UNEVEN_TF["mean_of_means"]]
+    np.testing.assert_allclose(history.history["loss"], [np.mean(step_means)], rtol=1e-5)

@@ -31,7 +31,7 @@ from ..ops.math import reduce as math_reduce
 from ..ops.array import join
 from ..ops.math import arith as _arith
 from ..ops.shapes import shape_ops as _shape_ops
-from . import collective, datasets, mirrored_run, mpi
+from . import collective, datasets, mirrored_run, mpi, replica_all_reduce
 from .values import PerReplica, local_values, mirror_variable, share_state
 
 __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
@@ -197,22 +197,36 @@ class Strategy:
         this replica's value, as TensorFlow returns it with one local device). With several local replicas,
         once per replica (see mirrored_run.py): tensors that differ come back as PerReplica values."""
         if self._local > 1:
-            created, counts = [], [0] * self._local
-
-            def observe(variable):
-                self._mirror_created_in_replica(variable, created, counts)
-            _state.variable_observers.append(observe)
-            try:
-                return mirrored_run.run_on_replicas(self, fn, args, kwargs or {}, self._local,
-                                                    self._enter_replica, self._cross_replica)
-            finally:
-                _state.variable_observers.remove(observe)
+            return self._run_local_replicas(fn, args, kwargs, concurrent=False, graph_collectives=False)
         _STACK.replicas.append(ReplicaContext(self, self._world.rank, 0))
         try:
             with self.scope():
                 return fn(*args, **(kwargs or {}))
         finally:
             _STACK.replicas.pop()
+
+    def _run_replica_functions(self, fn, args=(), kwargs=None, concurrent=True):
+        """`run` for a `fn` that calls a tf.function of its own per replica (Keras' per-replica step): an
+        `all_reduce` traced there becomes a ReplicaAllReduce op, met when the function runs (TensorFlow
+        refuses a synchronisation inside a nested tf.function; `run` does too). With `concurrent`, the local
+        replicas run at once between merges (mirrored_run.py); only eagerly: inside a graph being traced,
+        or under a recording tape, they take turns."""
+        if self._local == 1:
+            return self.run(fn, args, kwargs)
+        concurrent = concurrent and _state.graph is None and not _state.tape_active
+        return self._run_local_replicas(fn, args, kwargs, concurrent=concurrent, graph_collectives=True)
+
+    def _run_local_replicas(self, fn, args, kwargs, concurrent, graph_collectives):
+        created, counts = [], [0] * self._local
+
+        def observe(variable):
+            self._mirror_created_in_replica(variable, created, counts)
+        _state.variable_observers.append(observe)
+        try:
+            return mirrored_run.run_on_replicas(self, fn, args, kwargs or {}, self._local, self._enter_replica,
+                                                self._cross_replica, concurrent, graph_collectives)
+        finally:
+            _state.variable_observers.remove(observe)
 
     # -- combining values ----------------------------------------------------------------------------
     def _all_reduce(self, reduce_op, values):
@@ -223,6 +237,10 @@ class Strategy:
             values = nest.pack_sequence_as(values, [self._local_reduce(reduce_op, v) for v in flat])
             flat = nest.flatten(values)
         return nest.pack_sequence_as(values, self._world_reduce(reduce_op, flat))
+
+    def _all_reduce_named(self, reduction, values):
+        """`_all_reduce` with the reduction by name ("SUM" or "MEAN"), for ReplicaAllReduce's merge."""
+        return self._all_reduce(ReduceOp(reduction), values)
 
     def _world_reduce(self, reduce_op, flat):
         """A flat list of this worker's tensors reduced across the workers, by one collective."""
@@ -331,7 +349,13 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value, options=None):
         """`value` (a nest of tensors) reduced across all replicas; one collective for the whole nest."""
         op = _reduce_op(reduce_op)
-        if self._strategy._local > 1 and mirrored_run.current_replica_thread() is not None:
+        thread = mirrored_run.current_replica_thread() if self._strategy._local > 1 else None
+        if thread is not None and _traces_own_function(thread):
+            if not thread.graph_collectives:
+                raise RuntimeError(_MERGE_IN_TRACE)
+            flat = nest.flatten(value)        # met by the other replicas when the function runs
+            return nest.pack_sequence_as(value, replica_all_reduce.replica_all_reduce(flat, op.value))
+        if thread is not None:
             return self.merge_call(lambda strategy, v: strategy._all_reduce(op, v), args=(value,))
         return self._strategy._all_reduce(op, value)
 
@@ -341,13 +365,34 @@ class ReplicaContext:
     def merge_call(self, merge_fn, args=(), kwargs=None):
         """Calls `merge_fn(strategy, *args)` in the cross-replica context (with several local replicas, once
         for all of them, on their arguments as PerReplica values: see mirrored_run.py)."""
-        if self._strategy._local > 1 and mirrored_run.current_replica_thread() is not None:
+        thread = mirrored_run.current_replica_thread() if self._strategy._local > 1 else None
+        if thread is not None and _traces_own_function(thread):
+            raise RuntimeError(_MERGE_IN_TRACE)
+        if thread is not None:
             return mirrored_run.merge_call_from_replica(merge_fn, args, kwargs or {})
         _STACK.replicas.append(None)
         try:
             return merge_fn(self._strategy, *args, **(kwargs or {}))
         finally:
             _STACK.replicas.pop()
+
+
+def _traces_own_function(thread):
+    """True while a replica thread of an eager `strategy.run` traces a tf.function of its own: that graph
+    runs later in this thread, so its all-reduce meets the other replicas then (a ReplicaAllReduce op).
+    Inside a traced `strategy.run` the replicas add their ops to the caller's graph (merges at trace time)."""
+    return _state.graph is not None and thread.caller_state["graph"] is None
+
+
+_MERGE_IN_TRACE = (
+    "`merge_call` called while defining a new graph or a tf.function. This can often happen if the function "
+    "`fn` passed to `strategy.run()` contains a nested `@tf.function`, and the nested `@tf.function` contains a "
+    "synchronization point, such as aggregating gradients (e.g, optimizer.apply_gradients), or if the function "
+    "`fn` uses a control flow statement which contains a synchronization point in the body. Such behaviors are "
+    "not yet supported. Instead, please avoid nested `tf.function`s or control flow statements that may "
+    "potentially cross a synchronization boundary, for example, wrap the `fn` passed to `strategy.run` or the "
+    "entire `strategy.run` inside a `tf.function` or move the control flow out of `fn`. If you are subclassing a "
+    "`tf.keras.Model`, please avoid decorating overridden methods `test_step` and `train_step` in `tf.function`.")
 
 
 class MirroredStrategy(Strategy):

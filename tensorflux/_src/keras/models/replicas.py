@@ -12,10 +12,11 @@ import numpy as np
 
 import tensorflux as tf
 
-from ...distribute.values import PerReplica, unmirror_variable
+from ...distribute.mirrored_run import safe_to_run_concurrently
+from ...distribute.values import MirroredResource, PerReplica, mirror_variable
 
-__all__ = ["strategy_of", "replicas_in_step", "distributed_step", "local_predict_step", "EagerFirstStep", "DistributedPredict",
-           "agreed_permutation"]
+__all__ = ["strategy_of", "replicas_in_step", "distributed_step", "LocalReplicasStep", "local_predict_step",
+           "EagerFirstStep", "DistributedPredict", "agreed_permutation"]
 
 
 def strategy_of(model):
@@ -45,40 +46,148 @@ def _rows_of(t, replica, replicas):
     return t[start:tf.minimum(start + per, rows)]
 
 
-def _split(part, first, local, replicas):
+def _eager_rows_of(t, replica, replicas):
+    """`_rows_of` for an eager tensor: its rows counted in Python, one slicing op."""
+    rows = t.shape[0]
+    if rows is None or not hasattr(t, "numpy"):
+        return _rows_of(t, replica, replicas)
+    per = -(-rows // replicas)
+    start = min(replica * per, rows)
+    return t[start:min(start + per, rows)]
+
+
+def _split(part, first, local, replicas, rows_of=_rows_of):
     """`part` (a nest of batches) as this worker's replicas see it: one slice, or a PerReplica of slices."""
     if part is None:
         return None
     if local == 1:
-        return tf.nest.map_structure(lambda t: _rows_of(t, first, replicas), part)
+        return tf.nest.map_structure(lambda t: rows_of(t, first, replicas), part)
     return tf.nest.map_structure(
-        lambda t: PerReplica([_rows_of(t, first + i, replicas) for i in range(local)]), part)
+        lambda t: PerReplica([rows_of(t, first + i, replicas) for i in range(local)]), part)
 
 
 def distributed_step(strategy, step, pack, model):
-    """`one_step(x, y, sample_weight)` running `step` on each local replica's slice of the global batch.
-
-    With several local replicas, the model's metrics keep one state for all of them (each replica adds its
-    slice in turn), and the metric logs are read from it after the step: the metrics of the worker's whole
-    batch, as one process computes them (averaging the replicas' partial results would not be)."""
+    """`one_step(x, y, sample_weight)` running `step` on each local replica's slice of the global batch
+    (with several local replicas, a `LocalReplicasStep`)."""
     first, local, replicas = _layout(strategy)
+    if local > 1:
+        return LocalReplicasStep(strategy, step, pack, model)
 
     def one_step(x, y=None, sample_weight=None):
-        if local > 1:
-            for metric in model.metrics:       # built now or in the first step: shared, not mirrored
-                for variable in metric.variables:
-                    unmirror_variable(variable)
         x, y, sample_weight = (_split(part, first, local, replicas) for part in (x, y, sample_weight))
         logs = strategy.run(lambda *parts: step(pack(*parts)), args=(x, y, sample_weight))
-        if local > 1:
-            for metric in model.metrics:       # built in this step (mirrored): its copies' totals, summed
-                for variable in metric.variables:
-                    unmirror_variable(variable, summed=True)
-        if local > 1 and isinstance(logs, dict):
-            logs = {**logs, **model.get_metrics_result()}
         return tf.nest.map_structure(lambda v: strategy.reduce("MEAN", v, axis=None), logs)
 
     return one_step
+
+
+class LocalReplicasStep:
+    """A step over several local replicas (MirroredStrategy over logical CPUs), each replica training on
+    its slice of the batch.
+
+    Called directly, the step runs eagerly, the replicas one at a time (the first step: it builds the
+    metrics and the optimizer's slots inside the replicas). `traced(...)` runs each replica's step as a
+    tf.function of its own (traced per replica device, so each graph holds that replica's variable
+    copies), the replicas at once: their gradients meet in a `ReplicaAllReduce` op, reduced in replica
+    order in the caller's thread, so the results are the one-at-a-time run's bits. A step whose input
+    shapes are new (it traces), or whose graphs hold an op with effects beyond its replica, runs the
+    replicas one at a time.
+
+    Metrics keep one state per replica while the replicas step; after each step, every replica's totals
+    are added into the first copy in replica order, the others zeroed: the same additions, in the same
+    order, as replicas adding their slices to one shared state in turn. So the metric logs are those of
+    the worker's whole batch, as one process computes them (averaging the replicas' results would not be).
+    """
+
+    def __init__(self, strategy, step, pack, model):
+        self._strategy, self._step, self._pack, self._model = strategy, step, pack, model
+        self._first, self._local, self._replicas = _layout(strategy)
+        self._per_replica = tf.function(self._replica_step, reduce_retracing=True)
+        self._seen = set()            # input signatures the per-replica functions were traced for
+        self._concurrent = True       # False once a traced graph holds an op unsafe to run at once
+        self._specs = None            # the step's input specs when Keras traces for an unknown batch size
+        self._relaxed = set()         # replicas whose functions were traced for those specs
+        self.__name__ = getattr(step, "__name__", "one_step")
+
+    def _replica_step(self, x, y, sample_weight):
+        return self._step(self._pack(x, y, sample_weight))
+
+    def relax(self, *specs):
+        """Keras' trace for an unknown batch size (trainer.trace_for_batch): the per-replica functions are
+        traced for these specs (dimension 0 unknown) at their next step, so one trace serves every batch."""
+        self._specs = specs
+        self._relaxed = set()
+
+    def __call__(self, x, y=None, sample_weight=None):
+        return self._run(x, y, sample_weight, traced=False)
+
+    def traced(self, x, y=None, sample_weight=None):
+        return self._run(x, y, sample_weight, traced=True)
+
+    def _run(self, x, y, sample_weight, traced):
+        strategy, model = self._strategy, self._model
+        for metric in model.metrics:            # built before this step: one state per replica again
+            for variable in metric.variables:
+                _accumulate_per_replica(variable, strategy, self._local)
+        rows_of = _eager_rows_of if tf.executing_eagerly() else _rows_of
+        x, y, sample_weight = (_split(part, self._first, self._local, self._replicas, rows_of)
+                               for part in (x, y, sample_weight))
+        if not traced:
+            logs = strategy.run(lambda *parts: self._step(self._pack(*parts)), args=(x, y, sample_weight))
+        else:
+            key = (self._specs is not None and len(self._relaxed) < self._local, _signature((x, y, sample_weight)))
+            if key in self._seen and self._concurrent:
+                logs = strategy._run_replica_functions(self._call_replica, (x, y, sample_weight))
+            else:       # tracing: one replica at a time; then a look at what the graphs hold
+                logs = strategy._run_replica_functions(self._call_replica, (x, y, sample_weight), concurrent=False)
+                self._seen.add(key)
+                self._concurrent = all(safe_to_run_concurrently(cf.graph)
+                                       for cf in self._per_replica._list_all_concrete_functions())
+        for metric in model.metrics:            # built in the first step or before: summed into copy 0
+            for variable in metric.variables:
+                _fold_replica_totals(variable)
+        if isinstance(logs, dict):
+            logs = {**logs, **model.get_metrics_result()}
+        return tf.nest.map_structure(lambda v: strategy.reduce("MEAN", v, axis=None), logs)
+
+    def _call_replica(self, x, y, sample_weight):
+        if self._specs is not None:
+            index = tf.distribute.get_replica_context().replica_id_in_sync_group
+            if index not in self._relaxed:
+                self._per_replica.get_concrete_function(*self._specs)
+                self._relaxed.add(index)
+        return self._per_replica(x, y, sample_weight)
+
+
+def _signature(structure):
+    """The shapes and dtypes of a nest's tensors (the trace key of a per-replica step, near enough)."""
+    return tuple((tuple(t.shape.as_list()), t.dtype.name) if isinstance(t, tf.Tensor) else repr(t)
+                 for v in tf.nest.flatten(structure) for t in _parts(v))
+
+
+def _parts(value):
+    return value.values if isinstance(value, PerReplica) else (value,)
+
+
+def _accumulate_per_replica(variable, strategy, count):
+    """A metric variable with one copy per replica; copies made here start at zero (the totals so far stay
+    in the first copy)."""
+    if isinstance(variable._resource, MirroredResource):
+        return
+    mirror_variable(variable, strategy, count)
+    for copy in variable._resource._copies[1:]:
+        copy.value = np.zeros_like(copy.value)
+
+
+def _fold_replica_totals(variable):
+    """Adds every replica's copy of a metric variable into the first, in replica order; zeroes the others."""
+    resource = variable._resource
+    if not isinstance(resource, MirroredResource):
+        return
+    first = resource._copies[0]
+    for copy in resource._copies[1:]:
+        first.value = first.value + copy.value
+        copy.value = np.zeros_like(copy.value)
 
 
 def local_predict_step(strategy, step, pack):
@@ -96,21 +205,25 @@ def local_predict_step(strategy, step, pack):
 
 
 class EagerFirstStep:
-    """A step over several local replicas: the first call runs eagerly, the rest traced. The first step
-    builds the metrics and the optimizer's slots inside the replicas; run eagerly, the metrics' per-replica
-    totals can be summed into one shared state before any graph captures a replica's copy of them."""
+    """A step over several local replicas: the first call runs eagerly (it builds the metrics and the
+    optimizer's slots inside the replicas, where each replica gets its copies), the rest traced: for a
+    `LocalReplicasStep`, each replica's step traced on its own and the replicas run at once (its
+    `traced`); otherwise `function`, the tf.function of the whole step."""
 
     def __init__(self, one_step, function):
         self._one_step, self._function, self._stepped = one_step, function, False
+        self._traced = one_step.traced if isinstance(one_step, LocalReplicasStep) else function
 
     def __getattr__(self, name):
         if name == "get_concrete_function" and self._stepped:
+            if isinstance(self._one_step, LocalReplicasStep):
+                return self._one_step.relax
             return self._function.get_concrete_function
         raise AttributeError(name)
 
     def __call__(self, *args, **kwargs):
         if self._stepped:
-            return self._function(*args, **kwargs)
+            return self._traced(*args, **kwargs)
         result = self._one_step(*args, **kwargs)
         self._stepped = True
         return result
