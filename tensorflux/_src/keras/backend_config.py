@@ -14,8 +14,11 @@ def floatx():
 
 
 def set_floatx(value):
+    if value not in {"bfloat16", "float16", "float32", "float64"}:
+        raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {{'bfloat16', 'float16', 'float32', "
+                         f"'float64'}}")
     if value != "float32":
-        raise ValueError(f"tensorflux's Keras computes in float32 only. Received: floatx={value}")
+        raise NotImplementedError(f"tensorflux's Keras computes in float32 only. Received: floatx={value}")
 
 
 def epsilon():
@@ -31,8 +34,12 @@ def image_data_format():
 
 
 def set_image_data_format(data_format):
+    if str(data_format).lower() == "channels_first":
+        raise NotImplementedError(f"tensorflux's Keras layers use channels_last only. Received: "
+                                  f"data_format={data_format}")
     if str(data_format).lower() != "channels_last":
-        raise ValueError(f"tensorflux's Keras layers use channels_last only. Received: data_format={data_format}")
+        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
+                         f"Received: data_format={data_format}")
 
 
 class Policy:
@@ -40,8 +47,8 @@ class Policy:
 
     def __init__(self, name):
         if name != "float32":
-            raise ValueError(f"tensorflux's Keras computes in float32 only: dtype policy {name!r} (mixed "
-                             f"precision) is not supported.")
+            raise NotImplementedError(f"tensorflux's Keras computes in float32 only: dtype policy {name!r} (mixed "
+                                      f"precision, other float types) is not implemented.")
         self.name = name
 
     @property

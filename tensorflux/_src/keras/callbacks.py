@@ -349,11 +349,19 @@ class LambdaCallback(Callback):
 
 
 class TerminateOnNaN(Callback):
-    """Stops training as soon as a batch's loss is NaN or infinite."""
+    """Stops training as soon as a batch's loss is NaN or infinite (or, with `raise_error=True`, raises a
+    RuntimeError there)."""
+
+    def __init__(self, raise_error=False):
+        super().__init__()
+        self.raise_error = raise_error
 
     def on_train_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(loss):
+            if self.raise_error:
+                raise RuntimeError(f"NaN or Inf loss encountered at batch {batch}. Loss value: {loss}. Terminating "
+                                   f"training immediately.")
             _trainer.emit(f"Batch {batch}: Invalid loss, terminating training")
             self.model.stop_training = True
 

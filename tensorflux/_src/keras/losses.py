@@ -88,6 +88,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     y_pred = tf.convert_to_tensor(y_pred)
+    if axis != -1 and axis != y_pred.shape.rank - 1:
+        raise ValueError(f"Only axis=-1 is currently supported. Received: axis={axis}")     # Keras 3's rule
     labels = tf.cast(y_true, tf.int64)
     if labels.shape.rank == y_pred.shape.rank and labels.shape[-1] == 1:
         labels = tf.squeeze(labels, -1)
@@ -246,6 +248,10 @@ class Loss:
     def get_config(self):
         return {"name": self.name, "reduction": self.reduction}
 
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
 
 def _to_dtype(t, dtype):
     t = tf.convert_to_tensor(t)
@@ -283,6 +289,10 @@ class BinaryCrossentropy(LossFunctionWrapper):
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
         self.from_logits = from_logits
 
+    def get_config(self):
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self._fn_kwargs["label_smoothing"], "axis": self._fn_kwargs["axis"]}
+
 
 class CategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
@@ -291,13 +301,22 @@ class CategoricalCrossentropy(LossFunctionWrapper):
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
         self.from_logits = from_logits
 
+    def get_config(self):
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self._fn_kwargs["label_smoothing"], "axis": self._fn_kwargs["axis"]}
+
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
-                 name="sparse_categorical_crossentropy", dtype=None):
+                 name="sparse_categorical_crossentropy", dtype=None, axis=-1):
         super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name, dtype=dtype,
-                         from_logits=from_logits, ignore_class=ignore_class)
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
         self.from_logits = from_logits
+
+    def get_config(self):
+        # as Keras 3.15: `axis` is not written
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "ignore_class": self._fn_kwargs["ignore_class"]}
 
     def call(self, y_true, y_pred):
         return self.fn(y_true, y_pred, **self._fn_kwargs)  # labels have one rank less: no rank matching
@@ -311,6 +330,11 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
         self.from_logits = from_logits
         self.apply_class_balancing, self.alpha, self.gamma = apply_class_balancing, alpha, gamma
+
+    def get_config(self):
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self._fn_kwargs["label_smoothing"], "axis": self._fn_kwargs["axis"],
+                "apply_class_balancing": self.apply_class_balancing, "alpha": self.alpha, "gamma": self.gamma}
 
 
 class Huber(LossFunctionWrapper):

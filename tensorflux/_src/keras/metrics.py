@@ -200,7 +200,15 @@ def _wrapper_class(class_name, fn, default_name):
 
 
 Accuracy = _wrapper_class("Accuracy", accuracy, "accuracy")
-BinaryAccuracy = _wrapper_class("BinaryAccuracy", binary_accuracy, "binary_accuracy")
+class BinaryAccuracy(MeanMetricWrapper):
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
+        self.threshold = threshold
+
+    def get_config(self):
+        return {**super().get_config(), "threshold": self.threshold}
+
+
 CategoricalAccuracy = _wrapper_class("CategoricalAccuracy", categorical_accuracy, "categorical_accuracy")
 SparseCategoricalAccuracy = _wrapper_class("SparseCategoricalAccuracy", sparse_categorical_accuracy,
                                            "sparse_categorical_accuracy")
@@ -230,12 +238,18 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
         self.k = k
 
+    def get_config(self):
+        return {**super().get_config(), "k": self.k}
+
 
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None, from_sorted_ids=False):
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k,
                          from_sorted_ids=from_sorted_ids)
         self.k, self.from_sorted_ids = k, from_sorted_ids
+
+    def get_config(self):
+        return {**super().get_config(), "k": self.k}     # as Keras 3.15: from_sorted_ids is not written
 
 
 class RootMeanSquaredError(Mean):

@@ -52,7 +52,7 @@ def _dropout_rate(rate):
 
 def _require_default(arg, value, default, layer):
     if value != default:
-        raise ValueError(f"tensorflux's {layer} does not support `{arg}`. Received: {arg}={value!r}")
+        raise NotImplementedError(f"tensorflux's {layer} does not implement `{arg}`. Received: {arg}={value!r}")
 
 
 class MultiHeadAttention(Layer):

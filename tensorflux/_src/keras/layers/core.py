@@ -29,8 +29,11 @@ def _padding(value):
 
 
 def _channels_last(data_format):
+    if data_format == "channels_first":
+        raise NotImplementedError("tensorflux's Keras layers implement data_format='channels_last' only. "
+                                  "Received: data_format=channels_first")
     if data_format not in (None, "channels_last"):
-        raise ValueError(f"tensorflux's Keras layers support data_format='channels_last' only. "
+        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
                          f"Received: data_format={data_format}")
     return "channels_last"
 

@@ -121,6 +121,56 @@ class _SymbolicRunStopped(Exception):
     """A plain tf.Variable was made during a symbolic build run (Keras' scratch graph refuses it)."""
 
 
+# Keras 3 arguments of some layers that tensorflux accepts only at their default values (a layer given
+# another value raises NotImplementedError naming the feature; the default is accepted and changes
+# nothing, as in Keras): {class name: {argument: (default, feature)}}; _ANY accepts every value.
+_ANY = object()
+_LORA = "LoRA (low-rank adaptation of the kernel)"
+_DEFAULT_ONLY = {
+    **{name: {"lora_rank": (None, _LORA), "lora_alpha": (None, _LORA),
+              "quantization_config": (None, "quantization")} for name in ("Dense", "Conv1D", "Conv2D", "Conv3D")},
+    "Embedding": {"lora_alpha": (None, _LORA), "quantization_config": (None, "quantization")},
+    # renorm_momentum only matters with renorm=True, which is refused
+    "BatchNormalization": {"renorm": (False, "batch renormalization (renorm=True)"),
+                           "renorm_clipping": (None, "batch renormalization (renorm_clipping)"),
+                           "renorm_momentum": (_ANY, None)},
+    "InputLayer": {"ragged": (False, "ragged Keras inputs (ragged=True)")},
+}
+
+
+def _refuse_unsupported_keras_arguments(cls, kwargs):
+    """Removes from `kwargs` the Keras arguments of `cls` listed in _DEFAULT_ONLY; a non-default value raises
+    NotImplementedError naming the feature."""
+    for klass in cls.__mro__:
+        table = _DEFAULT_ONLY.get(klass.__name__)
+        if table is None or klass.__module__.split(".")[0] != "tensorflux":
+            continue
+        for argument, (default, feature) in table.items():
+            if argument not in kwargs:
+                continue
+            value = kwargs.pop(argument)
+            if default is not _ANY and value is not default and value != default:
+                raise NotImplementedError(f"tensorflux's {klass.__name__} does not implement {feature}. Received: "
+                                          f"{argument}={value!r}")
+        return
+
+
+def _check_float32(dtype):
+    """Layers compute and keep their weights in float32; other dtypes and mixed-precision policies are not
+    implemented (NotImplementedError), names that are no dtype at all are Keras' ValueError."""
+    name = getattr(dtype, "name", dtype)
+    if isinstance(name, str) and name.startswith(("mixed_", "float8")):
+        raise NotImplementedError(f"tensorflux's Keras layers compute in float32 only: the mixed-precision dtype "
+                                  f"policy {name!r} is not implemented. Received: dtype={dtype}")
+    try:
+        as_dtype = tf.as_dtype(name)
+    except TypeError:
+        raise ValueError(f"Invalid dtype: {dtype}") from None
+    if as_dtype != tf.float32:
+        raise NotImplementedError(f"tensorflux's Keras layers compute in float32 only: dtype {as_dtype.name} is not "
+                                  f"implemented. Received: dtype={dtype}")
+
+
 class Layer:
     """Base class of Keras layers (and of `keras.Model`)."""
 
@@ -142,12 +192,13 @@ class Layer:
             warnings.warn("Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential "
                           "models, prefer using an `Input(shape)` object as the first layer in the model "
                           "instead.", stacklevel=2)
+        _refuse_unsupported_keras_arguments(type(self), kwargs)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
         if isinstance(dtype, dict) and dtype.get("class_name") in ("DTypePolicy", "FloatDTypePolicy"):
             dtype = (dtype.get("config") or {}).get("name")     # a serialized DTypePolicy (get_config's form)
-        if dtype is not None and tf.as_dtype(getattr(dtype, "name", dtype)) != tf.float32:
-            raise ValueError(f"tensorflux's Keras layers compute in float32 only. Received: dtype={dtype}")
+        if dtype is not None:
+            _check_float32(dtype)
         self._trainable = bool(trainable)
         self.built = False
         self.autocast = autocast

@@ -184,7 +184,8 @@ class Embedding(Layer):
                 raise ValueError(f"Received an invalid value for `{arg}`, expected a positive integer. Received: "
                                  f"{arg}={value}")
         if lora_rank is not None:
-            raise ValueError("tensorflux's Embedding does not support LoRA (lora_rank).")
+            raise NotImplementedError(f"tensorflux's Embedding does not implement LoRA (low-rank adaptation of the "
+                                      f"kernel). Received: lora_rank={lora_rank!r}")
         self.embeddings_constraint = _constraints.get(embeddings_constraint)
         self.input_dim, self.output_dim = input_dim, output_dim
         self.mask_zero = bool(mask_zero)

@@ -187,8 +187,8 @@ class Resizing(Layer):
                  data_format=None, **kwargs):
         super().__init__(**kwargs)
         if pad_to_aspect_ratio:
-            raise ValueError("tensorflux's Resizing does not support `pad_to_aspect_ratio=True`. Received: "
-                             "pad_to_aspect_ratio=True")
+            raise NotImplementedError("tensorflux's Resizing does not implement `pad_to_aspect_ratio=True`. "
+                                      "Received: pad_to_aspect_ratio=True")
         self.height, self.width = height, width
         self.interpolation = _resize_method(interpolation)
         self.crop_to_aspect_ratio = crop_to_aspect_ratio

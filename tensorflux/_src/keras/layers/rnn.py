@@ -458,7 +458,8 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
                  unroll=False, zero_output_for_mask=False, **kwargs):
         if isinstance(cell, (list, tuple)):
-            raise ValueError("tensorflux's RNN takes one cell; stacked cells (a list) are not supported.")
+            raise NotImplementedError("tensorflux's RNN takes one cell: stacked cells (a list of cells, Keras' "
+                                      "StackedRNNCells) are not implemented; stack RNN layers instead.")
         if not callable(getattr(cell, "call", None)):
             raise ValueError(f"Argument `cell` should have a `call` method. Received: cell={cell}")
         super().__init__(**kwargs)

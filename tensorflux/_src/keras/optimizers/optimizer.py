@@ -49,8 +49,10 @@ class Optimizer:
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         if use_ema or gradient_accumulation_steps:
-            raise ValueError("tensorflux's Keras optimizers support neither `use_ema` nor "
-                             "`gradient_accumulation_steps`.")
+            raise NotImplementedError(f"tensorflux's Keras optimizers implement neither the exponential moving "
+                                      f"average of weights (`use_ema`) nor gradient accumulation "
+                                      f"(`gradient_accumulation_steps`). Received: use_ema={use_ema}, "
+                                      f"gradient_accumulation_steps={gradient_accumulation_steps}")
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(f"Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
                              f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")

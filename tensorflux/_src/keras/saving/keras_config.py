@@ -225,10 +225,13 @@ _KERAS_ONLY_ARGUMENTS = {
 }
 _NOT_WRITTEN_BY_KERAS = {
     "SimpleRNN": ("recurrent_activation", "seed"), "SimpleRNNCell": ("recurrent_activation",),
-    "Embedding": ("lora_rank",), "MultiHeadAttention": ("flash_attention",), "SpatialDropout1D": ("trainable",),
-    # written by Keras only with LoRA enabled, which tensorflux's EinsumDense refuses
+    "Embedding": ("lora_rank", "lora_alpha"), "MultiHeadAttention": ("flash_attention",),
+    "SpatialDropout1D": ("trainable",),
+    # written by Keras only with LoRA enabled, which tensorflux's layers refuse (layer._DEFAULT_ONLY)
     "EinsumDense": ("lora_rank", "lora_alpha", "gptq_unpacked_column_size"),
+    **{name: ("lora_rank", "lora_alpha") for name in ("Dense", "Conv1D", "Conv2D", "Conv3D")},
     "SpatialDropout2D": ("trainable",), "SpatialDropout3D": ("trainable",),
+    "SparseCategoricalCrossentropy": ("axis",),
 }
 
 

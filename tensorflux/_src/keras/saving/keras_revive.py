@@ -83,8 +83,8 @@ def _fit_arguments(cls, config):
         if key in accepted:
             kept[key] = value
         elif not (value is None or value is False or value == _INERT.get(key, object())):
-            raise ValueError(f"tensorflux's {cls.__name__} does not support the argument `{key}` (the file "
-                             f"sets it to {value!r:.100}).")
+            raise NotImplementedError(f"tensorflux's {cls.__name__} does not implement the argument `{key}` (the "
+                                      f"file sets it to {value!r:.100}).")
     return kept
 
 
