@@ -168,18 +168,47 @@ def test_the_temporary_modules_are_removed_when_the_process_exits(tmp_path):
     assert not os.path.exists(path)
 
 
-def test_an_unconvertible_construct_falls_back_to_the_lean_conversion():
+def test_what_tensorflow_cannot_convert_raises_its_errors():
     def counted(n):
         total = 0
         for i in range(n):
             total += i
-        else:             # for/else: TensorFlow's generated form has no conversion for it
+        else:             # for/else: TensorFlow's AutoGraph has no conversion for it
             total += 100
         return total
 
-    generated = tf.autograph.to_graph(counted)
-    assert generated(3) == 103
-    assert not os.path.basename(inspect.getsourcefile(generated)).startswith("__autograph_generated_file")
+    for convert in (tf.autograph.to_graph, tf.autograph.to_code):
+        with pytest.raises(NotImplementedError) as info:
+            convert(counted)
+        assert type(info.value).__name__ == "UnsupportedLanguageElementError"
+        assert str(info.value) == "for/else statement not yet supported"
+    assert int(tf.function(counted)(3)) == 103          # a tf.function runs it unconverted
+
+    namespace = {}
+    exec("def no_source(x):\n    return x\n", namespace)   # noqa: S102 - a function without source
+    no_source = namespace["no_source"]
+
+    class Callable:
+        def __call__(self, x):
+            return x + 1
+
+    traced = tf.function(counted)
+    for convert in (tf.autograph.to_graph, tf.autograph.to_code):
+        with pytest.raises(api.ConversionError) as info:
+            convert(no_source)
+        assert str(info.value) == (
+            f"converting {no_source!r}: InaccessibleSourceCodeError: Unable to locate the source code of "
+            f"{no_source!r}. Note that functions defined in certain environments, like the interactive Python "
+            "shell, do not expose their source code. If that is the case, you should define them in a .py source "
+            "file. If you are certain the code is graph-compatible, wrap the call using "
+            "@tf.autograph.experimental.do_not_convert. Original error: could not get source code")
+        for entity in (traced, Callable(), print):
+            with pytest.raises(api.ConversionError) as info:
+                convert(entity)
+            assert str(info.value) == (
+                f"converting {entity!r}: ValueError: Cannot apply autograph to a function that doesn't expose a "
+                "__code__ object. If this is a @tf.function, try passing f.python_function instead.")
+    assert tf.autograph.to_graph(Callable().__call__).__name__ == "tf____call__"
 
 
 def mixes_dtypes(x):

@@ -28,6 +28,7 @@ from ..ops import array as _array
 from ..ops.array import creation as _creation
 from . import operators
 from . import verbosity as _verbosity
+from .errors import UnsupportedLanguageElementError
 from .features import feature_names
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter, calls_debugger, warn_set_trace
@@ -178,8 +179,12 @@ def _transform(fn, features=(), generated=False):
             warn_set_trace()
         try:
             return _generated_form(fn, features, user_requested=generated)
+        except UnsupportedLanguageElementError:
+            if generated:   # to_graph raises it, as TensorFlow does
+                raise
         except (OSError, TypeError, SyntaxError, LookupError):
-            pass   # a construct only the lean conversion handles (e.g. while/else): run that instead
+            pass
+        # a debugger in a construct TensorFlow does not convert (e.g. for/else): the lean conversion runs
     node.decorator_list = []
     _mark_nested_functions(node.body)
     if "LISTS" in features or "ALL" in features:
@@ -412,7 +417,7 @@ def _log_conversion_texts(fn, features):
     try:
         source = textwrap.dedent(inspect.getsource(fn))
         transformed = generated_code(fn, features)
-    except (OSError, TypeError, SyntaxError):
+    except (OSError, TypeError, SyntaxError, UnsupportedLanguageElementError):
         return
     _verbosity.log(3, "Source code of %s:\n\n%s\n", fn, source)
     _verbosity.log(2, "Transformed %s:\n\n%s\n", fn, "# coding=utf-8\n" + transformed.rstrip("\n"))
@@ -466,20 +471,44 @@ ag__.converted_call = converted_call
 ag__.convert_nested = functools.partial(convert, warn=False)
 
 
+_NO_CODE = ("Cannot apply autograph to a function that doesn't expose a __code__ object. If this is a "
+            "@tf.function, try passing f.python_function instead.")
+_NO_SOURCE = ("Unable to locate the source code of {entity!r}. Note that functions defined in certain environments, "
+              "like the interactive Python shell, do not expose their source code. If that is the case, you should "
+              "define them in a .py source file. If you are certain the code is graph-compatible, wrap the call "
+              "using @tf.autograph.experimental.do_not_convert. Original error: {error}")
+
+
+def _function_with_source(entity):
+    """The plain function behind `entity` (a function or a bound method), whose source `to_graph` and
+    `to_code` convert; TensorFlow's ConversionError for anything else (a tf.function, a callable object, a
+    builtin) and for a function whose source is unavailable."""
+    if not hasattr(entity, "__code__"):
+        raise ConversionError(f"converting {entity!r}: ValueError: {_NO_CODE}")
+    fn = getattr(entity, "__func__", entity)
+    try:
+        inspect.getsource(fn)
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"converting {entity!r}: InaccessibleSourceCodeError: "
+                              + _NO_SOURCE.format(entity=entity, error=e)) from None
+    return fn
+
+
 def to_graph(entity, recursive=True, experimental_optional_features=None):
     """The converted Python function (graph-building code when called inside a tf.function): as in
-    TensorFlow, compiled from its generated form (`to_code`'s text) in a temporary module."""
-    fn = getattr(entity, "python_function", entity)
-    return convert(fn, features=feature_names(experimental_optional_features), generated=True)
+    TensorFlow, compiled from its generated form (`to_code`'s text) in a temporary module. Raises
+    ConversionError as TensorFlow does (no source, no `__code__`), UnsupportedLanguageElementError for a
+    loop with `else`."""
+    _function_with_source(entity)
+    return convert(entity, features=feature_names(experimental_optional_features), generated=True)
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):
     """The converted function's source in TensorFlow's generated form (`def tf__f(...)`, see
-    `generated_code`), as a string."""
-    fn = getattr(entity, "python_function", entity)
-    fn = getattr(fn, "__func__", fn)
+    `generated_code`), as a string; raises as `to_graph` does."""
+    fn = _function_with_source(entity)
     features = feature_names(experimental_optional_features)
-    if inspect.isfunction(fn) and fn.__name__ != "<lambda>":
+    if fn.__name__ != "<lambda>":
         from .generated_code import generated_code   # the view's passes load only when asked for
         try:
             return generated_code(fn, features)

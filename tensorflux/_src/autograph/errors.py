@@ -1,8 +1,8 @@
 """AutoGraph's exception classes, with TensorFlow's hierarchy (StagingError → AutoGraphError →
-PyCTError): an error raised while staging converted code whose type cannot carry TensorFlow's
+PyCTError; UnsupportedLanguageElementError): an error raised while staging converted code whose type cannot carry TensorFlow's
 "in user code:" message is re-raised as a StagingError."""
 
-__all__ = ["PyCTError", "AutoGraphError", "StagingError"]
+__all__ = ["PyCTError", "AutoGraphError", "StagingError", "UnsupportedLanguageElementError"]
 
 
 class PyCTError(Exception):
@@ -16,3 +16,8 @@ class AutoGraphError(PyCTError):
 class StagingError(AutoGraphError):
     """Tracing (staging a function into a graph) failed, e.g. by unbounded recursion or an exception
     whose type cannot be re-created with the "in user code:" message."""
+
+
+class UnsupportedLanguageElementError(PyCTError, NotImplementedError):
+    """A construct AutoGraph does not convert (`for`/`while` with `else`): `to_code` and `to_graph` raise it;
+    a tf.function runs such a function unconverted, with a warning."""

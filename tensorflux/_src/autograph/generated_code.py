@@ -25,6 +25,7 @@ import inspect
 import textwrap
 
 from . import generated_code_lowering as _low
+from .errors import UnsupportedLanguageElementError
 from .generated_code_analysis import analyse_function, bound_names
 
 __all__ = ["generated_code", "generated_node"]
@@ -32,7 +33,7 @@ __all__ = ["generated_code", "generated_node"]
 
 def generated_code(fn, features=()):
     """TensorFlow's generated source for the plain function `fn` (raises OSError/TypeError/SyntaxError
-    when its source is unavailable)."""
+    when its source is unavailable, UnsupportedLanguageElementError for a loop with `else`)."""
     return ast.unparse(generated_node(fn, features)) + "\n"
 
 
@@ -58,7 +59,7 @@ def generated_node(fn, features=()):
     node.args.kw_defaults = [ast.Constant(None) if d is not None else None for d in node.args.kw_defaults]
     for n in ast.walk(node):
         if isinstance(n, (ast.While, ast.For)) and n.orelse:   # TensorFlow does not convert these
-            raise SyntaxError(f"{type(n).__name__.lower()}/else statement not yet supported")
+            raise UnsupportedLanguageElementError(f"{type(n).__name__.lower()}/else statement not yet supported")
     features = tuple(features)
     namer = _low.Namer(reserved)
     node = _low.lower(node, namer, features)
