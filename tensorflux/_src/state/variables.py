@@ -19,6 +19,7 @@ import numpy as np
 from ..framework.context import init_scope, state as _state
 from ..framework.tensor import EagerTensor, Reference, Tensor, _CPU, _numpy_text
 from ..ops import state as _ops
+from ..ops.shapes.shape_ops import IDENTITY as _IDENTITY
 from ..ops.convert import convert_to_tensor
 from ..ops.registry import apply
 from ..types import dtypes as _dt
@@ -216,38 +217,48 @@ class Variable:
         return Reference(self)
 
     # -- reading ---------------------------------------------------------------------------------
-    def read_value(self):
-        """The current value, as a tensor (a `ReadVariableOp`)."""
+    def _read(self):
         return apply(_ops.READ_VARIABLE, (self._handle,), self._read_attrs, "ReadVariableOp")
 
-    value = read_value
+    def value(self):
+        """The current value, as a tensor (a `ReadVariableOp`)."""
+        return self._read()
+
+    def read_value(self):
+        """The current value; in a graph, TensorFlow's nodes: `Read/ReadVariableOp` and an `Identity`."""
+        graph = _state.graph
+        if graph is None:
+            return self._read()
+        with graph.name_scope("Read"):
+            read = self._read()
+        return apply(_IDENTITY, (read,), None, "Identity")
 
     def numpy(self):
-        return self.read_value().numpy()
+        return self._read().numpy()
 
     def __tf_tensor__(self, dtype=None, name=None):
         if dtype is not None and _dt.as_dtype(dtype) is not self._dtype:
             raise ValueError(f"Incompatible type conversion requested to type {_dt.as_dtype(dtype).name} for "
                              f"`tf.Variable of type {self._dtype.name}. (Variable: {self!r})")
-        return self.read_value()
+        return self._read()
 
     def __array__(self, dtype=None, copy=None):
-        return self.read_value().__array__(dtype, copy)
+        return self._read().__array__(dtype, copy)
 
     def __bool__(self):
-        return bool(self.read_value())
+        return bool(self._read())
 
     def __int__(self):
-        return int(self.read_value())
+        return int(self._read())
 
     def __float__(self):
-        return float(self.read_value())
+        return float(self._read())
 
     def __complex__(self):
-        return complex(self.read_value())
+        return complex(self._read())
 
     def __iter__(self):
-        return iter(self.read_value())
+        return iter(self._read())
 
     # -- updating --------------------------------------------------------------------------------
     def _update(self, opdef, value, name, read_value):
@@ -323,7 +334,7 @@ class _UnreadVariable(Variable):
 def _read_then(name):
     """A Variable operator: reads the value and applies the Tensor operator `name` to it."""
     def method(self, *args):
-        value = self.read_value()
+        value = self._read()
         fn = getattr(type(value), name, None)
         if fn is None:
             return NotImplemented
