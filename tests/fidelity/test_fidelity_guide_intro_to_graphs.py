@@ -579,9 +579,15 @@ versions {
 """
 
 
+# TensorFlow numbers branch functions with a process-wide counter (6 and 7 in a fresh process): masked.
+SUBS_GRAPH_DEF_PRINTOUT = [(r'cond_(true|false)_\d+', r'cond_\1_<n>')]
+
+
 @pytest.mark.xfail(strict=True, reason=(
-    'GraphDef printout has node names/ops/inputs only: no attrs (shape, dtype, value, T, '
-    'branches...), no function library for the cond branches, no versions, no cond/Identity nodes'))
+    'Top-level nodes, attrs, constants, If attrs and versions print as TF. Left: AutoGraph stages this `if` '
+    'with one output (TF: the do_return bool too, so cond:1, cond/Identity_1 and the false branch\'s extra '
+    'Consts), and branch functions lack TF\'s `cond/`-scoped node names, output Identities and captured '
+    'argument names (cond_identity_1_x, cond_placeholder)'))
 def test_graph_def_printout():
     with fid.capture() as out:
         def relu_branches(x):
@@ -592,7 +598,7 @@ def test_graph_def_printout():
 
         relu_graph = tf.function(relu_branches)
         print(relu_graph.get_concrete_function(tf.constant(1)).graph.as_graph_def())
-    fid.check(out, EXPECTED_GRAPH_DEF_PRINTOUT)
+    fid.check(out, EXPECTED_GRAPH_DEF_PRINTOUT, SUBS_GRAPH_DEF_PRINTOUT)
 
 
 # Guide cell(s) 25, 27, 29.

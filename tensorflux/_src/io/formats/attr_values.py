@@ -92,17 +92,47 @@ def shape_of(proto):
 
 
 # -- tensors ----------------------------------------------------------------------------------------
-def tensor_proto(pb, array, dtype=None):
-    """`array` as a TensorProto (numbers in little-endian tensor_content, strings in string_val)."""
+# dtypes whose tensors of more than one element TensorFlow writes as little-endian bytes in tensor_content
+# (make_tensor_proto); the others, and every tensor of one element, use the typed value field.
+_CONTENT_DTYPES = frozenset(["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
+                             "uint8", "uint32", "uint64"])
+
+
+def tensor_proto(pb, array, dtype=None, typed_values=False):
+    """`array` as a TensorProto: numbers as little-endian bytes in tensor_content, as TensorFlow's kernels
+    serialize tensors (`tf.io.serialize_tensor`); with `typed_values`, in the fields Python TensorFlow's
+    make_tensor_proto uses for graph constants: tensor_content for more than one number of most dtypes, else
+    the typed value field (`float_val: 2`, `bool_val`), the shape always present (`tensor_shape {}`)."""
     array = np.asarray(array)
     dtype = dtype or _dt.FROM_NUMPY[array.dtype]
     proto = pb.TensorProto(dtype=dtype.as_datatype_enum)
+    if typed_values:
+        proto.tensor_shape.SetInParent()
     for d in array.shape:
         proto.tensor_shape.dim.add().size = int(d)
+    flat = array.reshape(-1)
     if dtype is _dt.string:
-        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in array.reshape(-1))
-    elif array.size:
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in flat)
+    elif not flat.size:
+        pass
+    elif not typed_values or (flat.size > 1 and dtype.name in _CONTENT_DTYPES):
         proto.tensor_content = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    else:
+        field = _VAL_FIELDS.get(dtype.name)
+        if field is None:
+            proto.tensor_content = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+        elif field == "half_val":   # the 16 bits of each value (a bfloat16's are its float32's upper half)
+            bits = flat.astype(np.float16).view(np.uint16) if dtype is _dt.float16 else \
+                (flat.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+            proto.half_val.extend(int(b) for b in bits)
+        elif field in ("scomplex_val", "dcomplex_val"):
+            getattr(proto, field).extend(float(x) for c in flat for x in (c.real, c.imag))
+        elif field == "bool_val":
+            proto.bool_val.extend(bool(b) for b in flat)
+        elif field in ("float_val", "double_val"):
+            getattr(proto, field).extend(float(x) for x in flat)
+        else:
+            getattr(proto, field).extend(int(x) for x in flat)
     return proto
 
 
@@ -183,7 +213,7 @@ def attr_value(pb, kind, value):
     elif kind == "shape":
         out.shape.CopyFrom(shape_proto(pb, value))
     elif kind == "tensor":
-        out.tensor.CopyFrom(tensor_proto(pb, value))
+        out.tensor.CopyFrom(tensor_proto(pb, value, typed_values=True))
     elif kind == "func":
         out.func.name = value
     elif kind.startswith("list("):

@@ -124,8 +124,9 @@ def _reduce(b, op, ins):
         start, delta = b.const(np.int32(0), f"{n}/range/start"), b.const(np.int32(1), f"{n}/range/delta")
         axes = _node(b, "Range", [start, rank, delta], f"{n}/range", out_dtype=_dt.int32, shape=TensorShape([None]))
         return generic(b, op, [ins[0], axes], attrs=_without(op.attrs, "axis"))
-    if axis is None:
-        axis = list(range(_rank(op, ins[0])))
+    if axis is None:   # every axis: TensorFlow's constant of all of them, made outside the op's name scope
+        axes = b.const(np.arange(_rank(op, ins[0]), dtype=np.int32), "Const")
+        return generic(b, op, [ins[0], axes], attrs=_without(op.attrs, "axis"))
     axes = _axis_input(b, op, axis, "reduction_indices")
     return generic(b, op, [ins[0], axes], attrs=_without(op.attrs, "axis"))
 
@@ -291,12 +292,35 @@ def _dummies(tensors):
 def _if(b, op, ins):
     then_graph, else_graph, n_then = op.attrs["then_graph"], op.attrs["else_graph"], op.attrs["n_then"]
     then_in, else_in = list(then_graph.inputs), list(else_graph.inputs)
-    then_fn = b.function(then_graph, then_graph.outputs, layout=then_in + _dummies(else_in),
-                         name=f"{op.name}_true")
-    else_fn = b.function(else_graph, else_graph.outputs, layout=_dummies(then_in) + else_in,
-                         name=f"{op.name}_false")
+    # One input per distinct outer tensor, as TensorFlow's cond: both branch functions take every input, a
+    # branch that does not use one gets a placeholder for it.
+    inputs, where = [], {}
+    for v in ins[1:]:
+        if id(v) not in where:
+            where[id(v)] = len(inputs)
+            inputs.append(v)
+    then_layout, else_layout = [(v.dtype, v.shape) for v in inputs], [(v.dtype, v.shape) for v in inputs]
+    for i, placeholder in enumerate(then_in):
+        then_layout[where[id(ins[1 + i])]] = placeholder
+    for j, placeholder in enumerate(else_in):
+        else_layout[where[id(ins[1 + n_then + j])]] = placeholder
+    outer = [v.ref.split(":")[0] for v in inputs]
+    # TensorFlow numbers branch functions with its graph-wide counter: `cond_true_6`, `cond_false_7`
+    then_number, else_number = b.exporter.function_numbers(then_graph, else_graph)
+    then_fn = b.function(then_graph, then_graph.outputs, layout=then_layout, name=f"{op.name}_true_{then_number}",
+                         wrap=_branch_outputs, branch=(op.name, outer))
+    else_fn = b.function(else_graph, else_graph.outputs, layout=else_layout, name=f"{op.name}_false_{else_number}",
+                         wrap=_branch_outputs, branch=(op.name, outer))
     attrs = {"then_branch": then_fn, "else_branch": else_fn, "output_shapes": [t.shape for t in op.outputs]}
-    return b.emit(op.type, ins, attrs, _out_specs(op), control=controls(b, op))
+    read_only = _read_only_resources([ins[0]] + inputs, [then_layout, else_layout], offset=1)
+    return b.emit(op.type, [ins[0]] + inputs, attrs, _out_specs(op), control=controls(b, op),
+                  private=[("_read_only_resource_inputs", "list(int)", read_only),
+                           ("_lower_using_switch_merge", "bool", True)])
+
+
+def _branch_outputs(b, args, results):
+    """A branch function returns its results through Identity nodes, as TensorFlow's cond builds them."""
+    return [_node(b, "Identity", [r], "Identity", shape=r.shape) for r in results]
 
 
 @rule("While", "StatelessWhile")
@@ -318,10 +342,11 @@ def _while(b, op, ins):
     cond_layout = lead + cond_in + _dummies(body_in[n_vars:])
     body_layout = lead + body_in[:n_vars] + _dummies(cond_in[n_vars:]) + body_in[n_vars:]
     passthrough = list(range(len(lead) + n_vars, len(lead) + n_vars + n_cond + n_body_caps))
-    cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond",
+    cond_number, body_number = b.exporter.function_numbers(cond_graph, body_graph)
+    cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond_{cond_number}",
                          wrap=_counted_cond if has_max else None)
     body_fn = b.function(body_graph, body_graph.outputs[:n_vars], layout=body_layout, passthrough=passthrough,
-                         name=f"{op.name}_body", wrap=_counted_body if has_max else None)
+                         name=f"{op.name}_body_{body_number}", wrap=_counted_body if has_max else None)
     outputs = _out_specs(op)[:n_vars] + [(v.dtype, v.shape) for v in cond_caps + body_caps]
     inputs = loop + cond_caps + body_caps
     if has_max:
@@ -330,7 +355,11 @@ def _while(b, op, ins):
         inputs = [counter, limit] + inputs
         outputs = [(_dt.int32, ()), (_dt.int32, ())] + outputs
     attrs = {"cond": cond_fn, "body": body_fn, "output_shapes": [s for _, s in outputs], "parallel_iterations": 10}
-    refs = b.emit(op.type, inputs, attrs, outputs, control=controls(b, op))
+    read_only = _read_only_resources(inputs, [lead + cond_layout[len(lead):], body_layout])
+    refs = b.emit(op.type, inputs, attrs, outputs, control=controls(b, op),
+                  private=[("_read_only_resource_inputs", "list(int)", read_only),
+                           ("_num_original_outputs", "int", len(outputs)),
+                           ("_lower_using_switch_merge", "bool", True)])
     return refs[len(lead):len(lead) + len(op.outputs)]
 
 
@@ -362,7 +391,41 @@ def _call(b, op, ins):
                    if o.type != "StatefulPartitionedCall") or any(
         o.type == "StatefulPartitionedCall" for o in concrete.graph.get_operations())
     op_type = "StatefulPartitionedCall" if stateful else "PartitionedCall"
-    return b.emit(op_type, ins, {"f": fn}, _out_specs(op), control=controls(b, op), stateful=stateful)
+    scope, _, base = op.name.rpartition("/")
+    if not stateful and base.startswith("StatefulPartitionedCall"):   # TensorFlow names a pure call so
+        base = base[len("Stateful"):]
+    read_only = _read_only_resources(ins, [list(concrete.graph.inputs)])
+    return b.emit(op_type, ins, {"f": fn, "config_proto": CPU_CONFIG_PROTO}, _out_specs(op),
+                  name=f"{scope}/{base}" if scope else base, control=controls(b, op), stateful=stateful,
+                  private=[("_read_only_resource_inputs", "list(int)", read_only),
+                           ("_collective_manager_ids", "list(int)", [])])
+
+
+# The serialized ConfigProto TensorFlow 2.21 records on the calls it traces in a CPU-only process
+# (device_count {CPU: 1, GPU: 0}, allow_soft_placement, empty GPU and experimental options).
+CPU_CONFIG_PROTO = b"\n\x07\n\x03CPU\x10\x01\n\x07\n\x03GPU\x10\x002\x02J\x008\x01\x82\x01\x00\x92\x01\x02J\x00"
+# Ops that only read the resource they take (TensorFlow's read-only resource inputs).
+_RESOURCE_READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape"})
+
+
+def _read_only_resources(inputs, layouts, offset=0):
+    """TensorFlow's `_read_only_resource_inputs`: the indices (into the node's inputs) of resource inputs
+    that every callee function at most reads. `layouts[j][i]` is callee j's placeholder for input
+    `offset + i` (a `(dtype, shape)` pair for an input it ignores)."""
+    found = []
+    for i, value in enumerate(inputs[offset:]):
+        if value.dtype is not _dt.resource:
+            continue
+        placeholders = [layout[i] for layout in layouts if i < len(layout) and not isinstance(layout[i], tuple)]
+        if all(_only_read(p) for p in placeholders):
+            found.append(i + offset)
+    return found
+
+
+def _only_read(placeholder):
+    graph = placeholder.op.graph
+    return all(o.type in _RESOURCE_READS for o in graph.get_operations()
+               if any(t is placeholder for t in o.inputs))
 
 
 def rule_for(op_type):

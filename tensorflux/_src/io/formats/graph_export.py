@@ -16,7 +16,9 @@ body functions in the library; calls of other concrete functions become `Partiti
 even when no output depends on them. How each tensorflux op maps onto TensorFlow's is in
 `export_rules.py`; an op with no mapping raises `ValueError` naming the op and its node.
 """
+import itertools
 import re
+import weakref
 
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
@@ -26,8 +28,12 @@ from .op_interfaces import NO_DEFAULT, interface
 
 __all__ = ["export_library", "export_graph_def", "Exporter", "ExportError", "GRAPH_DEF_PRODUCER"]
 
-# The GraphDef/FunctionDef version TensorFlow 2.21 writes (VersionDef.producer).
-GRAPH_DEF_PRODUCER = 2129
+_NEXT_NUMBER = itertools.count(1)
+_FUNCTION_NUMBERS = {}      # id(graph) -> (weak reference to it, its number)
+
+# The GraphDef/FunctionDef versions TensorFlow 2.21 writes (VersionDef.producer, min_consumer).
+GRAPH_DEF_PRODUCER = 2474
+GRAPH_DEF_MIN_CONSUMER = 12
 
 
 def export_library(concrete_functions):
@@ -38,25 +44,30 @@ def export_library(concrete_functions):
     return exporter.library, names
 
 
-def export_graph_def(function):
+def export_graph_def(function, add_shapes=True):
     """A GraphDef of a concrete function's (or FuncGraph's) graph: Placeholder nodes for its inputs, its
-    nodes, and the functions it calls in `library`."""
+    nodes, and the functions it calls in `library`. `add_shapes` as TensorFlow's `as_graph_def`: each
+    node's `_output_shapes` and each function's `_input_shapes` (TensorBoard's graphs have them; a plain
+    `as_graph_def()` does not)."""
     graph = getattr(function, "graph", function)
     outputs = getattr(getattr(function, "_trace", None), "flat_outputs", None) or list(getattr(graph, "outputs", []))
-    exporter = Exporter()
+    exporter = Exporter(add_shapes=add_shapes)
     builder = _Builder(exporter, _av.messages().GraphDef(), graph_mode=True)
     builder.build(graph, list(getattr(graph, "inputs", [])), outputs)
     graph_def = builder.proto
-    graph_def.library.CopyFrom(exporter.library)
     graph_def.versions.producer = GRAPH_DEF_PRODUCER
+    if len(exporter.library.function):      # TensorFlow names a minimum consumer only with a library
+        graph_def.library.CopyFrom(exporter.library)
+        graph_def.versions.min_consumer = GRAPH_DEF_MIN_CONSUMER
     return graph_def
 
 
 class Exporter:
     """Turns graphs into FunctionDefs of one library (each graph + argument layout once)."""
 
-    def __init__(self):
+    def __init__(self, add_shapes=True):
         self.messages = _av.messages()
+        self.add_shapes = add_shapes    # `_output_shapes`/`_input_shapes`, as TensorFlow's SavedModels have
         self.library = self.messages.FunctionDefLibrary()
         self._names = {}        # (id(graph), layout key) -> FunctionDef name
         self._used = set()
@@ -64,6 +75,21 @@ class Exporter:
         self.custom_gradients = False   # trace custom gradients' functions (a SavedModel's option)
         self.gradient_functions = []    # the ConcreteFunctions of those, in export order
         self._gradient_numbers = 0
+
+    @staticmethod
+    def function_numbers(*graphs):
+        """Each graph's number in the names of its branch or loop function (`cond_true_6`): drawn once per
+        graph from a process-wide counter, consecutive for graphs numbered together, as TensorFlow's uids,
+        so that exporting a graph again gives the same names."""
+        numbers = []
+        for graph in graphs:
+            number = _FUNCTION_NUMBERS.get(id(graph))
+            if number is None or number[0]() is not graph:
+                number = (weakref.ref(graph), next(_NEXT_NUMBER))
+                _FUNCTION_NUMBERS[id(graph)] = number
+                weakref.finalize(graph, _FUNCTION_NUMBERS.pop, id(graph), None)
+            numbers.append(number[1])
+        return numbers
 
     def next_gradient_number(self):
         """The number of the next `CustomGradient-<n>` op type (unique within the library)."""
@@ -83,17 +109,20 @@ class Exporter:
         """The FunctionDef name of a ConcreteFunction (its inputs: arguments, then captures)."""
         return self.function(cf.graph, cf._trace.flat_outputs, name=cf._inference_name)
 
-    def function(self, graph, outputs, name=None, layout=None, passthrough=(), wrap=None):
+    def function(self, graph, outputs, name=None, layout=None, passthrough=(), wrap=None, branch=None):
         """The name of a FunctionDef computing `outputs` of `graph`.
 
         `layout` lists the function's arguments: placeholders of `graph`, or `(dtype, shape)` for an
         argument the graph ignores (TensorFlow's branch and loop functions all take every input);
         `passthrough` are arguments (indices into the layout) returned unchanged after `outputs`;
-        `wrap(builder, args, results) -> results` adds nodes around the graph's results (a loop counter).
+        `wrap(builder, args, results) -> results` adds nodes around the graph's results (a loop counter);
+        `branch` is `(scope, outer names)` for a cond branch: its nodes are named in the cond's scope
+        (`cond/mul`) and its arguments after their first consumer and the outer tensor (`cond_mul_x`), as
+        TensorFlow names them.
         """
         layout = list(graph.inputs) if layout is None else layout
         key = (id(graph), tuple(id(a) if not isinstance(a, tuple) else (a[0].name, str(a[1])) for a in layout),
-               tuple(id(t) for t in outputs), tuple(passthrough), wrap)
+               tuple(id(t) for t in outputs), tuple(passthrough), wrap, branch and branch[0])
         found = self._names.get(key)
         if found is not None:
             return found
@@ -101,6 +130,8 @@ class Exporter:
         fname = self.unique_function_name(name or f"{graph.name}")
         self._names[key] = fname
         builder = _Builder(self, self.messages.FunctionDef(), graph_mode=False)
+        if branch is not None:
+            builder.scope, builder.outer_names = branch[0] + "/", list(branch[1])
         builder.proto.signature.name = fname
         builder.build(graph, layout, outputs, passthrough, wrap)
         self.library.function.add().CopyFrom(builder.proto)
@@ -129,7 +160,12 @@ class _Builder:
         self.stateful_nodes = []
         self.op_nodes = {}          # id(tensorflux op) -> name of the node standing for it
         self.last_node = None
+        self.last_proto = None
+        self.op_protos = {}         # id(tensorflux op) -> the NodeDef standing for it
         self.op = None              # the tensorflux op being exported (for error messages)
+        self._pending = {}          # id(capture placeholder) -> its Placeholder node's arguments, made on use
+        self.scope = ""             # a cond branch's node names start with the cond's scope (`cond/`)
+        self.outer_names = None     # a cond branch: the outer tensors' op names, by argument
 
     @property
     def nodes(self):
@@ -150,6 +186,9 @@ class _Builder:
     # -- the graph ------------------------------------------------------------------------------
     def build(self, graph, layout, outputs, passthrough=(), wrap=None):
         args = []
+        capture_names = _capture_names(graph) if self.outer_names is None else \
+            _branch_arg_names(graph, layout, outputs, self.scope, self.outer_names)
+        self._pending = {}
         for item in layout:
             if isinstance(item, tuple):
                 dtype, shape, user_name = item[0], TensorShape(item[1]), None
@@ -157,9 +196,19 @@ class _Builder:
             else:
                 placeholder = item
                 dtype, shape, user_name = item.dtype, item.shape, item.op.name
-            args.append(self._argument(placeholder, dtype, shape, user_name or "unused"))
+            node_name, user_name = capture_names.get(id(item), (user_name, user_name))
+            if self.graph_mode and id(placeholder) in capture_names:
+                # TensorFlow makes a captured tensor's Placeholder where it is first used
+                self._pending[id(placeholder)] = (placeholder, dtype, shape, user_name, node_name)
+                args.append(None)
+                continue
+            if user_name is None and self.outer_names is None:
+                user_name = "unused"
+            args.append(self._argument(placeholder, dtype, shape, user_name, node_name))
         for op in graph.get_operations():
             if op.type == "Placeholder":
+                if id(op.outputs[0]) in self._pending:
+                    continue
                 if id(op.outputs[0]) not in self.values and self.graph_mode:
                     # a v1 graph's placeholder (tf.compat.v1.placeholder): a Placeholder node as in TF
                     self._argument(op.outputs[0], op.outputs[0].dtype, op.outputs[0].shape, op.name)
@@ -169,6 +218,7 @@ class _Builder:
                 continue
             self._export_op(op)
         self.op = None
+        self._late_controls(graph)
         results = [self.value(t) for t in outputs]
         if wrap is not None:
             results = wrap(self, args, results)
@@ -178,13 +228,16 @@ class _Builder:
         signature = self.proto.signature
         # As TensorFlow's saved functions: every input's shape (a resource handle is a scalar), and how the
         # function was made.
-        shapes = self.proto.attr["_input_shapes"].list
-        shapes.SetInParent()
-        for v in args:
-            shapes.shape.add().CopyFrom(_av.shape_proto(self.messages, [] if v.dtype is _dt.resource else v.shape))
+        if self.exporter.add_shapes:
+            shapes = self.proto.attr["_input_shapes"].list
+            shapes.SetInParent()
+            for v in args:
+                shapes.shape.add().CopyFrom(_av.shape_proto(self.messages, [] if v.dtype is _dt.resource else v.shape))
         self.proto.attr["_construction_context"].s = b"kEagerRuntime"
         for k, v in enumerate(results):
             arg_name = "identity" if k == 0 else f"identity_{k}"
+            if self.scope:      # TensorFlow names a branch's outputs after their nodes (`cond_identity`)
+                arg_name = re.sub(r"[^a-z0-9_]", "_", v.ref.split(":")[0].lower())
             out = signature.output_arg.add()
             out.name, out.type = arg_name, v.dtype.as_datatype_enum
             self.proto.ret[arg_name] = v.ref
@@ -193,9 +246,10 @@ class _Builder:
             self.proto.control_ret[name] = name
         signature.is_stateful = bool(self.stateful_nodes)
 
-    def _argument(self, placeholder, dtype, shape, user_name):
+    def _argument(self, placeholder, dtype, shape, user_name, node_name=None):
+        node_name = node_name or user_name
         if self.graph_mode:
-            name = self.unique(user_name)
+            name = self.unique(node_name)
             node = self.nodes.add(name=name, op="Placeholder")
             node.attr["dtype"].type = dtype.as_datatype_enum
             node.attr["shape"].shape.CopyFrom(_av.shape_proto(self.messages, shape))
@@ -203,7 +257,7 @@ class _Builder:
             self._output_shapes(node, [shape])
             value = Value(name, dtype, shape)
         else:
-            base = re.sub(r"[^a-z0-9_]", "_", user_name.lower())
+            base = re.sub(r"[^a-z0-9_]", "_", node_name.lower())
             if not base or not base[0].isalpha():
                 base = "arg_" + base
             name = self.unique(base)
@@ -214,7 +268,8 @@ class _Builder:
             attrs = self.proto.arg_attr[index].attr
             if dtype is not _dt.resource:
                 attrs["_output_shapes"].list.shape.add().CopyFrom(_av.shape_proto(self.messages, shape))
-            attrs["_user_specified_name"].s = user_name.encode()
+            if user_name is not None:
+                attrs["_user_specified_name"].s = user_name.encode()
             value = Value(name, dtype, shape)
         if placeholder is not None:
             self.values[id(placeholder)] = value
@@ -227,6 +282,10 @@ class _Builder:
             raise ExportError(f"Cannot export the op '{op.name}' (type {op.type}) of the graph "
                               f"'{op.graph.name}': TensorFlow's graph format has no equivalent that tensorflux "
                               f"knows how to write.")
+        for t in op.inputs:
+            pending = self._pending.pop(id(t), None)
+            if pending is not None:
+                self._argument(*pending)
         inputs = [self.value(t) for t in op.inputs]
         outs = fn(self, op, inputs)
         if len(outs) != len(op.outputs):
@@ -234,6 +293,19 @@ class _Builder:
         for t, v in zip(op.outputs, outs):
             self.values[id(t)] = v
         self.op_nodes[id(op)] = self.last_node
+        self.op_protos[id(op)] = self.last_proto
+
+    def _late_controls(self, graph):
+        """Control inputs on nodes made later in the graph (the automatic control NoOp that every output
+        Identity waits for): TensorFlow lists them as `^NoOp` although the NoOp node comes after."""
+        for op in graph.get_operations():
+            node = self.op_protos.get(id(op))
+            if node is None:
+                continue
+            for c in op.control_inputs:
+                name = self.op_nodes.get(id(c))
+                if name is not None and "^" + name not in node.input:
+                    node.input.append("^" + name)
 
     def value(self, tensor):
         try:
@@ -243,17 +315,19 @@ class _Builder:
                 from None
 
     # -- nodes ----------------------------------------------------------------------------------
-    def emit(self, op_type, inputs, attrs, outputs, name=None, control=(), stateful=None):
+    def emit(self, op_type, inputs, attrs, outputs, name=None, control=(), stateful=None, private=()):
         """Adds one node of TensorFlow op `op_type`; returns a Value per output.
 
         `inputs` are Values; `attrs` Python values by attr name (type and count attrs not given are read
-        from the inputs and `outputs`, a list of (dtype, shape)); `control` are node names to run first.
+        from the inputs and `outputs`, a list of (dtype, shape)); `control` are node names to run first;
+        `private` are `(name, kind, value)` of attrs outside the op's interface that TensorFlow's graph
+        construction adds (`_lower_using_switch_merge`, `_read_only_resource_inputs`, ...).
         """
         iface = interface(op_type)
         if iface is None:
             raise ExportError(f"internal: no interface recorded for TensorFlow op {op_type}")
         source = self.op
-        name = self.unique(name or (source.name if source is not None else op_type))
+        name = self.unique(self.scope + (name or (source.name if source is not None else op_type)))
         attrs = dict(attrs)
         wired = []
         try:
@@ -275,7 +349,7 @@ class _Builder:
                 refs.append(Value(ref, group[j][0], TensorShape(group[j][1])))
             flat += n
         node = self.nodes.add(name=name, op=op_type)
-        self.last_node = name
+        self.last_node, self.last_proto = name, node
         node.input.extend(wired)
         node.input.extend("^" + c for c in control)
         for key, (kind, default) in iface.attrs.items():
@@ -290,6 +364,8 @@ class _Builder:
                                   f"{op_type}: its attr '{key}' ({kind}) cannot hold {value!r} ({e}).") from None
         if attrs:
             raise ExportError(f"internal: attrs {sorted(attrs)} are not attrs of TensorFlow's {op_type}")
+        for key, kind, value in private:
+            node.attr[key].CopyFrom(_av.attr_value(self.messages, kind, value))
         self._output_shapes(node, [s for _, s in outputs])
         if iface.stateful if stateful is None else stateful:
             self.stateful_nodes.append(name)
@@ -304,6 +380,8 @@ class _Builder:
             attrs.setdefault(arg.list_attr, list(dtypes))
 
     def _output_shapes(self, node, shapes):
+        if not self.exporter.add_shapes:
+            return
         lst = node.attr["_output_shapes"].list
         lst.SetInParent()
         for s in shapes:
@@ -321,15 +399,74 @@ class _Builder:
             self.op = saved
         return value
 
-    def function(self, graph, outputs, layout=None, passthrough=(), name=None, wrap=None):
-        return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough, wrap=wrap)
+    def function(self, graph, outputs, layout=None, passthrough=(), name=None, wrap=None, branch=None):
+        return self.exporter.function(graph, outputs, name=name, layout=layout, passthrough=passthrough, wrap=wrap,
+                                      branch=branch)
 
 
-def graph_def_or_none(graph):
+def _capture_names(graph):
+    """`{id(placeholder): (node name, user name)}` for the graph's captures of eager tensors (variable
+    handles, constants), named as TensorFlow names them: after their first consumer and its input argument
+    (`AssignAddVariableOp/resource`, `_user_specified_name` "resource")."""
+    internals = getattr(graph, "captures", None)
+    if not internals:
+        return {}
+    wanted = {id(internal) for external, internal in internals if not hasattr(external, "op")}
+    names = {}
+    for op in graph.get_operations():
+        if not wanted:
+            break
+        for position, t in enumerate(op.inputs):
+            if id(t) in wanted:
+                arg = _input_arg_name(op, position)
+                names[id(t)] = (f"{op.name}/{arg}", arg)
+                wanted.discard(id(t))
+    return names
+
+
+# Ops whose inputs after the first `n` are one TensorFlow list argument: (n, the list's name).
+_LIST_INPUTS = {"If": (1, "input"), "StatelessIf": (1, "input"), "While": (0, "input"),
+                "StatelessWhile": (0, "input"), "StatefulPartitionedCall": (0, "args")}
+
+
+def _input_arg_name(op, position):
+    """TensorFlow's name of `op`'s input `position` as a captured tensor's placeholder is named after it
+    (`resource`; `input_0` for an item of a list argument)."""
+    listed = _LIST_INPUTS.get(op.type)
+    if listed is not None and position >= listed[0]:
+        return f"{listed[1]}_{position - listed[0]}"
+    input_names = getattr(op.opdef, "input_names", None) or ()
+    return input_names[position] if position < len(input_names) else "input"
+
+
+def _branch_arg_names(graph, layout, outputs, scope, outer_names):
+    """`{id(placeholder): (node name, user name)}` for a cond branch's arguments, as TensorFlow names the
+    placeholders its branch graphs capture: `<scope><first consumer>/<outer op name>` (the consumer being
+    an output's Identity when the argument is returned as it is), and `<scope>Placeholder` for an input the
+    branch ignores (with no user name)."""
+    names = {}
+    for k, item in enumerate(layout):
+        if isinstance(item, tuple):
+            names[id(item)] = (f"{scope}Placeholder", None)
+            continue
+        outer = outer_names[k]
+        consumer = next((op for op in graph.get_operations() if any(t is item for t in op.inputs)), None)
+        if consumer is not None and item.dtype is _dt.resource:
+            # a variable's handle: TensorFlow's branch captured it from the eager context, by input name
+            outer = _input_arg_name(consumer, next(i for i, t in enumerate(consumer.inputs) if t is item))
+        consumer = consumer.name if consumer is not None else None
+        if consumer is None:
+            m = next((m for m, t in enumerate(outputs) if t is item), None)
+            consumer = None if m is None else ("Identity" if m == 0 else f"Identity_{m}")
+        names[id(item)] = (f"{scope}{consumer}/{outer}" if consumer else f"{scope}{outer}", outer)
+    return names
+
+
+def graph_def_or_none(graph, add_shapes=False):
     """`Graph.as_graph_def()`: the GraphDef, or None when an op has no TensorFlow form (or protobuf is
     missing), so that the caller falls back to its light view. (namespaces.py installs it as the framework's
     GRAPH_DEF_EXPORTER, loading this module on the first call.)"""
     try:
-        return export_graph_def(graph)
+        return export_graph_def(graph, add_shapes=add_shapes)
     except (ExportError, ImportError):
         return None

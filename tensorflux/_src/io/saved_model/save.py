@@ -366,12 +366,13 @@ class _Plan:
             name = f"Const_{node_id}"
             node = graph.node.add(name=name, op="Const")
             node.attr["dtype"].type = tensor.dtype.as_datatype_enum
-            node.attr["value"].tensor.CopyFrom(_av.tensor_proto(messages, tensor.numpy(), tensor.dtype))
+            node.attr["value"].tensor.CopyFrom(_av.tensor_proto(messages, tensor.numpy(), tensor.dtype,
+                                                                 typed_values=True))
             handles[node_id] = constant_names[node_id] = name
         for source, filename in self.assets:
             node = graph.node.add(name=f"asset_path_{filename}", op="Const")
             node.attr["dtype"].type = 7
-            node.attr["value"].tensor.CopyFrom(_av.tensor_proto(messages, filename.encode(), None))
+            node.attr["value"].tensor.CopyFrom(_av.tensor_proto(messages, filename.encode(), None, typed_values=True))
         for name, (fname, inputs, keys, cf) in sorted(self.signatures.items()):
             call_inputs = []
             for spec in cf._signature_specs:
