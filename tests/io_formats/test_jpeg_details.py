@@ -57,3 +57,35 @@ def test_recovery_still_refuses_a_file_cut_before_its_image_data():
     header_end = data.index(b"\xff\xda")
     with pytest.raises(tf.errors.InvalidArgumentError, match="jpeg::Uncompress failed"):
         tf.io.decode_jpeg(data[:header_end], try_recover_truncated=True)
+
+
+@pytest.mark.parametrize("ratio", [2, 4, 8])
+@pytest.mark.parametrize("name", ["base", "prog", "cmyk", "gray", "full"])
+@pytest.mark.parametrize("method", ["", "INTEGER_ACCURATE"])
+def test_scaled_decoding_gives_tensorflows_pixels(ratio, name, method):
+    # 4:2:0 (base, prog), 4:4:4 (full), grayscale and CMYK files; libjpeg's reduced IDCTs, chroma scaled by
+    # its IDCT rather than upsampled
+    got = tf.io.decode_jpeg(blob(name), ratio=ratio, dct_method=method)
+    expected = FIXTURES[f"{name}_ratio{ratio}{method}"]
+    assert got.shape == expected.shape == (-(-13 // ratio), -(-19 // ratio), expected.shape[-1])
+    np.testing.assert_array_equal(got.numpy(), expected)
+
+
+@pytest.mark.parametrize("ratio", [2, 4, 8])
+def test_scaled_decoding_options(ratio):
+    np.testing.assert_array_equal(tf.io.decode_jpeg(blob("base"), ratio=ratio, fancy_upscaling=False).numpy(),
+                                  FIXTURES[f"base_ratio{ratio}_plain_upsampling"])
+    np.testing.assert_array_equal(tf.io.decode_jpeg(blob("base"), ratio=ratio, channels=1).numpy(),
+                                  FIXTURES[f"base_ratio{ratio}_gray"])
+    np.testing.assert_array_equal(tf.io.decode_and_crop_jpeg(blob("base"), [0, 1, 2, 1], ratio=ratio).numpy(),
+                                  FIXTURES[f"base_ratio{ratio}_crop"])
+    traced = tf.function(lambda s: tf.io.decode_jpeg(s, ratio=ratio))(tf.constant(blob("base")))
+    np.testing.assert_array_equal(traced.numpy(), FIXTURES[f"base_ratio{ratio}"])
+
+
+def test_crop_window_is_in_scaled_pixels():
+    assert tf.io.decode_and_crop_jpeg(blob("base"), [1, 2, 3, 2], ratio=4).shape == (3, 2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data or crop window"):
+        tf.io.decode_and_crop_jpeg(blob("base"), [1, 2, 3, 2], ratio=8)      # the image is 2 x 3 pixels
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ratio must be 1, 2, 4, or 8, got 3"):
+        tf.io.decode_jpeg(blob("base"), ratio=3)

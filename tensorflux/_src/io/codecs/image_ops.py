@@ -67,7 +67,7 @@ def _check_channels(channels):
 
 
 def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=True, crop=None, op="DecodeImage",
-            expand_animations=False, recover_truncated=False):
+            expand_animations=False, recover_truncated=False, ratio=1):
     """Pixels of `data` in its own format: uint8, or uint16 for PNG when asked (other formats widen later).
     A GIF gives its frames `[frames, height, width, 3]` for DecodeGif (and DecodeImage expanding
     animations), else its one frame; any other format gives one image, `[1, ...]` for DecodeGif."""
@@ -95,7 +95,7 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
         if channels == 4:
             raise _invalid("JPEG does not support 4 channels")
         pixels = jpeg_decode.decode(data, channels, dct_method == "INTEGER_ACCURATE", fancy_upscaling,
-                                    recover_truncated)
+                                    recover_truncated, ratio)
     elif kind == "png":
         pixels = png_decode.decode(data, channels, sixteen_bits)
     elif kind is None:
@@ -114,7 +114,7 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
 def _jpeg_kernel(contents, channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction,
                  dct_method):
     return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
-                   op="DecodeJpeg", recover_truncated=try_recover_truncated)
+                   op="DecodeJpeg", recover_truncated=try_recover_truncated, ratio=ratio)
 
 
 def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_recover_truncated,
@@ -123,7 +123,7 @@ def _crop_kernel(contents, crop_window, channels, ratio, fancy_upscaling, try_re
     if window.shape != (4,):
         raise _invalid(f"crop_window must be shape [4] but got shape{list(window.shape)}")
     return _decode(_scalar_bytes(contents), channels, dct_method=dct_method, fancy_upscaling=fancy_upscaling,
-                   crop=window, op="DecodeAndCropJpeg", recover_truncated=try_recover_truncated)
+                   crop=window, op="DecodeAndCropJpeg", recover_truncated=try_recover_truncated, ratio=ratio)
 
 
 def _gif_kernel(contents):
@@ -232,9 +232,6 @@ def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, accepta
     channels, ratio = _check_channels(channels), _int_attr(ratio, "ratio")
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
-    if ratio != 1:
-        raise errors.UnimplementedError(None, None, "decode_jpeg: ratio 2, 4 and 8 (scaled decoding) are not "
-                                        "implemented in tensorflux; decode at ratio 1 and resize")
     dct_method = dct_method.decode() if isinstance(dct_method, bytes) else str(dct_method)
     if dct_method not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
         raise _invalid("dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}")

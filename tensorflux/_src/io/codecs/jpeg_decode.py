@@ -178,7 +178,7 @@ class _Decoder:
         self.eobrun = 0
 
     # -- markers -------------------------------------------------------------------------------------
-    def run(self, accurate):
+    def run(self, accurate, ratio=1):
         data, n = self.data, len(self.data)
         if n < 4 or data[0] != 0xFF or data[1] != 0xD8:
             raise JpegError("not a JPEG file: starts with 0x%02x 0x%02x" % (data[0] if n else 0,
@@ -228,7 +228,7 @@ class _Decoder:
             i += length
         if self.frame is None:
             raise JpegError("no image")
-        return self._pixels(accurate)
+        return self._pixels(accurate, ratio)
 
     def _quant(self, body):
         k = 0
@@ -567,17 +567,23 @@ class _Decoder:
             self.eobrun -= 1
 
     # -- pixels --------------------------------------------------------------------------------------
-    def _pixels(self, accurate):
+    def _pixels(self, accurate, ratio=1):
         frame = self.frame
         planes = []
-        for comp in frame.components:
+        self.sizes = jpeg_pixels.scaled_sizes(frame, ratio)
+        for comp, size in zip(frame.components, self.sizes):
             if comp.quant is None:
                 raise JpegError("component has no scan")
-            if accurate:
+            if size < 8:
+                samples = jpeg_pixels.idct_scaled(comp.coefs * comp.quant, size)
+            elif accurate:
                 samples = jpeg_pixels.idct_islow(comp.coefs * comp.quant)
             else:
                 samples = jpeg_pixels.idct_ifast(comp.coefs * jpeg_pixels.ifast_multipliers(comp.quant))
-            planes.append(samples[:comp.height, :comp.width])
+            # the component's samples at this scale: ceil(image size * sampling * size / (largest sampling * 8))
+            width = -(-frame.width * comp.h * size // (frame.hmax * 8))
+            height = -(-frame.height * comp.v * size // (frame.vmax * 8))
+            planes.append(samples[:height, :width])
         return frame, planes, self.colour_transform()
 
     def colour_transform(self):
@@ -596,17 +602,17 @@ class _Decoder:
         return ids != [82, 71, 66]
 
 
-def decode(data, channels=0, accurate=False, fancy_upscaling=True, recover_truncated=False):
+def decode(data, channels=0, accurate=False, fancy_upscaling=True, recover_truncated=False, ratio=1):
     """`[height, width, channels]` uint8 pixels of JPEG bytes; channels 0 keeps the file's (1 or 3).
     `accurate` picks the accurate integer IDCT (TensorFlow's "INTEGER_ACCURATE"); the default is the fast
     one, which TensorFlow's `dct_method=''` maps to."""
     try:
         decoder = _Decoder(bytes(data), recover_truncated)
-        frame, planes, ycc = decoder.run(accurate)
+        frame, planes, ycc = decoder.run(accurate, ratio)
         if len(frame.components) == 4 and channels == 1:
             raise JpegError("Unsupported color conversion request")   # libjpeg has no CMYK -> grayscale
     except JpegError as e:
         raise invalid(f"jpeg::Uncompress failed. Invalid JPEG data or crop window. ({e}; data size {len(data)})") \
             from None
     return jpeg_pixels.to_pixels(frame, planes, ycc, channels, fancy_upscaling,
-                                 adobe=decoder.adobe_transform is not None)
+                                 adobe=decoder.adobe_transform is not None, ratio=ratio, sizes=decoder.sizes)

@@ -214,21 +214,25 @@ def _cmyk_to_rgb(full, ycck, adobe):
     return np.stack(out, axis=-1).astype(np.uint8)
 
 
-def to_pixels(frame, planes, ycc, channels, fancy=True, adobe=False):
-    width, height = frame.width, frame.height
+def to_pixels(frame, planes, ycc, channels, fancy=True, adobe=False, ratio=1, sizes=None):
+    """Pixels from the component planes; at a `ratio` above 1 the planes hold `sizes` samples per block and
+    the image is ceil(width / ratio) x ceil(height / ratio)."""
+    width, height = -(-frame.width // ratio), -(-frame.height // ratio)
     comps = frame.components
+    sizes = sizes or [8] * len(comps)
+    smallest = min(sizes)
+    factors = [((frame.hmax * smallest) // (c.h * size), (frame.vmax * smallest) // (c.v * size))
+               for c, size in zip(comps, sizes)]
     if len(comps) == 4:
-        full = [_upsample(p, frame.hmax // c.h, frame.vmax // c.v, width, height, fancy)
-                for p, c in zip(planes, comps)]
+        full = [_upsample(p, fx, fy, width, height, fancy) for p, (fx, fy) in zip(planes, factors)]
         return _cmyk_to_rgb(full, ycc, adobe)
     if len(comps) == 1 or (channels == 1 and ycc):
-        gray = _upsample(planes[0], frame.hmax // comps[0].h, frame.vmax // comps[0].v, width, height)
+        gray = _upsample(planes[0], factors[0][0], factors[0][1], width, height)
         gray = gray.astype(np.uint8)
         if channels == 3:
             return np.repeat(gray[:, :, None], 3, axis=2)
         return gray[:, :, None]
-    full = [_upsample(p, frame.hmax // c.h, frame.vmax // c.v, width, height, fancy)
-            for p, c in zip(planes, comps)]
+    full = [_upsample(p, fx, fy, width, height, fancy) for p, (fx, fy) in zip(planes, factors)]
     if ycc:
         rgb = _ycc_to_rgb(full[0], full[1], full[2])
     else:
@@ -236,3 +240,62 @@ def to_pixels(frame, planes, ycc, channels, fancy=True, adobe=False):
     if channels == 1:
         return _rgb_to_gray(rgb[..., 0], rgb[..., 1], rgb[..., 2])[:, :, None]
     return rgb
+
+
+# -- scaled decoding (`decode_jpeg(ratio=2|4|8)`) -------------------------------------------------------------
+# libjpeg's reduced inverse DCTs give 4x4, 2x2 or 1x1 samples per block straight from the coefficients (only
+# the low frequencies they need), with the accurate method's fixed-point constants whatever `dct_method` is.
+_R0211, _R0509, _R0601, _R0720 = _fix(0.211164243), _fix(0.509795579), _fix(0.601344887), _fix(0.720959822)
+_R0850, _R1061, _R1272, _R1451 = _fix(0.850430095), _fix(1.061594337), _fix(1.272758580), _fix(1.451774981)
+_R2172, _R3624 = _fix(2.172734803), _fix(3.624509785)
+
+
+def _reduced4(s0, s1, s2, s3, s5, s6, s7, extra_shift):
+    """One 4-point pass (inputs 0-3 and 5-7 of 8; input 4 is not used): four outputs, descaled."""
+    tmp0 = s0 << (_CONST_BITS + 1)
+    tmp2 = s2 * _F1847 - s6 * _F0765
+    tmp10, tmp12 = tmp0 + tmp2, tmp0 - tmp2
+    odd0 = -s7 * _R0211 + s5 * _R1451 - s3 * _R2172 + s1 * _R1061
+    odd2 = -s7 * _R0509 - s5 * _R0601 + s3 * _F0899 + s1 * _F2562
+    return (_descale(tmp10 + odd2, extra_shift), _descale(tmp12 + odd0, extra_shift),
+            _descale(tmp12 - odd0, extra_shift), _descale(tmp10 - odd2, extra_shift))
+
+
+def _reduced2(s0, s1, s3, s5, s7, extra_shift):
+    tmp10 = s0 << (_CONST_BITS + 2)
+    odd = -s7 * _R0720 + s5 * _R0850 - s3 * _R1272 + s1 * _R3624
+    return _descale(tmp10 + odd, extra_shift), _descale(tmp10 - odd, extra_shift)
+
+
+def idct_scaled(coefs, size):
+    """`[rows, cols, 64]` dequantised coefficients -> `[rows*size, cols*size]` uint8 samples, `size` 4, 2 or 1."""
+    rows, cols = coefs.shape[:2]
+    blocks = coefs.reshape(-1, 8, 8).astype(np.int64)
+    if size == 1:
+        samples = _descale(blocks[:, 0, 0], 3)[:, None, None]
+    elif size == 2:
+        first = _reduced2(*(blocks[:, i, :] for i in (0, 1, 3, 5, 7)), _CONST_BITS - _PASS1_BITS + 2)
+        work = np.stack(first, axis=1)                                      # [blocks, 2 rows, 8 columns]
+        samples = np.stack(_reduced2(*(work[:, :, i] for i in (0, 1, 3, 5, 7)),
+                                     _CONST_BITS + _PASS1_BITS + 3 + 2), axis=2)
+    else:
+        first = _reduced4(*(blocks[:, i, :] for i in (0, 1, 2, 3, 5, 6, 7)), _CONST_BITS - _PASS1_BITS + 1)
+        work = np.stack(first, axis=1)                                      # [blocks, 4 rows, 8 columns]
+        samples = np.stack(_reduced4(*(work[:, :, i] for i in (0, 1, 2, 3, 5, 6, 7)),
+                                     _CONST_BITS + _PASS1_BITS + 3 + 1), axis=2)
+    samples = np.clip(samples + 128, 0, 255).astype(np.uint8)
+    return samples.reshape(rows, cols, size, size).transpose(0, 2, 1, 3).reshape(rows * size, cols * size)
+
+
+def scaled_sizes(frame, ratio):
+    """Each component's samples per block at `ratio`: libjpeg scales chroma up by its IDCT (rather than by
+    upsampling) while the sampling factors allow it."""
+    smallest = 8 // ratio
+    sizes = []
+    for comp in frame.components:
+        size = smallest
+        while size < 8 and (frame.hmax * smallest) % (comp.h * size * 2) == 0 and \
+                (frame.vmax * smallest) % (comp.v * size * 2) == 0:
+            size *= 2
+        sizes.append(size)
+    return sizes
