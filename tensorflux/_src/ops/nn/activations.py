@@ -18,6 +18,7 @@ from ..math import arith as _math
 from ..math import reduce as _reduce
 from ..convert import convert_to_tensor
 from ..infer import infer_unary
+from ..linalg import blas_threads
 from ..registry import OpDef, apply, constant_value
 
 
@@ -50,9 +51,51 @@ def _sum_kept(x, axis):
     return _reduce.reduce_sum(x, axis=axis, keepdims=True)
 
 
+# -- elementwise passes over big arrays, by blocks in the worker threads ------------------------------
+# A convnet's activations are megabytes ([128, 26, 26, 32] float32 is 11 MB): one NumPy pass over them is
+# a memory-bound loop on one core while the other waits. Above this size the pass is cut into
+# contiguous blocks shared out over the worker threads (NumPy releases the GIL inside a ufunc loop);
+# every element is computed by the same ufunc whatever the blocks, so the bits never depend on them.
+BLOCKED_MIN_ELEMENTS = 1 << 18
+_BLOCK_ELEMENTS = 1 << 16
+
+
+def _blockable(*arrays):
+    """Whether `arrays` (one shape, C-contiguous) are big enough to be worth splitting over threads."""
+    first = arrays[0]
+    return (first.size >= BLOCKED_MIN_ELEMENTS and all(a.shape == first.shape and a.flags.c_contiguous
+                                                       for a in arrays)
+            and blas_threads.usable_workers() > 1)
+
+
+def by_blocks(pass_, out, *arrays, rows=None):
+    """`pass_(*blocks, out=out_block)` over row blocks of `out` and `arrays` (the same leading dimension,
+    viewed 2-D as [rows, -1] when `rows` is given, else flat), shared out over the worker threads."""
+    if rows is None:
+        flat = [a.reshape(-1) for a in arrays]
+        target, step = out.reshape(-1), _BLOCK_ELEMENTS
+    else:
+        flat = [a.reshape(rows, -1) for a in arrays]
+        target = out.reshape(rows, -1)
+        step = max(1, _BLOCK_ELEMENTS // max(1, target.shape[1]))
+    size = target.shape[0]
+    count = max(2 * blas_threads.usable_workers(), -(-size // step))
+    step = -(-size // count)
+    bounds = [(lo, min(size, lo + step)) for lo in range(0, size, step)]
+
+    def run_block(i):
+        lo, hi = bounds[i]
+        pass_(*(a[lo:hi] for a in flat), out=target[lo:hi])
+    blas_threads.run_blocks(run_block, len(bounds))
+    return out
+
+
 # -- activations -------------------------------------------------------------------------------------
 def _relu_kernel(x):
-    return np.maximum(x, x.dtype.type(0))
+    zero = x.dtype.type(0)
+    if _blockable(x) and x.dtype.kind == "f":
+        return by_blocks(lambda a, out: np.maximum(a, zero, out=out), np.empty_like(x), x)
+    return np.maximum(x, zero)
 
 
 def _relu6_kernel(x):
@@ -101,6 +144,9 @@ def _infer_leaky_relu(inputs, attrs):
 def _relu_grad_kernel(gradients, features):
     # TensorFlow's ReluGrad: gradients * (features > 0), so a NaN or infinite gradient where the unit is
     # off gives NaN there, as in TensorFlow. One pass instead of a comparison, zeros and a select.
+    if _blockable(gradients, features) and gradients.dtype == features.dtype and gradients.dtype.kind == "f":
+        return by_blocks(lambda g, f, out: np.multiply(g, f > 0, dtype=g.dtype, out=out), np.empty_like(gradients),
+                         gradients, features)
     return np.multiply(gradients, features > 0, dtype=gradients.dtype)
 
 

@@ -21,7 +21,7 @@ from ..shapes.shaping import reshape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
-from .activations import _HALF_TO_DOUBLE, _NARROW, _widen
+from .activations import _HALF_TO_DOUBLE, _NARROW, _blockable, _widen, by_blocks
 from ..shapes.common import fmt_shape as _dims_text
 
 
@@ -39,6 +39,10 @@ def _bias_add_kernel(value, bias, data_format):
                         f"{_dims_text(bias.shape)} vs. {_dims_text(value.shape)}")
     if channel != value.ndim - 1:
         bias = bias.reshape(bias.shape + (1,) * (value.ndim - 2))
+    elif _blockable(value) and value.dtype == bias.dtype and value.dtype.kind == "f":
+        # Channels last: blocks of whole rows of channels, each plus the bias, over the worker threads.
+        rows = value.size // max(1, value.shape[-1])
+        return by_blocks(lambda v, out: np.add(v, bias, out=out), np.empty_like(value), value, rows=rows)
     return np.add(value, bias)
 
 
