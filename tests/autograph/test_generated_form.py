@@ -287,3 +287,51 @@ def test_a_function_calling_a_debugger_maps_its_generated_lines_to_the_users():
     assert user_line_of("y = ag__.ld(y) * 3") == "y = y * 3"
     assert user_line_of("retval_ = ag__.ld(y)") == "return y"
     assert api.original_location(tf.autograph.to_graph(debugged).__code__, 10) is None   # to_graph: none
+
+
+def scale_by(v):
+    return v
+
+
+FACTOR = 2
+bounded = lambda x: scale_by(x) * FACTOR if x > 0 and x < 5 else -x   # noqa: E731 - the lambda form
+negated = lambda x, y=1: not x   # noqa: E731
+
+
+def _lambda_over_closure():
+    offset = 3
+    return lambda x: x + offset
+
+
+OPTIONS = ("ag__.ConversionOptions(recursive=True, user_requested=True, optional_features=(), "
+           "internal_convert_user_code=True)")
+
+
+def test_lambdas_have_tensorflows_generated_form():
+    # Recorded from TensorFlow 2.21's to_code and to_graph of the same lambdas.
+    assert tf.autograph.to_code(bounded) == (
+        "tf__lam = lambda x: ag__.with_function_scope(lambda lscope: ag__.if_exp(ag__.and_(lambda: x > 0, "
+        "lambda: x < 5), lambda: ag__.converted_call(scale_by, (x,), None, lscope) * FACTOR, lambda: -x, "
+        f"'x > 0 and x < 5'), 'lscope', {OPTIONS})\n")
+    assert tf.autograph.to_code(negated) == (
+        f"tf__lam = lambda x, y=None: ag__.with_function_scope(lambda lscope: ag__.not_(x), 'lscope', {OPTIONS})\n")
+    closing = _lambda_over_closure()
+    generated = tf.autograph.to_graph(closing)
+    assert generated.__name__ == "<lambda>"
+    with open(inspect.getsourcefile(generated), encoding="utf-8") as f:
+        assert f.read() == (
+            "# coding=utf-8\n"
+            "def outer_factory():\n"
+            "    offset = None\n"
+            "\n"
+            "    def inner_factory(ag__):\n"
+            "        tf__lam = lambda x: ag__.with_function_scope(lambda lscope: x + offset, 'lscope', "
+            f"{OPTIONS})\n"
+            "        return tf__lam\n"
+            "    return inner_factory\n")
+    assert int(generated(tf.constant(1))) == 4
+    converted = tf.autograph.to_graph(bounded)
+    assert int(converted(tf.constant(3))) == 6
+    assert int(tf.function(converted, autograph=False)(tf.constant(-3))) == 3
+    assert int(tf.function(converted, autograph=False)(tf.constant(2))) == 4
+    assert tf.autograph.to_graph(negated)(False) is True and tf.autograph.to_graph(negated)(True) is False

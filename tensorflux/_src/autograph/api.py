@@ -32,6 +32,7 @@ from .errors import UnsupportedLanguageElementError
 from .features import feature_names
 from .transformers.control_flow import ControlFlowConverter
 from .transformers.expressions import ExpressionConverter, calls_debugger, warn_set_trace
+from .transformers.lambdas import lambda_candidates
 from .transformers.lists import ListAppendConverter
 from .transformers.lowering import FlagNames, lower_function
 from .transformers.names import declared_names, loop_liveness
@@ -125,15 +126,11 @@ def _lambda_node(fn):
     the same signature starting on the same line is left unconverted, as TensorFlow does."""
     code = fn.__code__
     try:
-        lines, _ = inspect.findsource(fn)
-        tree = ast.parse("".join(lines))
+        candidates = lambda_candidates(fn)
     except (OSError, TypeError) as e:
         raise ConversionError(f"the source code of {fn.__qualname__} is not available ({e})", silent=True) from None
     except SyntaxError as e:
         raise ConversionError(f"could not parse the source code of {fn!r}: {e}") from None
-    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
-                  and tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == names]
     if not candidates:
         raise ConversionError(f"could not parse the source code of {fn!r}: no matching lambda was found on line "
                               f"{code.co_firstlineno}")
@@ -157,6 +154,11 @@ def _transform(fn, features=(), generated=False):
         # As in TensorFlow: a generator runs unconverted, so loops over it stay Python loops over its items.
         raise ConversionError(f"{fn.__qualname__} is a generator function", silent=True)
     if fn.__name__ == "<lambda>":  # a lambda holds one expression: convert and/or/not, `a if c else b`, calls
+        if generated:
+            try:
+                return _generated_form(fn, features, user_requested=True)
+            except (OSError, TypeError, SyntaxError, LookupError):
+                pass   # a lambda that cannot be told apart from another: the lean conversion reports it
         node, first_line = _lambda_node(fn)
         node.body = [ExpressionConverter().visit(s) for s in node.body]
         return _compile_converted(fn, node, ast.unparse(ast.fix_missing_locations(node)), first_line)
@@ -508,12 +510,11 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
     `generated_code`), as a string; raises as `to_graph` does."""
     fn = _function_with_source(entity)
     features = feature_names(experimental_optional_features)
-    if fn.__name__ != "<lambda>":
-        from .generated_code import generated_code   # the view's passes load only when asked for
-        try:
-            return generated_code(fn, features)
-        except (OSError, TypeError, SyntaxError) as e:
-            raise ConversionError(f"converting {fn!r}: {type(e).__name__}: {e}") from None
-    _, source = _converted_code(fn)
-    return source
+    if fn.__name__ == "<lambda>":
+        _lambda_node(fn)   # TensorFlow's ConversionError when the lambda cannot be told apart from another
+    from .generated_code import generated_code   # the view's passes load only when asked for
+    try:
+        return generated_code(fn, features)
+    except (OSError, TypeError, SyntaxError) as e:
+        raise ConversionError(f"converting {fn!r}: {type(e).__name__}: {e}") from None
 

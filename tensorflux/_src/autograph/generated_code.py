@@ -26,6 +26,7 @@ import textwrap
 
 from . import generated_code_lowering as _low
 from .errors import UnsupportedLanguageElementError
+from .transformers.lambdas import lambda_candidates
 from .generated_code_analysis import analyse_function, bound_names
 
 __all__ = ["generated_code", "generated_node"]
@@ -38,7 +39,10 @@ def generated_code(fn, features=()):
 
 
 def generated_node(fn, features=()):
-    """The `def tf__<name>(...)` syntax tree of `generated_code` (locations filled in)."""
+    """The syntax tree of `generated_code` (locations filled in): `def tf__<name>(...)`, or for a lambda
+    the statement `tf__lam = lambda ...: ...`."""
+    if fn.__name__ == "<lambda>":
+        return _generated_lambda(fn, features)
     source = textwrap.dedent(inspect.getsource(fn))
     node = ast.parse(source).body[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -69,6 +73,36 @@ def generated_node(fn, features=()):
     node = _Variables().visit(node)
     node.name = "tf__" + node.name
     return ast.fix_missing_locations(node)
+
+
+def _generated_lambda(fn, features):
+    """TensorFlow's form of a lambda: its body's calls, conditional and logical expressions converted (its
+    reads stay plain), inside `ag__.with_function_scope`:
+
+        tf__lam = lambda x: ag__.with_function_scope(lambda lscope: ag__.not_(x), 'lscope', ...)
+    """
+    candidates = lambda_candidates(fn)
+    if len(candidates) != 1:
+        raise TypeError(f"{fn!r}: {len(candidates)} lambdas of its line take its parameters")
+    lam = candidates[0]
+    reserved = set(getattr(fn, "__globals__", {})) | set(fn.__code__.co_freevars)
+    reserved.update(n.id for n in ast.walk(lam) if isinstance(n, ast.Name))
+    reserved.update(n.arg for n in ast.walk(lam) if isinstance(n, ast.arg))
+    scope = _low.Namer(reserved).new("lscope")
+    calls = _low.Calls(features)
+    calls.scopes.append(scope)
+    body = calls.visit(lam.body)
+    body = _ConditionalExpressions().visit(body)
+    body = _LogicalExpressions(features).visit(body)
+    args = lam.args   # the defaults are placeholders, as a def's: the converted lambda gets the original's
+    args.defaults = [ast.Constant(None) for _ in args.defaults]
+    args.kw_defaults = [ast.Constant(None) if d is not None else None for d in args.kw_defaults]
+    scoped = _low.ag_call("with_function_scope", [
+        ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=scope)], vararg=None, kwonlyargs=[],
+                                      kw_defaults=[], kwarg=None, defaults=[]), body=body),
+        ast.Constant(scope), _low.expr(_low.options_source(tuple(features)))])
+    node = ast.Assign(targets=[_low.name_("tf__lam", True)], value=ast.Lambda(args=args, body=scoped))
+    return ast.fix_missing_locations(ast.copy_location(node, lam))
 
 
 def _declared(fn_node):

@@ -8,7 +8,7 @@ the same numeric suffixes as TensorFlow's.
 import ast
 
 __all__ = ["options_source", "Namer", "lower", "expr", "name_", "assign", "not_", "lambda_", "def_", "ag_call", "flat",
-           "locate", "LocatingTransformer"]
+           "locate", "LocatingTransformer", "Calls"]
 
 def options_source(features, user_requested=True):
     """The `ag__.ConversionOptions(...)` expression TensorFlow writes into each FunctionScope."""
@@ -444,7 +444,10 @@ class _Lists(LocatingTransformer):
 
 
 # -- calls: ag__.converted_call(f, args, kwargs, fscope) ---------------------------------------------
-class _Calls(LocatingTransformer):
+class Calls(LocatingTransformer):
+    """Calls → `ag__.converted_call(f, args, kwargs, <scope>)`; the scope is the enclosing def's
+    (`scopes`: a lambda's conversion starts it with its own)."""
+
     def __init__(self, features):
         self.features = features
         self.scopes = []
@@ -508,4 +511,4 @@ def lower(fn_node, namer, features):
     fn_node = _Returns(namer).visit(fn_node)
     if "LISTS" in features or "ALL" in features:
         fn_node = _Lists().visit(fn_node)
-    return _Calls(features).visit(fn_node)
+    return Calls(features).visit(fn_node)

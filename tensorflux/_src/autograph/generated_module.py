@@ -61,10 +61,16 @@ def _module_text(fn, features):
     # variables (not globals); their cells are replaced by the original function's when it is made.
     free = [ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store())], value=ast.Constant(None))
             for v in fn.__code__.co_freevars]
-    inner = def_("inner_factory", [AG_CELL_NAME], [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))])
+    inner = def_("inner_factory", [AG_CELL_NAME], [node, ast.Return(value=ast.Name(id=_bound_name(node),
+                                                                                   ctx=ast.Load()))])
     outer = def_("outer_factory", [], free + [inner, ast.Return(value=ast.Name(id="inner_factory", ctx=ast.Load()))])
     module = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
     return "# coding=utf-8\n" + ast.unparse(module) + "\n", node
+
+
+def _bound_name(node):
+    """The name the generated statement binds: `tf__f` for a def, `tf__lam` for a lambda's assignment."""
+    return node.name if isinstance(node, ast.FunctionDef) else node.targets[0].id
 
 
 def _line_map(node, text, first_line):
@@ -73,7 +79,7 @@ def _line_map(node, text, first_line):
     keeps the tree's shape), each generated line taking the line of the first node on it. Empty when the
     shapes differ."""
     generated = next((n for n in ast.walk(ast.parse(text))
-                      if isinstance(n, ast.FunctionDef) and n.name == node.name), None)
+                      if type(n) is type(node) and _bound_name(n) == _bound_name(node)), None)
     mapping = {}
     if generated is None:
         return mapping
@@ -117,5 +123,6 @@ def generated_function_code(fn, features=()):
     path = _write(text)
     module_code = compile(text, path, "exec")
     outer = _find_code(module_code, "outer_factory")
-    code = _find_code(_find_code(outer, "inner_factory"), node.name)
+    code = _find_code(_find_code(outer, "inner_factory"),
+                      node.name if isinstance(node, ast.FunctionDef) else "<lambda>")
     return code, text, _line_map(node, text, fn.__code__.co_firstlineno)

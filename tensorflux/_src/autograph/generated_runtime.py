@@ -63,6 +63,12 @@ class FunctionScope:
         return None if isinstance(value, _operators.UndefinedReturnValue) else value
 
 
+def with_function_scope(thunk, scope_name, options):
+    """A converted lambda's body, `thunk(scope)`, inside its FunctionScope."""
+    with FunctionScope("lambda_", scope_name, options) as scope:
+        return thunk(scope)
+
+
 def autograph_artifact(entity):
     """Marks a function or lambda generated code defines as converted already (its body was converted with
     its parent's), so calling it through converted_call does not convert it again."""
@@ -164,7 +170,7 @@ def runtime_namespace(lean_converted_call):
 
 _OPERATORS = dict(
     ConversionOptions=ConversionOptions, STD=STD, Feature=Feature, FunctionScope=FunctionScope,
-    autograph_artifact=autograph_artifact, ld=ld, ldu=ldu,
+    with_function_scope=with_function_scope, autograph_artifact=autograph_artifact, ld=ld, ldu=ldu,
     if_stmt=if_stmt, while_stmt=while_stmt, for_stmt=for_stmt, eq=eq, not_eq=not_eq,
     Undefined=_operators.Undefined, UndefinedReturnValue=_operators.UndefinedReturnValue,
     and_=_operators.and_, or_=_operators.or_, not_=_operators.not_, if_exp=_operators.if_exp,
