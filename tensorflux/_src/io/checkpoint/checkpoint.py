@@ -112,7 +112,7 @@ class Checkpoint:
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
-        if not name.startswith("_") and (isinstance(value, Variable) or is_trackable(value)):
+        if not name.startswith("_") and (isinstance(value, (Variable, list, tuple, dict)) or is_trackable(value)):
             self._children[name] = value
             self._restore_on_create(name, value)
 
@@ -200,7 +200,8 @@ class Checkpoint:
 
 
 def _check_trackable(name, value):
-    if not (isinstance(value, Variable) or is_trackable(value)):
+    # a list, tuple or dict is tracked as a container, as TensorFlow wraps it (its trackable items are saved)
+    if not (isinstance(value, (Variable, list, tuple, dict)) or is_trackable(value)):
         raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object (an object derived from "
                          f"`Trackable`), got {value}. If you believe this object should be trackable (i.e. it is "
                          f"part of the TensorFlow Python API and manages state), please open an issue.")
