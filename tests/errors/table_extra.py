@@ -149,4 +149,6 @@ CASES = [
          a=T("float", F((3, 2), -0.5, 0.5)), rate=T("int", np.array(8000, np.int32))),
     Case("DecodeWav", lambda tf, s: tf.audio.decode_wav(s, desired_channels=1),
          s=T("string", np.array(WAV_2X2, dtype=object))),
+    Case("StatelessMultinomial", lambda tf, logits, n, seed: tf.random.stateless_categorical(logits, n, seed),
+         logits=T("float", X), n=P("size", 4), seed=T("int", np.array([1, 2], np.int64))),
 ]

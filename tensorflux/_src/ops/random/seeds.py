@@ -114,10 +114,18 @@ class RandomStream:
         with self._lock:
             return self._philox.draw(shape, dtype, dist, minval, maxval)
 
+    def reserve(self, blocks):
+        """The stream's current Philox position, moving the stream `blocks` Philox blocks on (atomically):
+        for kernels that read the stream their own way (Multinomial)."""
+        with self._lock:
+            position = self._philox.position
+            self._philox.position = position.skip(blocks)
+            return position
+
     @property
     def generator(self):
         """A NumPy Generator seeded from this stream's seeds, for the ops whose TensorFlow sampling
-        algorithm is not reproduced (shuffle, categorical, dropout): their numbers differ from TensorFlow's."""
+        algorithm is not reproduced (shuffle, dropout): their numbers differ from TensorFlow's."""
         if self._generator is None:
             if self.seed is None:
                 self._generator = np.random.default_rng()

@@ -7,8 +7,9 @@ same stream, so calling a traced function twice gives different numbers, as in T
 passes must therefore keep attrs by identity and never merge or fold these ops (`stateful=True`).
 
 `uniform`, `normal` and `truncated_normal` draw TensorFlow's own Philox numbers (ops/philox.py), scaled
-in the output dtype as TensorFlow scales them; `shuffle` and `categorical` keep a NumPy Generator seeded
-from the same seeds, so their numbers differ from TensorFlow's.
+in the output dtype as TensorFlow scales them, and `categorical` samples as TensorFlow's kernel does
+(multinomial.py); `shuffle` keeps a NumPy Generator seeded from the same seeds, so its order differs from
+TensorFlow's.
 """
 import numpy as np
 
@@ -20,6 +21,7 @@ from ..registry import OpDef, apply, constant_value
 from ..shapes.creators import _no_gradient   # random draws: TensorFlow registers no gradient
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
     _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor)
+from . import multinomial as _multinomial
 from .seeds import _stream
 
 
@@ -55,33 +57,12 @@ def _infer_same(inputs, attrs):
 
 
 def _multinomial_kernel(logits, num_samples, output_dtype, seed, seed2, stream):
-    if logits.ndim != 2:
-        raise errors.InvalidArgumentError(
-            None, None, f"logits should be a matrix, got shape [{','.join(str(d) for d in logits.shape)}]")
-    n = int(num_samples)
-    if n < 0:
-        raise errors.InvalidArgumentError(None, None, f"num_samples should be non-negative, got {n}")
-    batch, classes = logits.shape
-    if classes == 0:
-        raise errors.InvalidArgumentError(None, None, f"num_classes should be positive, got {classes}")
-    # Inverse-CDF sampling over the finite logits only; a row with none gives `classes`, like TensorFlow.
-    work = logits.astype(np.float64)
-    finite = np.isfinite(work)
-    row_max = np.max(np.where(finite, work, -np.inf), axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", over="ignore"):
-        weights = np.where(finite, np.exp(work - np.where(np.isfinite(row_max), row_max, 0.0)), 0.0)
-    cdf = np.cumsum(weights, axis=1)
-    total = cdf[:, -1:]
-    empty = total[:, 0] <= 0
-    cdf = cdf / np.where(empty[:, None], 1.0, total)
-    # One searchsorted for all rows: row i's normalised cdf is shifted into [i, i + 1].
-    rows = np.arange(batch, dtype=np.float64)[:, None]
-    flat_cdf = (cdf + rows).ravel()
-    targets = stream.generator.random((batch, n)) + rows
-    samples = np.searchsorted(flat_cdf, targets.ravel(), side="right").reshape(batch, n)
-    samples = np.minimum(samples - np.arange(batch)[:, None] * classes, classes - 1)
-    samples[empty] = classes
-    return samples.astype(output_dtype)
+    n = _multinomial.check(logits, num_samples)
+    batch = logits.shape[0]
+    if batch * n == 0:
+        return np.zeros((batch, n), output_dtype)
+    position = stream.reserve(_multinomial.reserved_blocks(batch, n))
+    return _multinomial.sample(position, logits, n).astype(output_dtype)
 
 
 def _infer_multinomial(inputs, attrs):

@@ -3,15 +3,18 @@
 `tf.random.stateless_uniform` / `stateless_normal` / `stateless_truncated_normal` (StatelessRandom*:
 a seed [2] is scrambled into a Philox position on every run) and the key/counter ops Generator draws
 with (Stateless*V2: the Philox stream at a given key [1] and counter [2]). Both give TensorFlow's own
-numbers (ops/philox.py); ThreeFry is not available on CPU, in TensorFlow as here.
+numbers (ops/philox.py); ThreeFry is not available on CPU, in TensorFlow as here. `stateless_categorical`
+(StatelessMultinomial) samples as TensorFlow's kernel does (multinomial.py).
 """
 import numpy as np
 
 from ...framework import errors
 from ...types import dtypes as _dt
+from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
-from ..registry import OpDef, apply
+from ..registry import OpDef, apply, constant_value
 from .. import philox
+from . import multinomial as _multinomial
 from ..shapes.creators import _no_gradient   # random draws: TensorFlow registers no gradient
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
     _float_dtype, _infer_random, _output_shape, _scale_shift, _shape_tensor)
@@ -185,4 +188,40 @@ STATELESS_UNIFORM_FULL_INT_V2 = OpDef("StatelessRandomUniformFullIntV2", _infer_
                                       input_names=_KEYED_INPUTS)
 
 
-API = {"random": ["stateless_uniform", "stateless_normal", "stateless_truncated_normal"]}
+# -- stateless categorical ---------------------------------------------------------------------------
+def _stateless_multinomial_kernel(logits, num_samples, seed, output_dtype):
+    n = _multinomial.check(logits, num_samples)
+    position = philox.stateless_position(_seed_pair(seed))
+    return _multinomial.sample(position, logits, n).astype(output_dtype)
+
+
+def _infer_stateless_multinomial(inputs, attrs):
+    logits = inputs[0]
+    count = constant_value(inputs[1])
+    dims = logits.shape._dims
+    if dims is not None and len(dims) != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {len(dims)} for 'StatelessMultinomial' with input "
+                         f"shapes: {logits.shape}.")
+    return [(_dt.as_dtype(attrs["output_dtype"]),
+             TensorShape([dims[0] if dims is not None else None, int(count) if count is not None else None]))]
+
+
+STATELESS_MULTINOMIAL = OpDef("StatelessMultinomial", _infer_stateless_multinomial, _stateless_multinomial_kernel,
+                              allowed=(_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16), grad=_no_gradient,
+                              input_names=("logits", "num_samples", "seed"))
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=_dt.int64, name=None):
+    """`tf.random.stateless_categorical`: `num_samples` class indices per row of `logits` [batch, classes],
+    the same for the same `seed` [2] (TensorFlow's draws)."""
+    out_dtype = _dt.as_dtype(dtype)
+    if out_dtype not in (_dt.int32, _dt.int64):
+        raise ValueError(f"Argument `dtype` got invalid value <dtype: '{out_dtype.name}'>. Accepted dtypes are (tf.int32, "
+                         f"tf.int64).")
+    logits = convert_to_tensor(logits)
+    num_samples = convert_to_tensor(num_samples, dtype=_dt.int32)
+    return apply(STATELESS_MULTINOMIAL, (logits, num_samples, _seed_tensor(seed)), {"output_dtype": out_dtype._np},
+                 name or "stateless_random_categorical")
+
+
+API = {"random": ["stateless_uniform", "stateless_normal", "stateless_truncated_normal", "stateless_categorical"]}
