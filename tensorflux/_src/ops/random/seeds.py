@@ -125,7 +125,7 @@ class RandomStream:
     @property
     def generator(self):
         """A NumPy Generator seeded from this stream's seeds, for the ops whose TensorFlow sampling
-        algorithm is not reproduced (shuffle, dropout): their numbers differ from TensorFlow's."""
+        algorithm is not reproduced (the fused dropout): their numbers differ from TensorFlow's."""
         if self._generator is None:
             if self.seed is None:
                 self._generator = np.random.default_rng()

@@ -7,9 +7,8 @@ same stream, so calling a traced function twice gives different numbers, as in T
 passes must therefore keep attrs by identity and never merge or fold these ops (`stateful=True`).
 
 `uniform`, `normal` and `truncated_normal` draw TensorFlow's own Philox numbers (ops/philox.py), scaled
-in the output dtype as TensorFlow scales them, and `categorical` samples as TensorFlow's kernel does
-(multinomial.py); `shuffle` keeps a NumPy Generator seeded from the same seeds, so its order differs from
-TensorFlow's.
+in the output dtype as TensorFlow scales them; `categorical` samples as TensorFlow's kernel does
+(multinomial.py) and `shuffle` permutes as its kernel does, from the same streams.
 """
 import numpy as np
 
@@ -17,6 +16,8 @@ from ...framework import errors
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
+from .. import jit as _jit
+from .. import philox
 from ..registry import OpDef, apply, constant_value
 from ..shapes.creators import _no_gradient   # random draws: TensorFlow registers no gradient
 from .sampling import (_SHAPE_TYPES, _UNIFORM_DTYPES, _affine, _bounds, _check_dtype, _check_shape_value,
@@ -46,10 +47,36 @@ def _infer_uniform_int(inputs, attrs):
     return [(inputs[1].dtype, _output_shape(inputs[0]))]
 
 
+def _build_swaps(numba):
+    @numba.njit(cache=False, nogil=True)
+    def apply_swaps(order, targets):
+        for i in range(targets.shape[0]):
+            j = targets[i]
+            order[i], order[j] = order[j], order[i]
+    return apply_swaps
+
+
 def _shuffle_kernel(value, seed, seed2, stream):
-    if value.ndim == 0 or value.shape[0] <= 1:
+    if value.size <= 1 or value.shape[0] <= 1:
         return value
-    return value[stream.generator.permutation(value.shape[0])]
+    size = value.shape[0]
+    # TensorFlow's kernel: a forward Fisher-Yates shuffle taking one 32-bit Philox word per swap
+    # (i + word % (size - i)), after reserving (size - 1) words rounded up to whole blocks.
+    words = size - 1
+    position = stream.reserve((words + 3) // 4)
+    draws = philox.philox_words(position, (words + 3) // 4).reshape(-1)[:words].astype(np.int64)
+    targets = np.arange(words, dtype=np.int64)
+    targets += draws % (size - targets)
+    order = np.arange(size, dtype=np.int64)
+    swaps = _jit.when_hot("random_shuffle_swaps", _build_swaps, after=1, size=size)
+    if swaps is not None:
+        swaps(order, targets)
+    else:                         # the swaps are sequential: on Python ints, ~0.2 µs each
+        perm = order.tolist()
+        for i, j in enumerate(targets.tolist()):
+            perm[i], perm[j] = perm[j], perm[i]
+        order = np.array(perm, np.intp)
+    return value[order]
 
 
 def _infer_same(inputs, attrs):

@@ -1,4 +1,5 @@
-"""tf.random.categorical / stateless_categorical draw TensorFlow's numbers (the Multinomial kernels).
+"""tf.random.categorical / stateless_categorical (the Multinomial kernels) and tf.random.shuffle draw
+TensorFlow's numbers.
 
 Expected samples were printed by TensorFlow 2.21 on this 2-CPU machine for logits made by
 `np.random.default_rng(1)` in the order below (the same generator and order here). Batches large enough for
@@ -113,3 +114,31 @@ def test_in_a_graph_and_errors():
     with pytest.raises(ValueError, match=r"^Argument `dtype` got invalid value <dtype: 'float32'>\. Accepted "
                                          r"dtypes are \(tf\.int32, tf\.int64\)\.$"):
         tf.random.stateless_categorical([[0.1, 1.0]], 3, seed=[1, 2], dtype=tf.float32)
+
+
+def test_shuffle_permutes_as_tensorflow():
+    tf.random.set_seed(3)
+    assert [tf.random.shuffle(tf.range(10), seed=7).numpy().tolist() for _ in range(3)] == [[6, 2, 7, 0, 8, 5, 9, 3, 1, 4], [5, 7, 2, 8, 9, 6, 4, 0, 1, 3], [3, 4, 5, 0, 9, 1, 8, 7, 6, 2]]
+    assert tf.random.shuffle(tf.reshape(tf.range(12), [6, 2]), seed=7).numpy().tolist() == [[10, 11], [2, 3], [8, 9], [0, 1], [6, 7], [4, 5]]
+    tf.random.set_seed(3)
+    # its stream is the op's own: a uniform draw with the same seeds starts its own stream
+    assert tf.random.shuffle(tf.range(5), seed=7).numpy().tolist() == [1, 3, 2, 0, 4]
+    assert tf.random.uniform([2], seed=7).numpy().tolist() == [0.7300214767456055, 0.5961577892303467]
+    first = [149, 293, 821, 926, 728, 748, 522, 685, 966, 194, 200, 331]
+    assert tf.random.shuffle(tf.range(1000), seed=1).numpy().tolist()[:12] == first
+
+    @tf.function
+    def f(x):
+        return tf.random.shuffle(x, seed=2)
+
+    tf.random.set_seed(4)
+    assert [f(tf.range(7)).numpy().tolist(), f(tf.range(7)).numpy().tolist()] == [[3, 1, 4, 0, 5, 2, 6], [3, 5, 2, 6, 0, 4, 1]]
+
+
+def test_shuffle_swaps_are_the_same_compiled_or_not(monkeypatch):
+    from tensorflux._src.ops import jit
+    tf.random.set_seed(1)
+    plain_stream = tf.random.shuffle(tf.range(40000), seed=9)
+    monkeypatch.setattr(jit, "when_hot", lambda *args, **kwargs: None)        # the Python swap loop
+    tf.random.set_seed(1)
+    np.testing.assert_array_equal(tf.random.shuffle(tf.range(40000), seed=9).numpy(), plain_stream.numpy())
