@@ -362,6 +362,8 @@ class Graph:
         ops = self._ops
         for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
             if id(ops[k]) not in self._implicit_consts:
+                if ops[k].opdef is None and ops[k].type == "Placeholder" and k > len(ops) - 2 - len(op.inputs):
+                    continue    # a capture made for this op's inputs (a cond branch's `x * 2.0`)
                 break
             trailing.add(id(ops[k]))
         for i, t in enumerate(op.inputs):
