@@ -1,6 +1,7 @@
 """`get_concrete_function(...).graph.as_graph_def()` prints TensorFlow 2.21's text (the intro_to_graphs guide
 prints one). The expected texts in fixtures/graph_def_printouts_tf221.txt were printed by TensorFlow 2.21 for
-the same functions; only the process-wide counters in function names are masked (`__inference_inner_<n>`),
+the same functions; only the process-wide counters in function names are masked (`__inference_inner_<n>`,
+`cond_true_<n>`),
 as TensorFlow's depend on everything the process traced before.
 
 Covered: the plain GraphDef's attrs (no `_output_shapes` unless asked for, as TensorFlow's default),
@@ -8,8 +9,11 @@ constants in TensorFlow's fields (`float_val: 2` with `tensor_shape {}` for one 
 more), the reduction axes constant, captured variables' placeholders named after their first consumer
 (`AssignAddVariableOp/resource`) and made where first used, `read_value()`'s `Read/ReadVariableOp` +
 `Identity`, the automatic control NoOp as `^NoOp` on the output, and a pure callee as `PartitionedCall`
-with TensorFlow's private attrs. Control flow is checked by its parts (TensorFlow's branch functions differ
-in ways listed in the module's last test)."""
+with TensorFlow's private attrs, and a `tf.cond` of two lambdas: `StatelessIf` with TensorFlow's private attrs,
+one input per outer tensor, branch functions with `cond/`-scoped nodes, output Identities and argument names
+(`cond_mul_x`; counters masked as `cond_true_<n>`). Other control flow is checked by its parts: TensorFlow's
+`tf.while_loop` always carries a loop counter and a maximum-iterations input, which tensorflux writes only
+with `maximum_iterations`, and TensorFlow's order of library functions follows its own hash map."""
 import os
 import re
 
@@ -37,6 +41,7 @@ def _expected():
 
 def _printed(fn, *specs):
     text = str(tf.function(fn).get_concrete_function(*specs).graph.as_graph_def()) + "\n"
+    text = re.sub(r"cond_(true|false)_\d+", r"cond_\1_<n>", text)
     return re.sub(r"__inference_(\w+?)_\d+", r"__inference_\1_<n>", text)
 
 
@@ -70,13 +75,16 @@ def _cases():
     def nested(x):
         return inner(x) * 3.0
 
+    def cond_lambda(x):
+        return tf.cond(x > 0.0, lambda: x * 2.0, lambda: x - 1.0)
+
     return {"arith": (arith, [S, S]), "vector_const": (vector_const, [V]), "matmul_sum": (matmul_sum, [V]),
             "strings_bools": (strings_bools, [S]), "variable": (assign_then_read, [S]),
-            "variable_read": (read_plus, [S]), "nested": (nested, [S])}
+            "variable_read": (read_plus, [S]), "nested": (nested, [S]), "cond_lambda": (cond_lambda, [S])}
 
 
 @pytest.mark.parametrize("case", ["arith", "vector_const", "matmul_sum", "strings_bools", "variable",
-                                  "variable_read", "nested"])
+                                  "variable_read", "nested", "cond_lambda"])
 def test_graph_def_prints_as_tensorflow(case):
     fn, specs = _cases()[case]
     assert _printed(fn, *specs) == _expected()[case]
