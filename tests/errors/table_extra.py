@@ -37,6 +37,14 @@ BMP_2X3 = bytes.fromhex(
 WAV_2X2 = bytes.fromhex("524946462c00000057415645666d7420100000000100020040"
                         "1f0000007d0000040010006461746108000000004000c000200010")
 
+def _gamma_alpha_gradient(tf, alpha):
+    """RandomGammaGrad is made by the gradient of tf.random.gamma with respect to alpha."""
+    with tf.GradientTape() as tape:
+        tape.watch(alpha)
+        samples = tf.random.gamma([3], alpha, seed=1)
+    return tape.gradient(samples, alpha)
+
+
 CASES = [
     Case("SpaceToBatchND", lambda tf, x, block: tf.space_to_batch(x, block, [[0, 0], [0, 0]]),
          x=T("float", F((1, 2, 2, 1))), block=P("ints", [2, 2])),
@@ -151,4 +159,10 @@ CASES = [
          s=T("string", np.array(WAV_2X2, dtype=object))),
     Case("StatelessMultinomial", lambda tf, logits, n, seed: tf.random.stateless_categorical(logits, n, seed),
          logits=T("float", X), n=P("size", 4), seed=T("int", np.array([1, 2], np.int64))),
+    Case("RandomGamma", lambda tf, shape, alpha: tf.random.gamma(shape, alpha, seed=1),
+         shape=P("shape", [2, 3]), alpha=T("float", np.array([0.5, 2.0], np.float32))),
+    Case("StatelessRandomGammaV2", lambda tf, alpha, seed: tf.random.stateless_gamma([3, 2], seed, alpha),
+         alpha=T("float", np.array([0.5, 2.0], np.float32)), seed=T("int", np.array([1, 2], np.int64))),
+    Case("RandomGammaGrad", lambda tf, alpha: _gamma_alpha_gradient(tf, alpha),
+         alpha=T("float", np.array([0.5, 2.0], np.float32))),
 ]
