@@ -103,7 +103,27 @@ def test_int32_arithmetic_wraps_as_tensorflow():
         _same_bits(p.numpy(), c.numpy())
 
 
-def test_full_reductions_give_numpys_pairwise_bits():
+def test_compiled_eigen_sums_equal_the_numpy_path_at_every_layout_of_a_run():
+    """The kernels' float32 total (scalar lanes, no scratch arrays) against eigen_sum.reduce_sum: every
+    length up to 300 (blocks of 32, leftover packets, tails), run boundaries near 8192, a multi-thread
+    split, signed zeros and huge values; and the 1-D entry the kernels call for rank-1 values."""
+    from tensorflux._src.ops.math import eigen_sum
+    helpers = tiering._helpers(numba)
+    rs = np.random.RandomState(3)
+    sizes = list(range(0, 301)) + [1023, 1024, 1025, 8191, 8192, 8193, 16391, 70001, 250007]
+    for n in sizes:
+        for scale in (1.0, 1e30):
+            x = (rs.randn(n) * scale).astype(np.float32)
+            if n % 7 == 0:
+                x[:] = -0.0
+            want = np.float32(eigen_sum.reduce_sum(x, None))
+            threads = np.int64(eigen_sum._threads())       # the pool size the NumPy path splits over
+            for total in (helpers["u_eigen_total"](x.reshape(-1, 1) if n else x, threads),
+                          helpers["u_eigen_flat_total"](x, threads)):
+                _same_bits(np.float32(total), want)
+
+
+def test_full_reductions_give_the_numpy_paths_bits():
     rs = np.random.RandomState(0)
     for n in (0, 5, 127, 1000, 100003):
         x = tf.constant((rs.randn(n) * 100).astype(np.float32))

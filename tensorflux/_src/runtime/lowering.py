@@ -243,19 +243,22 @@ class _Emitter:
             raise Unsupported(region.ops[0], "an array computed from scalars only")
         first = region.loads[0][1]
         flat = {}
+        one_dim = len(region.shape) == 1     # rank-1 arrays are indexed as they are (no reshaped view)
         for _, outer in region.loads:
             if outer not in flat:
-                flat[outer] = self.fresh("f")
+                flat[outer] = outer if one_dim else self.fresh("f")
                 if outer != first:
                     self.line(indent, f"if {outer}.shape != {first}.shape:")
                     self.line(indent + 1, "raise ValueError('Incompatible shapes')")
-                self.line(indent, f"{flat[outer]} = {outer}.reshape(-1)")
+                if not one_dim:
+                    self.line(indent, f"{flat[outer]} = {outer}.reshape(-1)")
         stores = []
         for t, element in results:
             array = self.fresh("v")
             self.line(indent, f"{array} = np.empty({first}.shape, {_DTYPES[t.dtype.name]})")
-            stores.append((self.fresh("f"), element))
-            self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
+            stores.append((array if one_dim else self.fresh("f"), element))
+            if not one_dim:
+                self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
             self.values[id(t)] = array
         index = self.fresh("i")
         size = None if any(d is None for d in region.shape) else int(np.prod(region.shape, dtype=np.int64))
@@ -349,7 +352,7 @@ class _Emitter:
             return self.assign(op, f"{_ARRAY_FUNCTIONS[op.type]}({', '.join(args)})", indent)
         raise Unsupported(op, "broadcasting of this op")
 
-    def float_total(self, kind, arg):
+    def float_total(self, kind, arg, rank):
         """The sum of a float array as the NumPy path adds it: TensorFlow's (Eigen's) order for float32,
         with the thread count Eigen's cost model would use passed in as a constant; NumPy's pairwise
         order for float64."""
@@ -357,7 +360,7 @@ class _Emitter:
             return f"u_pairwise_total({arg})"
         threads = self.fresh("c")
         self.constants.append((threads, np.int64(_eigen_sum._threads())))
-        return f"u_eigen_total({arg}, {threads})"
+        return f"u_eigen_{'flat_' if rank == 1 else ''}total({arg}, {threads})"
 
     def emit_reduction(self, op, args, indent):
         x, out = op.inputs[0], op.outputs[0]
@@ -371,13 +374,13 @@ class _Emitter:
             value = f"{_DTYPES[kind]}(0) + {args[0]}" if op.type in ("Sum", "Mean") and kind in _FLOATS \
                 else args[0]
         elif op.type == "Sum":
-            value = self.float_total(kind, args[0]) if kind in _FLOATS else f"np.sum({args[0]})"
+            value = self.float_total(kind, args[0], rank) if kind in _FLOATS else f"np.sum({args[0]})"
         elif op.type == "Mean":
             if kind not in _FLOATS:
                 raise Unsupported(op, "an integer mean")
             count = self.fresh("v")
             self.line(indent, f"{count} = {_DTYPES[kind]}({args[0]}.size)")
-            value = f"{self.float_total(kind, args[0])} / {count}"
+            value = f"{self.float_total(kind, args[0], rank)} / {count}"
         elif op.type in ("Max", "Min"):
             if kind in _FLOATS:
                 value = f"u_{op.type.lower()}_total({args[0]})"

@@ -273,11 +273,17 @@ def u_eigen_total(a, max_threads):
     # A float32 full sum as TensorFlow's CPU kernel adds it: Eigen's cost model picks the threads
     # (31/16 cycles a value), each block of n // threads is summed as a run, then the remainder block
     # plus each block in order (ops/math/eigen_sum.py).
-    flat = np.ascontiguousarray(a).reshape(-1)
+    return u_eigen_flat_total(np.ascontiguousarray(a).reshape(-1), max_threads)
+
+
+def u_eigen_flat_total(flat, max_threads):
+    # u_eigen_total of a 1-D array (the kernels call it directly for rank-1 values: no reshaped view)
     n = flat.size
+    if n <= 8192:           # one run, on one thread
+        return np.float32(np.float32(0.0) + u_eigen_leaf(flat, 0, n))
     threads = int((n * 1.9375 - 100000.0) / 100000.0 + 0.9)
     threads = max(1, min(max_threads, threads))
-    if threads == 1 or n <= 8192:
+    if threads == 1:
         return np.float32(np.float32(0.0) + u_eigen_run(flat, 0, n))
     block = n // threads
     blocks = n // block
@@ -345,7 +351,7 @@ def _helpers(numba):
         # Eigen's float32 tanh, the same compiled function the NumPy path's loop uses (the NumPy path's bits)
         built["u_eigen_tanh"] = namespace["u_eigen_tanh"] = _eigen_float_compiled.tanh_scalar(numba)
         for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_eigen_lane", "u_eigen_leaf", "u_eigen_run",
-                     "u_eigen_total", "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
+                     "u_eigen_flat_total", "u_eigen_total", "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
             built[name] = namespace[name] = numba.njit(**options)(namespace[name])
         _HELPERS.update(built)
     return _HELPERS
@@ -449,22 +455,28 @@ def build(lowered, numba, sample_args):
     return _runner(lowered, kernel)
 
 
-def _runner(lowered, kernel):
+def _runner(lowered, kernel, fallback=None):
     """`run(*arrays)`: unwraps rank-0 arguments, adds the constants, converts scalar results back to their
-    dtype (numba returns Python numbers). Generated from indices only, so the call is one Python frame."""
+    dtype (numba returns Python numbers); with `fallback`, a call the kernel raises on runs `fallback`
+    instead. Generated from indices only, so the call is one Python frame."""
     n = len(lowered.scalar_inputs)
+    params = ", ".join(f"a{k}" for k in range(n))
     args = [f"a{k}[()]" if scalar else f"a{k}" for k, scalar in enumerate(lowered.scalar_inputs)]
     args += [f"c{k}" for k in range(len(lowered.constants))]
     results = [f"o[{k}]" if rank else f"t{k}(o[{k}])" for k, (_, rank) in enumerate(lowered.outputs)]
-    source = (f"def run({', '.join(f'a{k}' for k in range(n))}):\n"
-              f"    o = kernel({', '.join(args)})\n"
+    call = f"o = kernel({', '.join(args)})"
+    if fallback is not None:
+        call = f"try:\n        {call}\n    except Exception:\n        return fallback({params})"
+    source = (f"def run({params}):\n"
+              f"    {call}\n"
               f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})\n")
-    namespace = {"kernel": kernel}
+    namespace = {"kernel": kernel, "fallback": fallback}
     namespace.update((f"c{k}", c) for k, c in enumerate(lowered.constants))
     namespace.update((f"t{k}", np.dtype(d).type) for k, (d, _) in enumerate(lowered.outputs))
     exec(compile(source, "<tensorflux kernel runner>", "exec"), namespace)
     run = namespace["run"]
     run.kernel = kernel
+    run.lowered = lowered
     return run
 
 
@@ -478,14 +490,9 @@ def _check_types(lowered, return_type, numba):
 
 
 def guarded(runner, fallback):
-    """`runner`, falling back to `fallback` for a call it raises on (the graph is pure: no state)."""
-    def run(*arrays):
-        try:
-            return runner(*arrays)
-        except Exception:
-            return fallback(*arrays)
-    run.kernel = runner.kernel
-    return run
+    """`runner`, falling back to `fallback` for a call it raises on (the graph is pure: no state): the
+    same generated runner with a try around the kernel call (no extra frame)."""
+    return _runner(runner.lowered, runner.kernel, fallback)
 
 
 def compile_now(lowered, sample_args):
