@@ -23,6 +23,7 @@ from ...framework.composite import TypeSpec, _ComponentsOutput
 from ...framework.context import init_scope, state as _state
 from ...function.concrete import ConcreteFunction
 from ...ops.convert import convert_to_tensor
+from ...ops.state import ResourceHandle
 from ...state.variables import Variable
 from ...types.shape import TensorShape
 from ...types.spec import TensorSpec
@@ -137,8 +138,10 @@ class _Loader:
         self._keep_alive = []
         self._variable_values = self._checkpoint_values()
         signature_map = self._signature_map_node()
+        self._resource_handles = {}
         for index, node in enumerate(graph.nodes):
             self.objects[index] = self._create(index, node)
+        self._restore_resources()
         for index, node in enumerate(graph.nodes):
             kind = node.WhichOneof("kind")
             if kind == "function":
@@ -253,10 +256,42 @@ class _Loader:
             return Asset(os.path.join(self.export_dir, "assets", filename))
         if kind in ("function", "bare_concrete_function"):
             return None
+        if kind == "resource":      # made by its _create_resource function (see _restore_resources)
+            return UserObject(node.registered_name or "_resource")
         raise NotImplementedError(f"SavedModel holds an object of kind {kind!r} (object {index}), which tensorflux "
                                   f"does not load.")
 
+    def _restore_resources(self):
+        """Each resource object (a lookup table) gets its handle from its `_create_resource` function, then
+        its contents from its `_initialize` function, as TensorFlow's loader does; the handle is what
+        functions binding the object capture (ops of io/formats/table_rules.py)."""
+        from ..formats import table_rules  # noqa: F401  (the table ops and their interfaces)
+        resources = [i for i, node in enumerate(self.proto.nodes) if node.WhichOneof("kind") == "resource"]
+        for index in resources:
+            made = self._call_child(index, "_create_resource")
+            if made is None or getattr(made, "_value", None) is None:
+                raise _bad(f"The resource object {index} has no `_create_resource` function making its handle.")
+            handle = ResourceHandle(table_rules.table_of(made._value))
+            self._resource_handles[index] = handle
+            object.__setattr__(self.objects[index], "resource_handle", handle)
+        for index in resources:
+            self._call_child(index, "_initialize")
+
+    def _call_child(self, index, local_name):
+        """Runs the function child `local_name` of object `index` (its one concrete function); None when the
+        object has no such child."""
+        for ref in self.proto.nodes[index].children:
+            child = self.proto.nodes[ref.node_id]
+            if ref.local_name == local_name and child.WhichOneof("kind") == "function":
+                if len(child.function.concrete_functions) != 1:
+                    raise _bad(f"The function {local_name!r} of object {index} has "
+                               f"{len(child.function.concrete_functions)} concrete functions, not one.")
+                return self.concrete(child.function.concrete_functions[0])()
+        return None
+
     def _capture(self, node_id, fname):
+        if node_id in self._resource_handles:
+            return self._resource_handles[node_id]
         obj = self.objects[node_id]
         if isinstance(obj, Variable):
             return obj.handle
