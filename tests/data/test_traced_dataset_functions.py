@@ -285,3 +285,42 @@ def test_get_next_as_optional_eagerly_and_inside_tf_function():
     pulled = tf.function(lambda: outside.get_next_as_optional().has_value())
     assert [bool(pulled()) for _ in range(4)] == [True, True, False, False]
     assert tf.data.experimental.get_next_as_optional(iter(tf.data.Dataset.range(1))).get_value().numpy() == 0
+
+
+def test_group_by_window_traces_its_functions_once(capsys):
+    def key(x):
+        print("tracing key")
+        return x % 2
+
+    def reduce_windows(k, w):
+        print("tracing reduce")
+        return w.batch(3)
+
+    grouped = tf.data.Dataset.range(7).group_by_window(key, reduce_windows, window_size=3)
+    assert _values(grouped) == [[0, 2, 4], [1, 3, 5], [6]]
+    assert _values(grouped) == [[0, 2, 4], [1, 3, 5], [6]]
+
+    def size(k):
+        print("tracing size")
+        return k + 2
+
+    sized = tf.data.Dataset.range(9).group_by_window(lambda x: x % 2, lambda k, w: w.batch(5).map(lambda b: (k, b)),
+                                                     window_size_func=size)
+    assert [(int(a), b.tolist()) for a, b in sized.as_numpy_iterator()] == \
+        [(0, [0, 2]), (1, [1, 3, 5]), (0, [4, 6]), (0, [8]), (1, [7])]      # leftovers in key order
+    assert capsys.readouterr().out == "tracing key\ntracing reduce\ntracing size\n"
+    assert _values(tf.data.Dataset.range(1, 5).group_by_window(lambda x: x % 2, lambda k, w: w.batch(3),
+                                                                window_size=3)) == [[2, 4], [1, 3]]
+
+
+def test_group_by_window_errors():
+    with pytest.raises(ValueError, match=r"^Tensor conversion requested dtype int64 for Tensor with dtype int32"):
+        tf.data.Dataset.range(3).group_by_window(lambda x: tf.cast(x, tf.int32), lambda k, w: w, window_size=2)
+    with pytest.raises(ValueError, match=r"^Invalid `key_func`. `key_func` must return a single `tf.int64` scalar "
+                                         r"tensor but its return type is TensorSpec\(shape=\(2,\), dtype=tf.int64, "
+                                         r"name=None\).$"):
+        tf.data.Dataset.range(3).group_by_window(lambda x: tf.stack([x, x]), lambda k, w: w, window_size=2)
+    with pytest.raises(TypeError, match=r"^Invalid `reduce_func`. `reduce_func` must return a single "
+                                        r"`tf.data.Dataset` object but its return type is TensorSpec\(shape=\(\), "
+                                        r"dtype=tf.int64, name=None\).$"):
+        tf.data.Dataset.range(3).group_by_window(lambda x: x, lambda k, w: k, window_size=2)

@@ -13,11 +13,15 @@ import numpy as np
 
 from ..framework import nest
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
+from ..framework.tensor import EagerTensor, Tensor
+from ..function.polymorphic import Function
 from ..io import records as _records
 from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
-from .dataset import Dataset, Optional, stack_components
+from .dataset import Dataset, DatasetSpec, Optional, pack_element, stack_components, trace_arguments
+from .graph_values import with_bound_captures
+from .traced_functions import DatasetFunction
 
 SHARD_HINT = -1   # "use the worker's index as the shard": a placeholder for AutoShardPolicy.HINT
 
@@ -165,13 +169,73 @@ def _key_of(key_func, element):
     return int(np.asarray(key))
 
 
-def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+def _int64_scalar_function(func, arguments, what):
+    """`func` traced once for `arguments` (specs, or stand-ins for dataset components), checked to return one
+    int64 scalar as TensorFlow checks `key_func` (an int32 result fails its conversion to int64)."""
+    concrete = Function(func, name=what).get_concrete_function(*arguments)
+    out = concrete.structured_outputs
+    if isinstance(out, (tuple, list)) and out and all(isinstance(t, Tensor) for t in out):
+        spec = TensorSpec([len(out)], out[0].dtype)        # TensorFlow packs a returned sequence into one tensor
+    elif isinstance(out, Tensor):
+        if out.dtype != _dt.int64:
+            raise ValueError(f"Tensor conversion requested dtype int64 for Tensor with dtype {out.dtype.name}: "
+                             f"{out!r}")
+        spec = TensorSpec(out.shape, out.dtype)
+    else:
+        spec = out
+    if spec != TensorSpec([], _dt.int64):
+        raise ValueError(f"Invalid `{what}`. `{what}` must return a single `tf.int64` scalar tensor but its return "
+                         f"type is {spec}.")
+    return with_bound_captures(concrete)
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None, *, traced=True):
     """Groups elements by the int64 `key_func(element)` into windows of `window_size` (or
     `window_size_func(key)`), and yields the elements of `reduce_func(key, window_dataset)` for each
-    full window, then for the windows left over at the end (in the order their keys first appeared)."""
+    full window, then for the windows left over at the end (in ascending key order, as TensorFlow).
+    The three functions are traced once, as TensorFlow does (`traced=False`: called per element, for this
+    module's own bucketing, whose functions are Python)."""
     if (window_size is None) == (window_size_func is None):
         raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be specified.")
+    if not traced:
+        return _eager_group_by_window(key_func, reduce_func, window_size, window_size_func)
 
+    def apply(dataset):
+        spec = dataset.element_spec
+        structured = isinstance(spec, tuple)
+        arguments = trace_arguments(spec)
+        key_of = _int64_scalar_function(key_func, arguments if structured else (arguments,), "key_func")
+        size_of = None if window_size_func is None else \
+            _int64_scalar_function(window_size_func, (TensorSpec([], _dt.int64),), "window_size_func")
+        reducer = DatasetFunction(reduce_func, (TensorSpec([], _dt.int64), DatasetSpec(spec)), "reduce_func",
+                                  what="reduce_func")
+
+        def reduced(key, window):
+            rows = list(window)
+            dataset_of_window = Dataset(spec, lambda: iter(rows), "_VariantDataset", len(rows))
+            return reducer.dataset_for((EagerTensor(np.int64(key)), dataset_of_window))._arrays()
+
+        def arrays():
+            windows, sizes = {}, {}
+            for flat in dataset._arrays():
+                element = pack_element(spec, flat)
+                key = int(np.asarray(key_of(*element) if structured else key_of(element)))
+                if key not in sizes:
+                    sizes[key] = int(window_size) if size_of is None else int(np.asarray(size_of(EagerTensor(
+                        np.int64(key)))))
+                window = windows.setdefault(key, [])
+                window.append(flat)
+                if len(window) >= sizes[key]:
+                    del windows[key]
+                    yield from reduced(key, window)
+            for key, window in sorted(windows.items()):   # TensorFlow flushes its groups in key order
+                yield from reduced(key, window)
+
+        return Dataset(reducer.element_spec, arrays, "_GroupByWindowDataset")
+    return apply
+
+
+def _eager_group_by_window(key_func, reduce_func, window_size, window_size_func):
     def size_of(key):
         return int(np.asarray(window_size_func(key))) if window_size_func is not None else int(window_size)
 
@@ -191,7 +255,7 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
                 if len(window) >= size_of(key):
                     del windows[key]
                     yield from reduced(key, window)
-            for key, window in windows.items():
+            for key, window in sorted(windows.items()):   # TensorFlow flushes its groups in key order
                 yield from reduced(key, window)
         return _from_elements(elements, spec)
     return apply
@@ -226,7 +290,7 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     def apply(dataset):
         def sizes(key):
             return bucket_batch_sizes[int(np.asarray(key))]
-        return group_by_window(lambda *e: bucket(*e), batch, window_size_func=sizes)(dataset)
+        return group_by_window(lambda *e: bucket(*e), batch, window_size_func=sizes, traced=False)(dataset)
     return apply
 
 

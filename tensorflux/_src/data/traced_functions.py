@@ -42,7 +42,7 @@ def _returned_type(result):
 class DatasetFunction:
     """`map_func` of flat_map/interleave, traced once for the input's element spec."""
 
-    def __init__(self, map_func, input_spec, name):
+    def __init__(self, map_func, input_spec, name, what=None):
         self.input_spec = input_spec
         self._structured = isinstance(input_spec, tuple)
         outcome = {}
@@ -51,6 +51,11 @@ class DatasetFunction:
             element = tuple(args) if self._structured else args[0]
             result = _spread(map_func, element)
             if not isinstance(result, Dataset):
+                if what is not None:      # group_by_window's wording
+                    returned = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor)
+                                                  else t, result)
+                    raise TypeError(f"Invalid `{what}`. `{what}` must return a single `tf.data.Dataset` object but "
+                                    f"its return type is {returned}.")
                 raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got "
                                 f"{_returned_type(result)}.")
             graph = _state.graph
