@@ -63,6 +63,7 @@ class DatasetFunction:
             # The element's datasets (stand-ins) are bound by position; the other values come out of the graph.
             outcome["stand_ins"] = [(a._graph_tensor, i) for i, a in enumerate(flat_args)
                                     if isinstance(a, Dataset) and a._graph_tensor is not None]
+            outcome["arguments"] = {id(a): i for i, a in enumerate(flat_args) if is_symbolic(a)}
             tensors = [t for t in recorded(graph) if is_symbolic(t) and t.dtype != _dt.variant]
             outcome["tensors"] = tensors
             outcome["dataset"] = result
@@ -78,6 +79,12 @@ class DatasetFunction:
         self._tensors = outcome["tensors"]
         self._stand_ins = outcome["stand_ins"]
         self.reads_files = outcome["files"]
+        # When the datasets read only the element's own components and the graph has no stateful op (no
+        # tf.print, no py_function), running it would only hand those components back: take them directly.
+        positions = outcome["arguments"]
+        stateful = any(op.opdef is not None and op.opdef.stateful for op in self._concrete.graph.get_operations())
+        self._direct = None if stateful or not all(id(t) in positions for t in self._tensors) else \
+            [(id(t), positions[id(t)]) for t in self._tensors]
 
     @property
     def element_spec(self):
@@ -85,10 +92,13 @@ class DatasetFunction:
 
     def dataset_for(self, element):
         """The dataset the function returns for `element` (a packed element: tensors and datasets)."""
-        outputs = self._run(*element) if self._structured else self._run(element)
-        values = {id(t): np.asarray(v) for t, v in zip(self._tensors, outputs)}
+        flat = nest.flatten(list(element) if self._structured else [element])
+        if self._direct is not None:
+            values = {key: np.asarray(flat[position]) for key, position in self._direct}
+        else:
+            outputs = self._run(*element) if self._structured else self._run(element)
+            values = {id(t): np.asarray(v) for t, v in zip(self._tensors, outputs)}
         if self._stand_ins:
-            flat = nest.flatten(list(element) if self._structured else [element])
             for placeholder, position in self._stand_ins:
                 values[id(placeholder)] = flat[position]
         return bind(self._recipe, values)
