@@ -54,8 +54,11 @@ def _code_objects(code):
             yield from _code_objects(const)
 
 
+@functools.lru_cache(maxsize=512)
 def _loads(code):
-    """The names `code` (and the code nested in it) loads: globals, free variables, attributes."""
+    """The names `code` (and the code nested in it) loads: globals, free variables, attributes. Cached by
+    code object (immutable): a function made afresh from the same code, or traced again for new shapes,
+    is not disassembled again."""
     global_names, free_names, attributes = set(), set(), set()
     for inner in _code_objects(code):
         for instruction in dis.get_instructions(inner):
@@ -65,7 +68,7 @@ def _loads(code):
                 free_names.add(instruction.argval)
             elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
                 attributes.add(instruction.argval)
-    return global_names, free_names, attributes
+    return frozenset(global_names), frozenset(free_names), frozenset(attributes)
 
 
 def _original(python_function):
