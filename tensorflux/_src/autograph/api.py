@@ -149,7 +149,8 @@ def _lambda_node(fn):
 
 def _transform(fn, features=(), generated=False):
     """(converted code object of `fn`, converted source) — or raise ConversionError. `generated`: run
-    TensorFlow's generated form of a def function (from a temporary file) instead of the lean conversion."""
+    TensorFlow's generated form of the def or lambda (from a temporary file) instead of the lean conversion,
+    as a function that calls a debugger also does."""
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         # As in TensorFlow: a generator runs unconverted, so loops over it stay Python loops over its items.
         raise ConversionError(f"{fn.__qualname__} is a generator function", silent=True)
