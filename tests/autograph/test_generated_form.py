@@ -208,7 +208,9 @@ def test_what_tensorflow_cannot_convert_raises_its_errors():
             assert str(info.value) == (
                 f"converting {entity!r}: ValueError: Cannot apply autograph to a function that doesn't expose a "
                 "__code__ object. If this is a @tf.function, try passing f.python_function instead.")
-    assert tf.autograph.to_graph(Callable().__call__).__name__ == "tf____call__"
+    bound = tf.autograph.to_graph(Callable().__call__)   # a bound method converts to its plain function
+    assert bound.__name__ == "tf____call__" and not inspect.ismethod(bound)
+    assert int(bound(Callable(), tf.constant(1))) == 2
 
 
 def mixes_dtypes(x):

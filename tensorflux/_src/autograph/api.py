@@ -502,8 +502,9 @@ def to_graph(entity, recursive=True, experimental_optional_features=None):
     TensorFlow, compiled from its generated form (`to_code`'s text) in a temporary module. Raises
     ConversionError as TensorFlow does (no source, no `__code__`), UnsupportedLanguageElementError for a
     loop with `else`."""
-    _function_with_source(entity)
-    return convert(entity, features=feature_names(experimental_optional_features), generated=True)
+    # As in TensorFlow, a bound method's conversion is its function: the caller passes the instance.
+    fn = _function_with_source(entity)
+    return convert(fn, features=feature_names(experimental_optional_features), generated=True)
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):
