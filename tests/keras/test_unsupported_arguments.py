@@ -109,3 +109,18 @@ def test_loss_configs_keep_their_arguments_as_keras(loss, config):
     # these arguments used to be left out of get_config(), so a loss rebuilt from its config lost them
     assert loss().get_config() == config
     assert type(loss()).from_config(config).get_config() == config
+
+
+def test_export_of_vocabulary_lookups_is_not_implemented(tmp_path):
+    model = keras.Sequential([keras.Input((3,), dtype="string"), keras.layers.StringLookup(vocabulary=["a", "b"])])
+    with pytest.raises(NotImplementedError, match="Exporting a Keras vocabulary lookup .*StringLookup"):
+        model.export(str(tmp_path / "exported"), verbose=False)
+    assert not (tmp_path / "exported").exists()
+
+
+def test_export_formats_other_than_saved_model_are_not_implemented(tmp_path):
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    with pytest.raises(NotImplementedError, match="format='tf_saved_model'` only"):
+        model.export(str(tmp_path / "m"), format="onnx")
+    with pytest.raises(ValueError, match="Unrecognized format=pickle"):
+        model.export(str(tmp_path / "m"), format="pickle")

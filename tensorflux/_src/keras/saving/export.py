@@ -45,13 +45,26 @@ def _describe(spec, name):
     return f"  {name} (POSITIONAL_ONLY): {spec!r}"
 
 
+def _refuse_vocabulary_lookups(concrete):
+    """Lookup layers (StringLookup, IntegerLookup, TextVectorization) keep their vocabulary in a Python table
+    that TensorFlow's SavedModel would hold as a hash-table resource with creator and initializer
+    functions; the writer does not make those yet, so such a model is refused by name (loading TensorFlow's
+    exports of these layers works: io/formats/table_rules.py)."""
+    for op in concrete.graph.get_operations():
+        if op.type == "KerasVocabularyLookup":
+            raise NotImplementedError(f"Exporting a Keras vocabulary lookup (StringLookup, IntegerLookup or "
+                                      f"TextVectorization; op '{op.name}') to a SavedModel is not implemented: "
+                                      f"tensorflux does not write TensorFlow's hash-table resources yet. Save the "
+                                      f"model as a `.keras` file instead.")
+
+
 def export_model(model, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
     """Writes `model`'s inference function to `filepath` as a SavedModel (endpoint `serve`)."""
     if format not in _FORMATS:
         raise ValueError(f"Unrecognized format={format}. Supported formats are: {_FORMATS}.")
     if format != "tf_saved_model":
-        raise ValueError(f"tensorflux exports Keras models as `format='tf_saved_model'` only (for ONNX: "
-                         f"`tensorflux.onnx.export(model, path)`). Received: format={format}")
+        raise NotImplementedError(f"tensorflux exports Keras models as `format='tf_saved_model'` only (for ONNX: "
+                                  f"`tensorflux.onnx.export(model, path)`). Received: format={format}")
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {sorted(kwargs)}")
     signature = list(input_signature) if input_signature is not None else _input_signature(model)
@@ -66,6 +79,7 @@ def export_model(model, filepath, format="tf_saved_model", verbose=None, input_s
     # does not yet bind for a dict of specs), so `serve` holds exactly this concrete function.
     serve = tf.function(serve)
     concrete = serve.get_concrete_function(*signature)
+    _refuse_vocabulary_lookups(concrete)
     root = tf.Module()
     root.keras_variables = list(model.variables)     # tracked, so the SavedModel holds the weights
     root.serve = serve
