@@ -53,3 +53,17 @@ def test_the_warning_is_given_once_per_process(monkeypatch, caplog):
         tf.function(first)()
         tf.function(second)()
     assert [r.getMessage() for r in caplog.records if r.name == "tensorflow"] == [WARNING]
+
+
+def test_to_code_gives_the_warning_too(monkeypatch, caplog):
+    # TensorFlow 2.21 warns while converting, so printing the generated code warns as well.
+    monkeypatch.setattr(expressions, "_warned", [])
+
+    def stop_here(x):
+        breakpoint()
+        return x + 1
+
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
+        code = tf.autograph.to_code(stop_here)
+    assert "        ag__.ld(breakpoint)()\n" in code
+    assert [r.getMessage() for r in caplog.records if r.name == "tensorflow"] == [WARNING]

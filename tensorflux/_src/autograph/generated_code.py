@@ -26,6 +26,7 @@ import textwrap
 
 from . import generated_code_lowering as _low
 from .errors import UnsupportedLanguageElementError
+from .transformers.expressions import calls_debugger, warn_set_trace
 from .transformers.lambdas import lambda_candidates
 from .generated_code_analysis import analyse_function, bound_names
 
@@ -47,6 +48,8 @@ def generated_node(fn, features=()):
     node = ast.parse(source).body[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise TypeError(f"{fn!r} is not defined by a def statement")
+    if calls_debugger(node):   # TensorFlow's warning comes with the conversion, to_code's too
+        warn_set_trace()
     reserved = set(getattr(fn, "__globals__", {})) | set(fn.__code__.co_freevars)
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
