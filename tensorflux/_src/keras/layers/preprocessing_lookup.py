@@ -8,7 +8,9 @@ with Keras on TensorFlow. Indices follow Keras 3: the mask token (when set, in "
 bucket of its FarmHash64 (strings, and integers with `oov_method="farmhash"`; SipHash with `salt`) or of
 `token % num_oov_indices` (integers by default). `adapt` counts tokens and keeps the most frequent first,
 ties broken by the larger token (Keras' reversed lexsort). Vocabularies are saved in a `.keras` archive as
-Keras does (`vocabulary.txt` among the layer's assets; TF-IDF weights as the layer's variables).
+Keras does (`vocabulary.txt` among the layer's assets; TF-IDF weights as the dataset `vars/idf_weights` of
+the layer's group in the weights file, through save_own_variables/load_own_variables). A SavedModel export of
+these layers (TensorFlow's hash-table resources) is not written yet: `model.export` refuses it by name.
 """
 import collections
 import os
