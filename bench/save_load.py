@@ -2,6 +2,7 @@
 
     python bench/save_load.py                                   # tensorflux only
     python bench/save_load.py --tf-python ~/venv-tf/bin/python  # and TensorFlow, in its own interpreter
+    python bench/save_load.py --durable ...                     # tensorflux's saves fsynced (opt-in mode)
 
 Each operation runs in a fresh process (so peak memory is its own): a checkpoint write
 (`tf.train.Checkpoint.write`), a checkpoint restore into existing variables (`read`), a SavedModel save
@@ -13,6 +14,11 @@ includes one call of the loaded model); memory is the growth of the process's pe
 the first run, in copies of the weights (the model's own variables are created before the measurement
 starts, except for a SavedModel or `.keras` load, which creates them and is measured when the load
 returns, before the call: a first call's compiled kernels are no copy of the weights). The issue's bar: no slower than TensorFlow, and at most two copies of the weights.
+
+Saves are atomic in both libraries' default modes and neither syncs to disk (TensorFlow never does);
+`--durable` runs tensorflux with TENSORFLUX_DURABLE_SAVES=1 (each saved file and its directory fsynced),
+the price of surviving a power cut. The machine's load falls on the wall times: compare the two columns
+of one run, and read the load average printed at the end.
 """
 import argparse
 import json
@@ -128,8 +134,11 @@ OPERATIONS = [("write", "checkpoint write"), ("read", "checkpoint read"), ("save
               ("h5_save", ".weights.h5 save"), ("h5_load", ".weights.h5 load")]
 
 
-def _env(library):
+def _env(library, durable=False):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("TENSORFLUX_DURABLE_SAVES", None)
+    if durable and library == "tensorflux":
+        env["TENSORFLUX_DURABLE_SAVES"] = "1"
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
     if library == "tensorflux":
@@ -137,16 +146,16 @@ def _env(library):
     return env
 
 
-def _run(python, library, op, directory, repeat):
+def _run(python, library, op, directory, repeat, durable=False):
     script = _SCRIPT.format(import_line=IMPORTS[library])
     done = subprocess.run([python, "-c", script, op, directory, str(repeat), str(PARAMETERS), str(LAYERS)],
-                          capture_output=True, text=True, env=_env(library), timeout=1800)
+                          capture_output=True, text=True, env=_env(library, durable), timeout=1800)
     if done.returncode != 0:
         return {"error": (done.stderr.strip().splitlines() or ["?"])[-1][:100]}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(interpreters, repeat):
+def measure(interpreters, repeat, durable=False):
     # Each load reads the file the operation before it saved (OPERATIONS keeps that order).
     """{library: {operation: {"seconds", "first", "growth", "weights"}}}. The libraries take turns
     operation by operation (the first to go alternates), so a change in the shared machine's load
@@ -157,7 +166,8 @@ def measure(interpreters, repeat):
         for number, (op, _) in enumerate(OPERATIONS):
             order = list(interpreters) if number % 2 == 0 else list(reversed(interpreters))
             for library in order:
-                results[library][op] = _run(interpreters[library], library, op, directories[library], repeat)
+                results[library][op] = _run(interpreters[library], library, op, directories[library], repeat,
+                                            durable)
     finally:
         for directory in directories.values():
             shutil.rmtree(directory, ignore_errors=True)
@@ -175,14 +185,17 @@ def main(argv=None):
     parser.add_argument("--tf-python", help="an interpreter with TensorFlow 2.21 installed")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON too")
+    parser.add_argument("--durable", action="store_true",
+                        help="tensorflux's saves fsync their files (TENSORFLUX_DURABLE_SAVES=1)")
     args = parser.parse_args(argv)
     interpreters = {"tensorflux": sys.executable}
     if args.tf_python:
         interpreters["tensorflow"] = args.tf_python
-    results = measure(interpreters, args.repeat)
+    results = measure(interpreters, args.repeat, args.durable)
     ours, theirs = results["tensorflux"], results.get("tensorflow")
     print(f"{PARAMETERS / 1e6:.0f}M float32 parameters ({PARAMETERS * 4 / 1e6:.0f} MB) in {LAYERS} variables; "
-          f"median of {args.repeat} (first run in parentheses); memory = peak RSS growth in copies of the weights")
+          f"median of {args.repeat} (first run in parentheses); memory = peak RSS growth in copies of the weights"
+          f"{'; tensorflux saves fsynced' if args.durable else ''}")
     header = f"{'operation':<18} {'tensorflux':>27}"
     if theirs is not None:
         header += f" {'TensorFlow 2.21':>27} {'time ratio':>11}"
@@ -194,6 +207,7 @@ def main(argv=None):
             if "error" not in ours[op] and "error" not in theirs[op]:
                 line += f" {ours[op]['seconds'] / theirs[op]['seconds']:10.2f}x"
         print(line)
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         print(json.dumps({"tensorflux": ours, "tensorflow": theirs}))
 

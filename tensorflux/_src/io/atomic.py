@@ -11,7 +11,8 @@ Keras's saves are: after a power cut or an operating-system crash (not a killed 
 already covers) the file system may hold the previous file or a new one whose data never reached the disk.
 With the environment variable TENSORFLUX_DURABLE_SAVES=1 every save also fsyncs each file before its rename
 (`sync_file`) and the directory after it (`sync_directory`), so once a save returns it survives a crash. The
-variable is read at each save; syncing a 100 MB save costs about as much time as writing it.
+variable is read at each save; syncing adds about 0.25 s to a 100 MB save here (checkpoint write 0.16 s ->
+0.40 s, bench/save_load.py --durable), which is why it is not the default.
 """
 import contextlib
 import os
