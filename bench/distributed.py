@@ -3,6 +3,11 @@ data-parallel training throughput with 1, 2 and 4 workers.
 
     python bench/distributed.py            # launches the workers itself with mpiexec
     python bench/distributed.py --workers 1 2 --tf-python ~/venv-tf/bin/python
+    python bench/distributed.py --local    # Keras fit on local replicas (logical CPUs) in one process
+
+`--local` needs no MPI: Keras `fit` of an MLP (784-512-512-10, batch 256) with no strategy, with
+MirroredStrategy over one logical CPU and over two, their epochs interleaved in one process (the
+machine's load then weighs on all three alike); examples/s of the wall clock and of the CPU time.
 
 With `--tf-python`, the same training loop also runs on TensorFlow's MultiWorkerMirroredStrategy (gRPC
 workers on localhost configured through TF_CONFIG, a custom loop as in TensorFlow's multi-worker guide),
@@ -189,6 +194,54 @@ def _tensorflow_rate(python, n, steps, batch):
     return None
 
 
+def local_replicas(epochs, steps, batch):
+    """Examples/s of Keras fit with no strategy and MirroredStrategy over 1 and 2 logical CPUs, interleaved."""
+    import contextlib
+    import tensorflux as tf
+    cpus = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(batch * steps, 784)).astype(np.float32)
+    y = rng.integers(0, 10, size=batch * steps)
+
+    def build(strategy):
+        with strategy.scope() if strategy is not None else contextlib.nullcontext():
+            model = tf.keras.Sequential([tf.keras.Input((784,)), tf.keras.layers.Dense(512, activation="relu"),
+                                         tf.keras.layers.Dense(512, activation="relu"), tf.keras.layers.Dense(10)])
+            model.compile(tf.keras.optimizers.SGD(0.01),
+                          tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+        model.fit(x[:batch * 3], y[:batch * 3], batch_size=batch, epochs=2, verbose=0, shuffle=False)   # traced
+        return model
+
+    def pinned(way):      # the traced steps always run `way` (the step otherwise times both and keeps the faster)
+        model = build(tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"]))
+        model.make_train_function()._one_step._chooser.choose(way)
+        return model
+
+    two = "MirroredStrategy, 2 logical CPUs"
+    models = {"no strategy": build(None), "MirroredStrategy, 1 logical CPU": build(tf.distribute.MirroredStrategy(["cpu:0"])),
+              two: build(tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])),
+              two + ": replicas at once": pinned("at once"), two + ": one graph, replicas in order": pinned("whole")}
+    wall = {name: [] for name in models}
+    cpu = {name: [] for name in models}
+    for _ in range(epochs):
+        for name, model in models.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False)
+            wall[name].append(len(x) / (time.perf_counter() - start))
+            cpu[name].append(len(x) / (time.process_time() - start_cpu))
+    base = float(np.median(wall["no strategy"]))
+    print(f"## Keras fit on local replicas (MLP 784-512-512-10, batch {batch}, {steps} steps per epoch, "
+          f"{epochs} epochs each, interleaved, one process; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)\n")
+    print("| | examples/s (median) | best | vs no strategy | examples per CPU-second (median) |\n|--|--:|--:|--:|--:|")
+    for name in models:
+        median = float(np.median(wall[name]))
+        print(f"| {name} | {median:,.0f} | {max(wall[name]):,.0f} | {median / base:.2f}× | {np.median(cpu[name]):,.0f} |")
+    chooser = models[two].make_train_function()._one_step._chooser
+    print(f"\n{two}: the step chose \"{chooser._chosen}\" (median step times, ms: " + ", ".join(
+        f"{way} {1e3 * float(np.median(times)):.1f}" for way, times in chooser._times.items() if times) + ")")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", nargs="*")
@@ -196,7 +249,11 @@ def main():
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--tf-python", help="an interpreter with tensorflow, to run the same loop on TensorFlow")
+    parser.add_argument("--local", action="store_true", help="Keras fit on local replicas (logical CPUs), no MPI")
+    parser.add_argument("--epochs", type=int, default=7, help="--local: epochs of each configuration")
     args = parser.parse_args()
+    if args.local:
+        return local_replicas(args.epochs, args.steps, args.batch)
     if args.worker is not None:
         kind = args.worker[0]
         if kind == "allreduce":

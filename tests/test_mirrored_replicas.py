@@ -423,7 +423,15 @@ def _in_turn(strategy):
     return strategy
 
 
-def test_traced_keras_steps_run_the_replicas_at_once_with_the_bits_of_replicas_in_turn(monkeypatch):
+def _fit_pinned(model, way, x, y, epochs):
+    """fit with the traced steps run `way` ("whole": one graph of every replica; "at once": each replica's own
+    graph, the replicas at once); None: as the step chooses (the faster way, timed)."""
+    if way is not None:
+        model.make_train_function()._one_step._chooser.choose(way)
+    return model.fit(x, y, batch_size=12, epochs=epochs, verbose=0, shuffle=False).history
+
+
+def test_traced_keras_steps_run_the_replicas_at_once_with_the_bits_of_one_graph(monkeypatch):
     from tensorflux._src.distribute import mirrored_run
     x, y = _regression_data()
     modes = []
@@ -435,14 +443,17 @@ def test_traced_keras_steps_run_the_replicas_at_once_with_the_bits_of_replicas_i
 
     monkeypatch.setattr(mirrored_run, "run_on_replicas", spy)
     at_once = _mlp_in(_two())
-    at_once_history = at_once.fit(x, y, batch_size=12, epochs=3, verbose=0, shuffle=False).history
+    at_once_history = _fit_pinned(at_once, "at once", x, y, 3)
     # the first step eagerly, replicas in turn; each new input signature traces in turn; then at once
     assert modes[0] is False and modes[-1] is True and modes.count(True) >= 6
-    in_turn = _mlp_in(_in_turn(_two()))
-    in_turn_history = in_turn.fit(x, y, batch_size=12, epochs=3, verbose=0, shuffle=False).history
-    assert at_once_history == in_turn_history
-    for a, b in zip(at_once.get_weights(), in_turn.get_weights()):
-        np.testing.assert_array_equal(a, b)
+    histories, models = [], []
+    for way in ("whole", None):
+        models.append(_mlp_in(_two()))
+        histories.append(_fit_pinned(models[-1], way, x, y, 3))
+    for history, model in zip(histories, models):
+        assert history == at_once_history
+        for a, b in zip(at_once.get_weights(), model.get_weights()):
+            np.testing.assert_array_equal(a, b)
     single = _mlp_in(tf.distribute.get_strategy())
     single_history = single.fit(x, y, batch_size=12, epochs=3, verbose=0, shuffle=False).history
     np.testing.assert_allclose(at_once_history["loss"], single_history["loss"], rtol=1e-5)
@@ -450,15 +461,27 @@ def test_traced_keras_steps_run_the_replicas_at_once_with_the_bits_of_replicas_i
         np.testing.assert_allclose(a, b, atol=1e-5)
 
 
-def test_replicas_updating_a_shared_variable_take_turns(monkeypatch):
+def test_the_step_times_both_ways_and_keeps_the_faster():
+    from tensorflux._src.keras.models.replicas import _FasterWay
+    chooser = _FasterWay()
+    ways = []
+    for step in range(2 * _FasterWay.PROBES):
+        ways.append(chooser.next())
+        chooser.record(ways[-1], 0.010 if ways[-1] == "whole" else 0.004)
+    assert ways.count("whole") == ways.count("at once") == _FasterWay.PROBES
+    assert {chooser.next() for _ in range(_FasterWay.REPROBE_AFTER)} == {"at once"}
+    assert chooser.next() in ("whole", "at once") and chooser._chosen is None      # timed again
+
+
+def test_replicas_updating_a_shared_variable_take_turns():
     # An optimizer made outside the scope keeps one `iterations` for both replicas (each adds 1 per step):
     # run at once, the two updates would race, so these steps keep the replicas' turns and their results
     x, y = _regression_data()
     at_once = _mlp_in(_two(), tf.keras.optimizers.Adam(0.05))
-    history = at_once.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False).history
+    history = _fit_pinned(at_once, "at once", x, y, 2)
     assert at_once.make_train_function()._one_step._concurrent is False
     in_turn = _mlp_in(_in_turn(_two()), tf.keras.optimizers.Adam(0.05))
-    assert history == in_turn.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False).history
+    assert history == _fit_pinned(in_turn, "at once", x, y, 2)
 
 
 # Uneven slices: a global batch of 7 over two replicas is 4 + 3 rows. Recorded from TensorFlow 2.21 / Keras 3.15,
@@ -526,13 +549,15 @@ def test_a_custom_loop_on_uneven_slices_gives_tensorflows_gradients_and_weights(
             np.testing.assert_allclose(w.ravel(), expected, rtol=1e-6, atol=1e-7)
 
 
-def test_keras_fit_on_uneven_slices_scales_each_replicas_loss_as_keras_3():
+@pytest.mark.parametrize("way", ["whole", "at once"])
+def test_keras_fit_on_uneven_slices_scales_each_replicas_loss_as_keras_3(way):
     # Keras 3 divides each replica's mean loss by the replicas (its scale_loss_for_distribution), so its update
     # is TensorFlow's "mean_of_means" custom loop above, step by step (the eager first step and the traced one)
     x, y = _regression_data()
     with _two().scope():
         model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
         model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.make_train_function()._one_step._chooser.choose(way)
     history = model.fit(x[:14], y[:14], batch_size=7, epochs=1, verbose=0, shuffle=False)
     for w, expected in zip(model.get_weights(), _UNEVEN_TF["mean_of_means"][1][2]):
         np.testing.assert_allclose(w.ravel(), expected, rtol=1e-6, atol=1e-7)

@@ -13,6 +13,8 @@ resumes with the result. It is stateful, so graph passes never prune, fold or re
 The gradient of a sum across replicas with respect to one replica's input is the sum of the upstream
 gradients across replicas (1/N of it for a mean): the backward pass is the same all-reduce.
 """
+import numpy as np
+
 from ..framework import errors
 from ..framework.tensor import EagerTensor
 from ..ops.convert import convert_to_tensor
@@ -34,7 +36,18 @@ def _merge(strategy, replica_args):
     if any(len(arrays) != len(replica_args[0][0]) or r != reduction for arrays, r in replica_args):
         raise RuntimeError("The replicas made different all-reduces at one step (the number of tensors or "
                            "the reduction differ): every replica must make the same collective calls.")
-    values = [PerReplica([EagerTensor(a) for a in parts]) for parts in zip(*(args[0] for args in replica_args))]
+    per_tensor = zip(*(args[0] for args in replica_args))
+    if reduction == "SUM" and strategy._world.size == 1:
+        # What the eager all-reduce computes (AddV2's kernel is np.add), in replica order, without its
+        # tensors and nests: this runs while every replica waits.
+        totals = []
+        for parts in per_tensor:
+            total = parts[0]
+            for part in parts[1:]:
+                total = np.add(total, part)
+            totals.append(total)
+        return tuple(totals)
+    values = [PerReplica([EagerTensor(a) for a in parts]) for parts in per_tensor]
     return tuple(t._value for t in strategy._all_reduce_named(reduction, values))
 
 

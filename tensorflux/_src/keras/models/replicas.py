@@ -8,6 +8,8 @@ replicas, and the optimizer sums the replicas' gradients (see `optimizers/optimi
 is the gradient of the global batch's mean loss, as one process computes it. The logs (loss and metrics)
 are averaged across replicas. Shuffled array inputs use one order on every worker: rank 0 draws the seed.
 """
+import time
+
 import numpy as np
 
 import tensorflux as tf
@@ -103,20 +105,30 @@ class LocalReplicasStep:
         self._strategy, self._step, self._pack, self._model = strategy, step, pack, model
         self._first, self._local, self._replicas = _layout(strategy)
         self._per_replica = tf.function(self._replica_step, reduce_retracing=True)
+        self._whole = tf.function(self._whole_step, reduce_retracing=True)
         self._seen = set()            # input signatures the per-replica functions were traced for
         self._concurrent = True       # False once a traced graph holds an op unsafe to run at once
         self._specs = None            # the step's input specs when Keras traces for an unknown batch size
         self._relaxed = set()         # replicas whose functions were traced for those specs
+        self._chooser = _FasterWay()
         self.__name__ = getattr(step, "__name__", "one_step")
 
     def _replica_step(self, x, y, sample_weight):
         return self._step(self._pack(x, y, sample_weight))
 
+    def _whole_step(self, x, y, sample_weight):
+        """The step of every replica in one graph: the replicas traced in turn, their ops run in order."""
+        x, y, sample_weight = (_split(part, self._first, self._local, self._replicas)
+                               for part in (x, y, sample_weight))
+        return self._strategy.run(lambda *parts: self._step(self._pack(*parts)), args=(x, y, sample_weight))
+
     def relax(self, *specs):
-        """Keras' trace for an unknown batch size (trainer.trace_for_batch): the per-replica functions are
-        traced for these specs (dimension 0 unknown) at their next step, so one trace serves every batch."""
+        """Keras' trace for an unknown batch size (trainer.trace_for_batch): the step's functions are traced
+        for these specs (dimension 0 unknown), so one trace serves every batch (the per-replica ones at
+        their next step)."""
         self._specs = specs
         self._relaxed = set()
+        self._whole.get_concrete_function(*specs)
 
     def __call__(self, x, y=None, sample_weight=None):
         return self._run(x, y, sample_weight, traced=False)
@@ -129,26 +141,41 @@ class LocalReplicasStep:
         for metric in model.metrics:            # built before this step: one state per replica again
             for variable in metric.variables:
                 _accumulate_per_replica(variable, strategy, self._local)
-        rows_of = _eager_rows_of if tf.executing_eagerly() else _rows_of
-        x, y, sample_weight = (_split(part, self._first, self._local, self._replicas, rows_of)
-                               for part in (x, y, sample_weight))
-        if not traced:
-            logs = strategy.run(lambda *parts: self._step(self._pack(*parts)), args=(x, y, sample_weight))
+        way = self._chooser.next() if traced and self._concurrent else "whole"
+        if traced and way == "whole":
+            traces = self._whole.experimental_get_tracing_count()
+            start = time.perf_counter()
+            logs = self._whole(x, y, sample_weight)
+            if self._whole.experimental_get_tracing_count() == traces:
+                self._chooser.record("whole", time.perf_counter() - start)
         else:
-            key = (self._specs is not None and len(self._relaxed) < self._local, _signature((x, y, sample_weight)))
-            if key in self._seen and self._concurrent:
-                logs = strategy._run_replica_functions(self._call_replica, (x, y, sample_weight))
-            else:       # tracing: one replica at a time; then a look at what the graphs hold
-                logs = strategy._run_replica_functions(self._call_replica, (x, y, sample_weight), concurrent=False)
-                self._seen.add(key)
-                self._concurrent = all(safe_to_run_concurrently(cf.graph)
-                                       for cf in self._per_replica._list_all_concrete_functions())
+            logs = self._run_per_replica(x, y, sample_weight, traced)
         for metric in model.metrics:            # built in the first step or before: summed into copy 0
             for variable in metric.variables:
                 _fold_replica_totals(variable)
         if isinstance(logs, dict):
             logs = {**logs, **model.get_metrics_result()}
         return tf.nest.map_structure(lambda v: strategy.reduce("MEAN", v, axis=None), logs)
+
+    def _run_per_replica(self, x, y, sample_weight, traced):
+        strategy = self._strategy
+        rows_of = _eager_rows_of if tf.executing_eagerly() else _rows_of
+        x, y, sample_weight = (_split(part, self._first, self._local, self._replicas, rows_of)
+                               for part in (x, y, sample_weight))
+        if not traced:
+            return strategy.run(lambda *parts: self._step(self._pack(*parts)), args=(x, y, sample_weight))
+        key = (self._specs is not None and len(self._relaxed) < self._local, _signature((x, y, sample_weight)))
+        if key in self._seen and self._concurrent:
+            start = time.perf_counter()
+            logs = strategy._run_replica_functions(self._call_replica, (x, y, sample_weight))
+            self._chooser.record("at once", time.perf_counter() - start)
+            return logs
+        # tracing: one replica at a time; then a look at what the graphs hold
+        logs = strategy._run_replica_functions(self._call_replica, (x, y, sample_weight), concurrent=False)
+        self._seen.add(key)
+        self._concurrent = all(safe_to_run_concurrently(cf.graph)
+                               for cf in self._per_replica._list_all_concrete_functions())
+        return logs
 
     def _call_replica(self, x, y, sample_weight):
         if self._specs is not None:
@@ -157,6 +184,42 @@ class LocalReplicasStep:
                 self._per_replica.get_concrete_function(*self._specs)
                 self._relaxed.add(index)
         return self._per_replica(x, y, sample_weight)
+
+
+class _FasterWay:
+    """Which way a traced step runs its replicas: "whole" (one graph holding every replica's ops, run in
+    order, big products shared out over the cores) or "at once" (each replica's own graph, the replicas
+    at once). Both give the same bits, so the choice is speed only, and it depends on the model and on
+    the machine's load: the steps alternate between the two until each has PROBES timed steps (steps
+    that trace are not counted), the faster median wins, and after REPROBE_AFTER steps they are timed
+    again."""
+
+    PROBES = 5
+    REPROBE_AFTER = 500
+
+    def __init__(self):
+        self._times = {"whole": [], "at once": []}
+        self._chosen, self._steps = None, 0
+
+    def choose(self, way):
+        """Runs every step `way` ("whole" or "at once"), untimed."""
+        self._chosen, self._steps = way, float("-inf")
+
+    def next(self):
+        if self._chosen is not None:
+            self._steps += 1
+            if self._steps <= self.REPROBE_AFTER:
+                return self._chosen
+            self._times, self._chosen = {"whole": [], "at once": []}, None
+        return min(self._times, key=lambda way: len(self._times[way]))
+
+    def record(self, way, seconds):
+        if self._chosen is not None:
+            return
+        self._times[way].append(seconds)
+        if all(len(times) >= self.PROBES for times in self._times.values()):
+            self._chosen = min(self._times, key=lambda w: float(np.median(self._times[w])))
+            self._steps = 0
 
 
 def _signature(structure):
