@@ -584,10 +584,10 @@ SUBS_GRAPH_DEF_PRINTOUT = [(r'cond_(true|false)_\d+', r'cond_\1_<n>')]
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    'Top-level nodes, attrs, constants, If attrs and versions print as TF. Left: AutoGraph stages this `if` '
-    'with one output (TF: the do_return bool too, so cond:1, cond/Identity_1 and the false branch\'s extra '
-    'Consts), and branch functions lack TF\'s `cond/`-scoped node names, output Identities and captured '
-    'argument names (cond_identity_1_x, cond_placeholder)'))
+    'The exporter prints this graph as TF does (nodes, attrs, If attrs, branch functions and their names); '
+    'what differs is the traced graph: AutoGraph stages this `if` with one output where TF\'s has two (the '
+    'do_return bool too: cond:1, cond/Identity_1, the Tout/output_shapes entries and the false branch\'s '
+    'extra Consts come from it)'))
 def test_graph_def_printout():
     with fid.capture() as out:
         def relu_branches(x):

@@ -11,9 +11,10 @@ more), the reduction axes constant, captured variables' placeholders named after
 `Identity`, the automatic control NoOp as `^NoOp` on the output, and a pure callee as `PartitionedCall`
 with TensorFlow's private attrs, and a `tf.cond` of two lambdas: `StatelessIf` with TensorFlow's private attrs,
 one input per outer tensor, branch functions with `cond/`-scoped nodes, output Identities and argument names
-(`cond_mul_x`; counters masked as `cond_true_<n>`). Other control flow is checked by its parts: TensorFlow's
-`tf.while_loop` always carries a loop counter and a maximum-iterations input, which tensorflux writes only
-with `maximum_iterations`, and TensorFlow's order of library functions follows its own hash map."""
+(`cond_mul_x`; counters masked as `cond_true_<n>`). A `tf.while_loop` (TensorFlow's counter and limit
+inputs, `while/`-scoped functions returning through Identities) and a cond whose branch reads a variable (the
+branch's automatic control NoOp) are compared up to the order of the library's functions, which TensorFlow
+lists in its hash map's order."""
 import os
 import re
 
@@ -41,7 +42,7 @@ def _expected():
 
 def _printed(fn, *specs):
     text = str(tf.function(fn).get_concrete_function(*specs).graph.as_graph_def()) + "\n"
-    text = re.sub(r"cond_(true|false)_\d+", r"cond_\1_<n>", text)
+    text = re.sub(r"(cond|while)_(true|false|cond|body)_\d+", r"\1_\2_<n>", text)
     return re.sub(r"__inference_(\w+?)_\d+", r"__inference_\1_<n>", text)
 
 
@@ -81,6 +82,30 @@ def _cases():
     return {"arith": (arith, [S, S]), "vector_const": (vector_const, [V]), "matmul_sum": (matmul_sum, [V]),
             "strings_bools": (strings_bools, [S]), "variable": (assign_then_read, [S]),
             "variable_read": (read_plus, [S]), "nested": (nested, [S]), "cond_lambda": (cond_lambda, [S])}
+
+
+def _functions_sorted(text):
+    """The text with its library's functions in name order (TensorFlow lists them in its hash map's order)."""
+    head, found, rest = text.partition("library {\n")
+    if not found:
+        return text
+    library, _, tail = rest.rpartition("}\nversions")
+    functions = sorted(f for f in re.split(r"(?m)^  function \{\n", library) if f.strip())
+    return head + found + "  function {\n".join([""] + functions) + "}\nversions" + tail
+
+
+@pytest.mark.parametrize("case", ["while_loop", "cond_reads_variable"])
+def test_control_flow_graph_def_prints_as_tensorflow_up_to_function_order(case):
+    variable = tf.Variable(1.0)
+
+    def while_loop(x):
+        return tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0), [tf.constant(0), x])
+
+    def cond_reads_variable(x):
+        return tf.cond(x > 0.0, lambda: variable * x, lambda: x)
+
+    fn = {"while_loop": while_loop, "cond_reads_variable": cond_reads_variable}[case]
+    assert _functions_sorted(_printed(fn, S)) == _functions_sorted(_expected()[case])
 
 
 @pytest.mark.parametrize("case", ["arith", "vector_const", "matmul_sum", "strings_bools", "variable",

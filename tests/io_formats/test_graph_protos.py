@@ -155,8 +155,10 @@ def test_for_loops_maximum_iterations_and_tensor_arrays():
     cf = _loops.get_concrete_function(tf.TensorSpec([2], tf.float32), tf.TensorSpec([], tf.int32))
     imported, library, _ = _roundtrip(cf)
     whiles = [n for fd in library.function for n in fd.node_def if n.op in ("While", "StatelessWhile")]
+    # TensorFlow's while_v2 form: every loop leads with a counter and a limit (-1 without maximum_iterations)
     counted = [n for n in whiles if n.input[0].endswith("loop_counter:output:0")]
-    assert len(whiles) == 3 and len(counted) == 1   # maximum_iterations: TF's counter and limit lead the loop
+    unlimited = [n for n in whiles if n.input[1].endswith("maximum_iterations:output:0")]
+    assert len(whiles) == 3 and len(counted) == 3 and len(unlimited) == 2
     _assert_same(cf, imported, lambda: (_normal(2), tf.constant(int(RNG.integers(1, 6)))))
 
 

@@ -308,9 +308,9 @@ def _if(b, op, ins):
     # TensorFlow numbers branch functions with its graph-wide counter: `cond_true_6`, `cond_false_7`
     then_number, else_number = b.exporter.function_numbers(then_graph, else_graph)
     then_fn = b.function(then_graph, then_graph.outputs, layout=then_layout, name=f"{op.name}_true_{then_number}",
-                         wrap=_branch_outputs, branch=(op.name, outer))
+                         wrap=_cond_branch_outputs, branch=(op.name, outer))
     else_fn = b.function(else_graph, else_graph.outputs, layout=else_layout, name=f"{op.name}_false_{else_number}",
-                         wrap=_branch_outputs, branch=(op.name, outer))
+                         wrap=_cond_branch_outputs, branch=(op.name, outer))
     attrs = {"then_branch": then_fn, "else_branch": else_fn, "output_shapes": [t.shape for t in op.outputs]}
     read_only = _read_only_resources([ins[0]] + inputs, [then_layout, else_layout], offset=1)
     return b.emit(op.type, [ins[0]] + inputs, attrs, _out_specs(op), control=controls(b, op),
@@ -323,8 +323,22 @@ def _branch_outputs(b, args, results):
     return [_node(b, "Identity", [r], "Identity", shape=r.shape) for r in results]
 
 
+def _cond_branch_outputs(b, args, results):
+    """A cond branch's outputs; with stateful nodes, TensorFlow's automatic control NoOp after them, which
+    every output Identity waits for (`^cond/NoOp`)."""
+    if not b.stateful_nodes:
+        return _branch_outputs(b, args, results)
+    noop = b.reserve("NoOp")
+    outs = [b.emit("Identity", [r], {}, [(r.dtype, r.shape)], name="Identity", control=[noop])[0] for r in results]
+    b.emit("NoOp", [], {}, [], name=noop, reserved=True, control=list(b.stateful_nodes))
+    return outs
+
+
 @rule("While", "StatelessWhile")
 def _while(b, op, ins):
+    """TensorFlow's while_v2 form: the loop carries a counter and the maximum number of iterations (-1 for
+    none) ahead of the loop variables, then every captured input; the cond and body functions take all of
+    them, the body adds one to the counter and returns everything through Identity nodes."""
     cond_graph, body_graph = op.attrs["cond_graph"], op.attrs["body_graph"]
     n_vars, n_cond = op.attrs["n_vars"], op.attrs["n_cond"]
     if op.attrs.get("keep_history"):
@@ -332,35 +346,32 @@ def _while(b, op, ins):
                           f"which TensorFlow's While cannot express; export the function outside the tape.")
     has_max = bool(op.attrs.get("has_max"))
     ins = list(ins)
-    limit = ins.pop() if has_max else None
+    limit = _as_int32(b, op, ins.pop()) if has_max else \
+        b.const(np.asarray(-1, np.int32), f"{op.name}/maximum_iterations")
+    counter = b.const(np.asarray(0, np.int32), f"{op.name}/loop_counter")
     loop, cond_caps, body_caps = ins[:n_vars], ins[n_vars:n_vars + n_cond], ins[n_vars + n_cond:]
     cond_in, body_in = list(cond_graph.inputs), list(body_graph.inputs)
-    n_body_caps = len(body_caps)
-    # Every function sees [loop vars, cond captures, body captures]; the body passes the captures through.
-    # With maximum_iterations, TensorFlow's form leads with two more: an iteration counter and the limit.
-    lead = [(_dt.int32, ()), (_dt.int32, ())] if has_max else []
+    # Every function sees [counter, limit, loop vars, cond captures, body captures]
+    lead = [(_dt.int32, ()), (_dt.int32, ())]
     cond_layout = lead + cond_in + _dummies(body_in[n_vars:])
     body_layout = lead + body_in[:n_vars] + _dummies(cond_in[n_vars:]) + body_in[n_vars:]
-    passthrough = list(range(len(lead) + n_vars, len(lead) + n_vars + n_cond + n_body_caps))
+    inputs = [counter, limit] + loop + cond_caps + body_caps
+    outer = [v.ref.split(":")[0] for v in inputs]
+    outer[2:2 + n_vars] = [None] * n_vars     # loop variables' placeholders: `<scope>/Placeholder`
     cond_number, body_number = b.exporter.function_numbers(cond_graph, body_graph)
     cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond_{cond_number}",
-                         wrap=_counted_cond if has_max else None)
-    body_fn = b.function(body_graph, body_graph.outputs[:n_vars], layout=body_layout, passthrough=passthrough,
-                         name=f"{op.name}_body_{body_number}", wrap=_counted_body if has_max else None)
-    outputs = _out_specs(op)[:n_vars] + [(v.dtype, v.shape) for v in cond_caps + body_caps]
-    inputs = loop + cond_caps + body_caps
-    if has_max:
-        counter = b.const(np.asarray(0, np.int32), f"{op.name}/loop_counter")
-        limit = _as_int32(b, op, limit)
-        inputs = [counter, limit] + inputs
-        outputs = [(_dt.int32, ()), (_dt.int32, ())] + outputs
+                         wrap=_counted_cond if has_max else _branch_outputs, branch=(op.name, outer, 2))
+    body_fn = b.function(body_graph, body_graph.outputs[:n_vars], layout=body_layout,
+                         name=f"{op.name}_body_{body_number}", wrap=_counted_body, branch=(op.name, outer, 2))
+    outputs = [(_dt.int32, ()), (_dt.int32, ())] + _out_specs(op)[:n_vars] + \
+        [(v.dtype, v.shape) for v in cond_caps + body_caps]
     attrs = {"cond": cond_fn, "body": body_fn, "output_shapes": [s for _, s in outputs], "parallel_iterations": 10}
-    read_only = _read_only_resources(inputs, [lead + cond_layout[len(lead):], body_layout])
+    read_only = _read_only_resources(inputs, [cond_layout, body_layout])
     refs = b.emit(op.type, inputs, attrs, outputs, control=controls(b, op),
                   private=[("_read_only_resource_inputs", "list(int)", read_only),
                            ("_num_original_outputs", "int", len(outputs)),
                            ("_lower_using_switch_merge", "bool", True)])
-    return refs[len(lead):len(lead) + len(op.outputs)]
+    return refs[2:2 + len(op.outputs)]
 
 
 def _as_int32(b, op, value):
@@ -374,12 +385,18 @@ def _as_int32(b, op, value):
 def _counted_cond(b, args, results):
     """The loop goes on while the counter is below the limit and the user's condition holds."""
     below = _node(b, "Less", [args[0], args[1]], "Less", out_dtype=_dt.bool, shape=())
-    return [_node(b, "LogicalAnd", [below, results[0]], "LogicalAnd", out_dtype=_dt.bool, shape=())]
+    return _branch_outputs(b, args, [_node(b, "LogicalAnd", [below, results[0]], "LogicalAnd", out_dtype=_dt.bool,
+                                           shape=())])
 
 
 def _counted_body(b, args, results):
-    one = b.const(np.asarray(1, np.int32), "add/y")
-    return [_node(b, "AddV2", [args[0], one], "add"), args[1]] + list(results)
+    """The next counter (`<scope>/add_1` when the body has its own `add`), the limit, the loop variables and
+    the captured inputs, each through an Identity."""
+    name = b.reserve("add")
+    one = b.const(np.asarray(1, np.int32), f"{name}/y", scoped=False)
+    (following,) = b.emit("AddV2", [args[0], one], {}, [(_dt.int32, TensorShape([]))], name=name, reserved=True)
+    n_loop = len(results)
+    return _branch_outputs(b, args, [following, args[1]] + list(results) + list(args[2 + n_loop:]))
 
 
 @rule("StatefulPartitionedCall")

@@ -116,7 +116,8 @@ class Exporter:
         argument the graph ignores (TensorFlow's branch and loop functions all take every input);
         `passthrough` are arguments (indices into the layout) returned unchanged after `outputs`;
         `wrap(builder, args, results) -> results` adds nodes around the graph's results (a loop counter);
-        `branch` is `(scope, outer names)` for a cond branch: its nodes are named in the cond's scope
+        `branch` is `(scope, outer names[, named lead])` for a cond branch or a loop's functions (a loop's
+        two lead arguments, counter and limit, named after their outer constants): nodes are named in the scope
         (`cond/mul`) and its arguments after their first consumer and the outer tensor (`cond_mul_x`), as
         TensorFlow names them.
         """
@@ -132,6 +133,7 @@ class Exporter:
         builder = _Builder(self, self.messages.FunctionDef(), graph_mode=False)
         if branch is not None:
             builder.scope, builder.outer_names = branch[0] + "/", list(branch[1])
+            builder.named_lead = branch[2] if len(branch) > 2 else 0
         builder.proto.signature.name = fname
         builder.build(graph, layout, outputs, passthrough, wrap)
         self.library.function.add().CopyFrom(builder.proto)
@@ -166,6 +168,7 @@ class _Builder:
         self._pending = {}          # id(capture placeholder) -> its Placeholder node's arguments, made on use
         self.scope = ""             # a cond branch's node names start with the cond's scope (`cond/`)
         self.outer_names = None     # a cond branch: the outer tensors' op names, by argument
+        self.named_lead = 0         # a loop: its counter and limit arguments are named after the outer tensors
 
     @property
     def nodes(self):
@@ -187,7 +190,7 @@ class _Builder:
     def build(self, graph, layout, outputs, passthrough=(), wrap=None):
         args = []
         capture_names = _capture_names(graph) if self.outer_names is None else \
-            _branch_arg_names(graph, layout, outputs, self.scope, self.outer_names)
+            _branch_arg_names(graph, layout, outputs, self.scope, self.outer_names, self.named_lead)
         self._pending = {}
         for item in layout:
             if isinstance(item, tuple):
@@ -265,11 +268,12 @@ class _Builder:
             arg = signature.input_arg.add()
             arg.name, arg.type = name, dtype.as_datatype_enum
             index = len(signature.input_arg) - 1
-            attrs = self.proto.arg_attr[index].attr
-            if dtype is not _dt.resource:
-                attrs["_output_shapes"].list.shape.add().CopyFrom(_av.shape_proto(self.messages, shape))
-            if user_name is not None:
-                attrs["_user_specified_name"].s = user_name.encode()
+            if dtype is not _dt.resource or user_name is not None:   # TensorFlow has no empty arg_attr entries
+                attrs = self.proto.arg_attr[index].attr
+                if dtype is not _dt.resource:
+                    attrs["_output_shapes"].list.shape.add().CopyFrom(_av.shape_proto(self.messages, shape))
+                if user_name is not None:
+                    attrs["_user_specified_name"].s = user_name.encode()
             value = Value(name, dtype, shape)
         if placeholder is not None:
             self.values[id(placeholder)] = value
@@ -315,19 +319,23 @@ class _Builder:
                 from None
 
     # -- nodes ----------------------------------------------------------------------------------
-    def emit(self, op_type, inputs, attrs, outputs, name=None, control=(), stateful=None, private=()):
+    def emit(self, op_type, inputs, attrs, outputs, name=None, control=(), stateful=None, private=(),
+             reserved=False, scoped=True):
         """Adds one node of TensorFlow op `op_type`; returns a Value per output.
 
         `inputs` are Values; `attrs` Python values by attr name (type and count attrs not given are read
         from the inputs and `outputs`, a list of (dtype, shape)); `control` are node names to run first;
         `private` are `(name, kind, value)` of attrs outside the op's interface that TensorFlow's graph
-        construction adds (`_lower_using_switch_merge`, `_read_only_resource_inputs`, ...).
+        construction adds (`_lower_using_switch_merge`, `_read_only_resource_inputs`, ...); a `reserved`
+        name (from `reserve`) is used as it is, an unscoped one without the branch's scope.
         """
         iface = interface(op_type)
         if iface is None:
             raise ExportError(f"internal: no interface recorded for TensorFlow op {op_type}")
         source = self.op
-        name = self.unique(self.scope + (name or (source.name if source is not None else op_type)))
+        if not reserved:
+            name = self.unique((self.scope if scoped else "") + (name or (source.name if source is not None
+                                                                          else op_type)))
         attrs = dict(attrs)
         wired = []
         try:
@@ -387,14 +395,20 @@ class _Builder:
         for s in shapes:
             lst.shape.add().CopyFrom(_av.shape_proto(self.messages, s))
 
-    def const(self, array, name, dtype=None):
+    def reserve(self, name):
+        """A unique node name in this function's scope, taken now for a node made later (TensorFlow names an
+        op before the constants made inside its name scope: `while/add_1`, then `while/add_1/y`)."""
+        return self.unique(self.scope + name)
+
+    def const(self, array, name, dtype=None, scoped=True):
         """A Const node holding `array`; returns its Value."""
         import numpy as np
         array = np.asarray(array) if dtype is None else np.asarray(array, dtype=dtype.as_numpy_dtype)
         dtype = _dt.FROM_NUMPY[array.dtype]
         saved, self.op = self.op, None
         try:
-            (value,) = self.emit("Const", [], {"value": array, "dtype": dtype}, [(dtype, array.shape)], name=name)
+            (value,) = self.emit("Const", [], {"value": array, "dtype": dtype}, [(dtype, array.shape)], name=name,
+                                 scoped=scoped)
         finally:
             self.op = saved
         return value
@@ -439,17 +453,22 @@ def _input_arg_name(op, position):
     return input_names[position] if position < len(input_names) else "input"
 
 
-def _branch_arg_names(graph, layout, outputs, scope, outer_names):
+def _branch_arg_names(graph, layout, outputs, scope, outer_names, named_lead=0):
     """`{id(placeholder): (node name, user name)}` for a cond branch's arguments, as TensorFlow names the
     placeholders its branch graphs capture: `<scope><first consumer>/<outer op name>` (the consumer being
     an output's Identity when the argument is returned as it is), and `<scope>Placeholder` for an input the
     branch ignores (with no user name)."""
     names = {}
     for k, item in enumerate(layout):
+        outer = outer_names[k]
         if isinstance(item, tuple):
+            # a loop's counter and limit are named after their outer constants (`while/loop_counter`)
+            named = k < named_lead and outer is not None
+            names[id(item)] = (f"{scope}{outer}", outer) if named else (f"{scope}Placeholder", None)
+            continue
+        if outer is None:               # a loop variable
             names[id(item)] = (f"{scope}Placeholder", None)
             continue
-        outer = outer_names[k]
         consumer = next((op for op in graph.get_operations() if any(t is item for t in op.inputs)), None)
         if consumer is not None and item.dtype is _dt.resource:
             # a variable's handle: TensorFlow's branch captured it from the eager context, by input name
