@@ -122,6 +122,7 @@ class Variable:
         view._read_attrs = like._read_attrs
         view._shape, view._dtype, view._name = like._shape, like._dtype, like._name
         view._trainable, view._handle_id = like._trainable, like._handle_id
+        view._synchronization, view._aggregation = like.synchronization, like.aggregation
         return view
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
