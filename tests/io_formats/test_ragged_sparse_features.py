@@ -152,11 +152,29 @@ def test_bad_partitions_and_features():
         "validate=False)")
 
 
-def test_partitions_in_sequence_features_are_refused_by_name():
-    serialized = tf.train.SequenceExample().SerializeToString()
-    with pytest.raises(NotImplementedError, match="partitions in sequence_features"):
-        tf.io.parse_single_sequence_example(serialized, sequence_features={
-            "x": RF(tf.int64, partitions=[RF.RowLengths("rl")])})
+def _feature_list(*steps):
+    return tf.train.FeatureList(feature=[tf.train.Feature(int64_list=tf.train.Int64List(value=s)) for s in steps])
+
+
+SEQ1 = tf.train.SequenceExample(feature_lists=tf.train.FeatureLists(feature_list={
+    "v": _feature_list([1, 2, 3], [4, 5]), "rl": _feature_list([2, 1], [0, 2])})).SerializeToString()
+SEQ2 = tf.train.SequenceExample(feature_lists=tf.train.FeatureLists(feature_list={
+    "v": _feature_list([6]), "rl": _feature_list([1])})).SerializeToString()
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_partitions_in_sequence_features_split_each_step(traced):
+    lengths = {"x": RF(tf.int64, value_key="v", partitions=[RF.RowLengths("rl")])}
+    _, single = tf.io.parse_single_sequence_example(SEQ1, sequence_features=lengths)
+    assert single["x"].to_list() == [[[1, 2], [3]], [[], [4, 5]]]
+    parse = lambda s: tf.io.parse_sequence_example(s, sequence_features=lengths)[1]  # noqa: E731
+    batch = (tf.function(parse) if traced else parse)(tf.constant([SEQ1, SEQ2]))
+    assert batch["x"].to_list() == [[[[1, 2], [3]], [[], [4, 5]]], [[[6]]]]
+    assert batch["x"].shape.as_list() == [2, None, None, None]
+    uniform = {"x": RF(tf.int64, value_key="v", partitions=[RF.UniformRowLength(1)])}
+    _, got, _ = tf.io.parse_sequence_example([SEQ1, SEQ2], sequence_features=uniform)
+    assert got["x"].to_list() == [[[[1], [2], [3]], [[4], [5]]], [[[6]]]]
+    assert got["x"].shape.as_list() == [2, None, None, 1]
 
 
 # -- SparseFeature --------------------------------------------------------------------------------------

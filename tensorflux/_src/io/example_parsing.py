@@ -1,7 +1,8 @@
 """Parsing `tf.train.Example` and `tf.train.SequenceExample` into tensors for every feature kind of
 TensorFlow: `FixedLenFeature` (dense), `FixedLenSequenceFeature` (dense, padded along a sequence),
 `VarLenFeature` (a SparseTensor of the values), `SparseFeature` (a SparseTensor built from an index
-and a value feature), and `RaggedFeature` (a RaggedTensor, split by its row partitions: ragged_partitions.py).
+and a value feature), and `RaggedFeature` (a RaggedTensor, split by its row partitions: ragged_partitions.py;
+in a SequenceExample each step is split by its own partition).
 
 Each parse is one op whose kernel decodes the protos (so it runs eagerly, in tf.function and in
 Dataset.map), with its outputs flattened -- a dense feature gives one tensor, a sparse one its indices,
@@ -134,10 +135,6 @@ def _plan(features, in_sequence=False):
             plan.append(("sparse", key, _dtype(feature, key), (size, bool(feature.already_sorted)),
                          index_keys + (feature.value_key,)))
         elif isinstance(feature, RaggedFeature):
-            if feature.partitions and in_sequence:
-                raise NotImplementedError("tf.io.RaggedFeature partitions in sequence_features are not implemented "
-                                          f"in tensorflux (feature {key!r}); they are in Examples and context "
-                                          "features")
             spec = ragged_partitions.partition_plan(feature.partitions)
             keys = tuple(arg for kind, arg in spec if kind != "uniform")
             plan.append(("ragged", key, _dtype(feature, key), (_dt.as_dtype(feature.row_splits_dtype), spec,
@@ -436,7 +433,8 @@ def _steps(sequence_example, key, dtype, where, allow_missing, single):
 def _parse_sequences(examples, plan, single, allow_missing):
     outputs, lengths = [], []
     for kind, key, dtype, shape, sources in plan:
-        per_example = [_steps(e, sources[-1], dtype, b, kind != "sequence" or allow_missing[key], single)
+        value_key = sources[0] if kind == "ragged" else sources[-1]     # a ragged feature's partitions follow
+        per_example = [_steps(e, value_key, dtype, b, kind != "sequence" or allow_missing[key], single)
                        for b, e in enumerate(examples)]
         per_example = [steps or [] for steps in per_example]
         if kind == "sequence":
@@ -463,12 +461,24 @@ def _parse_sequences(examples, plan, single, allow_missing):
             outputs += [np.asarray([i for i, _ in entries], np.int64).reshape(len(entries), rank),
                         _array([v for _, v in entries], dtype), np.asarray(dense_shape, np.int64)]
         elif kind == "ragged":
-            splits_dtype = shape[0]._np
+            # the steps of all examples are the rows the partitions split (each step by its own partition)
+            splits_dtype, spec, validate = shape
             steps = [values for s in per_example for values in s]
-            outputs.append(_array([v for values in steps for v in values], dtype))
-            outputs.append(np.concatenate([[0], np.cumsum([len(v) for v in steps])]).astype(splits_dtype))
+            values = _array([v for values in steps for v in values], dtype)
+            step_splits = np.concatenate([[0], np.cumsum([len(v) for v in steps], dtype=np.int64)]).astype(np.int64)
+            partition_rows = {}
+            for partition_key in sources[1:]:
+                partition_steps = [step for b, e in enumerate(examples)
+                                   for step in (_steps(e, partition_key, _dt.int64, b, True, single) or [])]
+                partition_rows[partition_key] = (
+                    _array([v for step in partition_steps for v in step], _dt.int64),
+                    np.concatenate([[0], np.cumsum([len(v) for v in partition_steps], dtype=np.int64)]))
+            values, nested = ragged_partitions.apply_partitions(values, step_splits, partition_rows, spec,
+                                                                splits_dtype._np, validate)
+            outputs.append(values)
+            outputs.extend(nested)
             if not single:
-                outputs.append(np.concatenate([[0], np.cumsum([len(s) for s in per_example])]).astype(splits_dtype))
+                outputs.append(np.concatenate([[0], np.cumsum([len(s) for s in per_example])]).astype(splits_dtype._np))
         else:
             raise ValueError(f"{kind} features are not sequence features ({key!r})")
     return outputs + lengths
@@ -500,7 +510,8 @@ def _infer_sequence(inputs, attrs):
             out += [(_dt.int64, TensorShape([None, rank])), (dtype, TensorShape([None])),
                     (_dt.int64, TensorShape([rank]))]
         else:
-            out += [(dtype, TensorShape([None])), (shape[0], TensorShape([None]))]
+            inner_dims, levels = ragged_partitions.split_levels(shape[1])
+            out += [(dtype, TensorShape([None] + inner_dims))] + [(shape[0], TensorShape([None]))] * (1 + levels)
             if not single:
                 out.append((shape[0], TensorShape([None])))
     return out + [(_dt.int64, TensorShape(lead))] * n_lengths
@@ -532,9 +543,11 @@ def _parse_sequence(serialized, context_features, sequence_features, single, nam
         elif kind == "varlen":
             sequences[key] = SparseTensor(next(it), next(it), next(it))
         else:
-            values, inner = next(it), next(it)
-            ragged = RaggedTensor.from_row_splits(values, inner, validate=False)
-            sequences[key] = ragged if single else RaggedTensor.from_row_splits(ragged, next(it), validate=False)
+            values = next(it)
+            nested = [next(it) for _ in range(1 + ragged_partitions.split_levels(shape[1])[1])]
+            if not single:
+                nested.insert(0, next(it))      # the examples' steps, outermost
+            sequences[key] = RaggedTensor.from_nested_row_splits(values, nested, validate=False)
     for kind, key, *_ in sequence_plan:
         if kind == "sequence":
             lengths[key] = next(it)
