@@ -178,10 +178,6 @@ def test_graph_iterator_never_stops_python_iteration_and_ends_with_out_of_range(
         unrolled()
 
 
-@pytest.mark.xfail(strict=True, reason="AutoGraph's converted_call turns iter(dataset) into autograph/api.py's "
-                                       "_StagedIterator, whose next() raises NotImplementedError; returning "
-                                       "`args[0]._graph_iterator()` there when it gives an iterator (the "
-                                       "dataset's OwnedIterator; None for a distributed dataset) makes it pass")
 def test_next_on_iter_in_converted_code():
     @tf.function
     def first_two():

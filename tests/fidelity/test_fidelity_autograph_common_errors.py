@@ -201,9 +201,6 @@ def test_large_unrolled_loop_warning():
     assert text.endswith("50005\nexit: 0\n")
 
 
-@pytest.mark.xfail(strict=True, reason="iterating a dataset in unconverted code (the generator) while tracing raises "
-                                       "RuntimeError from Dataset.__iter__ (data/dataset.py); TensorFlow makes a graph "
-                                       "iterator whose next() never ends, so the Python loop unrolls until timeout")
 def test_custom_generator_is_a_python_loop():
     assert output_of(ex_custom_generator_is_a_python_loop) == 'tracing starts\nexit: timeout\n'
 

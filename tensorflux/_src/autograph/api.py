@@ -435,7 +435,11 @@ def converted_call(f, args, kwargs):
         return _tensor_len(args[0])
     if f is iter and len(args) == 1 and not kwargs and _state.graph is not None and \
             hasattr(type(args[0]), "_ag_for_stmt") and not hasattr(type(args[0]), "__next__"):
-        return _StagedIterator(args[0])
+        # A dataset gives its own graph iterator (next() is IteratorGetNext, as in TensorFlow); other objects
+        # that stage their own loops (a distributed dataset) keep the staged iterator.
+        made = getattr(args[0], "_graph_iterator", None)
+        made = made() if made is not None else None
+        return made if made is not None else _StagedIterator(args[0])
     if getattr(f, "__ag_converted__", False) or not _should_convert(f):
         return f(*args, **kwargs)
     return convert(f)(*args, **kwargs)
