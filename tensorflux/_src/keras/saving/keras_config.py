@@ -108,8 +108,60 @@ def _config_of(obj, recorded_only=False):
         config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
     for key in _NOT_WRITTEN_BY_KERAS.get(cls.__name__, ()):
         config.pop(key, None)
+    if issubclass(cls, Layer):
+        config = _standardized(cls.__name__, config)
     config = _in_keras_order(cls, config)
     return _keras_layer_layout(cls.__name__, config) if issubclass(cls, Layer) else config
+
+
+# Arguments Keras standardizes before its get_config() writes them: a window or step of an N-D layer as an
+# N-tuple, `data_format=None` as the image data format, paddings and croppings as pairs per axis, a pooling
+# layer's `strides=None` as its pool size, Normalization's axis as a tuple, MultiHeadAttention's
+# `value_dim=None` as its key_dim.
+_PER_AXIS = ("kernel_size", "strides", "dilation_rate", "pool_size", "output_padding", "size")
+_KEEPS_INT_SIZE = ("UpSampling1D",)
+_PAIRED = ("padding", "cropping")
+
+
+def _per_axis(value, rank):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * rank
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    return value
+
+
+def _pairs(value, rank):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value) if rank == 1 else ((value, value),) * rank
+    if isinstance(value, (list, tuple)) and len(value) == rank and rank > 1:
+        return tuple((v, v) if isinstance(v, int) else tuple(v) for v in value)
+    if isinstance(value, (list, tuple)) and rank == 1:
+        return tuple(value)
+    return value
+
+
+def _standardized(class_name, config):
+    config = dict(config)
+    if "data_format" in config and config["data_format"] is None:
+        config["data_format"] = "channels_last"
+    rank = {"1D": 1, "2D": 2, "3D": 3}.get(class_name.removesuffix("Transpose")[-2:])
+    if rank is not None:
+        for key in _PER_AXIS:
+            if key in config and not (key == "size" and class_name in _KEEPS_INT_SIZE):
+                config[key] = _per_axis(config[key], rank)
+        if "pool_size" in config and config.get("strides") is None:
+            config["strides"] = config["pool_size"]
+        if class_name.startswith(("ZeroPadding", "Cropping")):
+            for key in _PAIRED:
+                if key in config:
+                    config[key] = _pairs(config[key], rank)
+    if class_name == "Normalization" and "axis" in config:
+        axis = config["axis"]
+        config["axis"] = () if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    if class_name == "MultiHeadAttention" and config.get("value_dim") is None and "key_dim" in config:
+        config["value_dim"] = config["key_dim"]
+    return config
 
 
 # Keras writes a config in its `get_config()` order: the base class's entries first (an optimizer's, an
