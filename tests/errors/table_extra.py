@@ -165,4 +165,9 @@ CASES = [
          alpha=T("float", np.array([0.5, 2.0], np.float32)), seed=T("int", np.array([1, 2], np.int64))),
     Case("RandomGammaGrad", lambda tf, alpha: _gamma_alpha_gradient(tf, alpha),
          alpha=T("float", np.array([0.5, 2.0], np.float32))),
+    Case("RandomPoissonV2", lambda tf, shape, lam: tf.random.poisson(shape, lam, seed=1),
+         shape=P("shape", [2, 3]), lam=T("int", np.array([1, 20], np.int32))),
+    # Integer rates: a NaN rate (the float variants' "nan") makes TensorFlow's Poisson kernel loop forever.
+    Case("StatelessRandomPoisson", lambda tf, lam, seed: tf.random.stateless_poisson([3, 2], seed, lam),
+         lam=T("int", np.array([1, 20], np.int32)), seed=T("int", np.array([1, 2], np.int64))),
 ]
