@@ -105,6 +105,13 @@ def first_call_time(tf):
     return statistics.median(runs[1:])
 
 
+# Warm-up of the traced rows compared with jax.jit (whose compile its first call pays, outside the
+# median): tensorflux compiles a hot function in the background (after 100 calls, 10 for a loop) and
+# switches when the kernel is ready, seconds later on a loaded machine; these rows measure that steady
+# state. The jit_compile=False row measures the NumPy path the first calls run.
+_STEADY = 8.0
+
+
 @workload("traced identity call", "function")
 def traced_identity(tf):
     f = tf.function(lambda x: x)
@@ -126,14 +133,14 @@ def _chain(tf):
 def chain_scalar(tf):
     f = _chain(tf)
     x = tf.constant(1.0)
-    return median_time(lambda: f(x), 500), f(x)
+    return median_time(lambda: f(x), 500, warmup_seconds=_STEADY), f(x)
 
 
 @workload("traced 100-op chain, [1000] vector", "function")
 def chain_vector(tf):
     f = _chain(tf)
     x = tf.constant(np.ones(1000, dtype=np.float32))
-    return median_time(lambda: f(x), 500), f(x)
+    return median_time(lambda: f(x), 500, warmup_seconds=_STEADY), f(x)
 
 
 def _sequential_model(tf):
@@ -221,10 +228,8 @@ def _tanh_loop(tf, **options):
 
 @workload("while reduce_sum(x)>1: tanh (traced), per call", "control flow")
 def tanh_loop(tf):
-    # Steady state, as jax.jit's column is (its compile excluded): tensorflux compiles a hot loop in the
-    # background after a few calls and switches to the kernel when it is ready.
     f, x = _tanh_loop(tf)
-    return median_time(lambda: f(x), 50, warmup_seconds=8), f(x)
+    return median_time(lambda: f(x), 50, warmup_seconds=_STEADY), f(x)
 
 
 @workload("while reduce_sum(x)>1: tanh, jit_compile=False", "control flow")
@@ -301,7 +306,7 @@ def big_chain(tf):
         y = tf.maximum(y, 0.1)
         return y - 0.01
     x = tf.constant(_BIG)
-    return median_time(lambda: f(x), 5, repeat=5), f(x)
+    return median_time(lambda: f(x), 5, repeat=5, warmup_seconds=_STEADY), f(x)
 
 
 @workload("one-pass NumPy floor on [4M] (np.multiply out=)", "memory-bound")
