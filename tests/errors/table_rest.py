@@ -196,6 +196,8 @@ UNREACHABLE = {
                      "the loop's own state, not tensors of the caller's choosing",
     "CollectiveAllReduce": "made by tf.distribute strategies' cross-replica reductions of per-replica values "
                            "(distribute room), not by a call with tensors of the caller's choosing",
+    "ReplicaAllReduce": "made by ReplicaContext.all_reduce traced in a replica's own tf.function under a MirroredStrategy "
+                        "over several local devices (distribute room); it runs only inside strategy.run's replicas",
     "Dilation2DBackpropInput": _GRADIENT_ONLY.format("Dilation2D"),
     "Dilation2DBackpropFilter": _GRADIENT_ONLY.format("Dilation2D"),
     "LRNGrad": _GRADIENT_ONLY.format("LRN"),
