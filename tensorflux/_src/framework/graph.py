@@ -566,12 +566,12 @@ class FuncGraph(Graph):
         if hit is not None:
             return hit[1]
         if isinstance(tensor, SymbolicTensor):
-            if not self._is_enclosing(tensor.op.graph):
-                # As TensorFlow: a tensor leaked from a finished tf.function trace is a TypeError; one from a
-                # control-flow body or branch (a graph nested in another) used outside it is an
-                # InaccessibleTensorError, a ValueError.
-                nested = getattr(tensor.op.graph, "outer_graph", None) is not None
-                raise (errors.InaccessibleTensorError if nested else TypeError)(
+            # As TensorFlow: a tensor leaked from a finished tf.function trace is captured like any outside
+            # tensor, and calling the function fails (it has no value: ConcreteFunction._capture_values);
+            # one from a control-flow body or branch (a graph nested in another) used outside it is an
+            # InaccessibleTensorError, a ValueError, while tracing.
+            if not self._is_enclosing(tensor.op.graph) and getattr(tensor.op.graph, "outer_graph", None) is not None:
+                raise errors.InaccessibleTensorError(
                     f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python "
                     f"locals or TensorFlow collections to access it.\nPlease see "
                     f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"

@@ -143,9 +143,8 @@ class ConcreteFunction:
             values = []
             for external in self.graph.external_captures:
                 value = getattr(external, "_value", None)
-                if value is None:
-                    raise TypeError(f"{external!r} is out of scope and cannot be used here. Use return values, "
-                                    f"explicit Python locals or TensorFlow collections to access it.")
+                if value is None:   # a graph tensor leaked from a finished trace: TensorFlow fails here too
+                    raise stale_capture.leaked_tensor_error(external)
                 values.append(value)
             self._captures = tuple(values)
         return self._captures

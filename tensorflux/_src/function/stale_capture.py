@@ -20,7 +20,8 @@ import sys
 import types
 import warnings
 
-__all__ = ["snapshot", "check", "enable_stale_capture_warnings", "disable_stale_capture_warnings"]
+__all__ = ["snapshot", "check", "enable_stale_capture_warnings", "disable_stale_capture_warnings",
+           "leaked_tensor_error"]
 
 _ENABLED = [True]
 _BY_VALUE = (int, float, complex, bool, str, bytes, type(None))
@@ -221,6 +222,21 @@ def _user_stacklevel():
 def _short(value):
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def leaked_tensor_error(tensor):
+    """TensorFlow's TypeError for calling a function that captured `tensor`, a graph tensor leaked from a
+    finished trace (a global or an object attribute set while tracing): the trace captured it, but it has
+    no value to run with."""
+    graph = tensor.op.graph
+    source = getattr(tensor.op, "source", None)
+    where = f'File "{source[0]}", line {source[1]}' if source else "<unknown>"
+    return TypeError(
+        f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+        f"TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/function"
+        f"#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\n{tensor!r} was defined "
+        f"here:\n    {where}\n\nThe tensor {tensor!r} cannot be accessed from here, because it was defined in "
+        f"FuncGraph(name={getattr(graph, 'name', None)}, id={id(graph)}), which is out of scope.")
 
 
 API = {"debugging": ["enable_stale_capture_warnings", "disable_stale_capture_warnings"]}
