@@ -61,7 +61,9 @@ def _user_frames(tb):
         if origin is not None:
             converted_seen = True
             name, root = origin
-            entry = (code.co_filename, line, name, "  *", root)
+            # generated code run from a temporary file (a function calling a debugger): the user's lines
+            filename, shown = _autograph_api.original_location(code, line) or (code.co_filename, line)
+            entry = (filename, shown, name, "  *", root)
             if code is not root and entries and entries[-1][4] is root:
                 entries[-1] = entry   # a generated helper of the same call: keep the innermost line
             else:
@@ -117,4 +119,5 @@ def undefined_output_error(undefined):
     code, line = undefined.site
     origin = _autograph_api.converted_origin(code)
     name = origin[0] if origin is not None else code.co_name
-    return ValueError(_message([(code.co_filename, line, name, "  *", None)], error))
+    filename, line = _autograph_api.original_location(code, line) or (code.co_filename, line)
+    return ValueError(_message([(filename, line, name, "  *", None)], error))
