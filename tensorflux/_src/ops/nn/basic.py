@@ -122,7 +122,7 @@ def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
         # The same values as the select below, without its float64 temporaries (x·scale rounds the Python
         # float scale to x's dtype either way): a [128, 1600] float32 batch 3.2 -> 1.7 ms.
         s, zero = x.dtype.type(scale), x.dtype.type(0)
-        out = np.multiply(x, s)
+        out = np.asarray(np.multiply(x, s))      # a 0-d x gives a NumPy scalar, which copyto cannot write
         np.copyto(out, zero, where=~keep)
         return out, np.broadcast_to(np.where(keep, s, zero), x.shape)
     out = np.where(keep, _widen(x) * scale, 0).astype(x.dtype, copy=False)
