@@ -213,6 +213,10 @@ UNREACHABLE = {
     "Timestamp": "takes no inputs (tf.timestamp()): there is nothing to malform",
     "KerasVocabularyLookup": "a tensorflux op type: Keras StringLookup/IntegerLookup/TextVectorization run it; no "
                              "public TensorFlow call creates it (Keras' layers use TensorFlow's hash tables)",
+    **{name: "made only by a loaded SavedModel's functions (a lookup table's _create_resource, _initialize and "
+                   "serving functions, io/formats/table_rules.py): tensorflux has no tf.lookup API that builds it"
+       for name in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "LookupTableInsertV2",
+                    "LookupTableFindV2", "LookupTableSizeV2")},
     "ScanDataset": "made by a for loop over a tf.data.Dataset inside a tf.function (AutoGraph); it runs at its "
                    "ReduceDataset, and no public call builds it with inputs of the caller's choosing",
     "TakeWhileDataset": "made by a for loop with a break over a tf.data.Dataset inside a tf.function (AutoGraph); "
