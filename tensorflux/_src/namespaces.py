@@ -52,6 +52,7 @@ LAZY_ROOMS = (
     "ops.nn.statistics", "ops.nn.weighted_losses", "ops.nn.windows", "ops.nn.winograd",
     # AutoGraph's generated-code view (tf.autograph.to_code) and the eager/traced comparison
     "autograph.generated_code", "autograph.generated_code_analysis", "autograph.generated_code_lowering",
+    "autograph.generated_module", "autograph.generated_runtime",
     "diagnostics.compare",
 )
 # Modules of those rooms that stay eager: io.records makes tf.train's protobuf message names lazy itself.
