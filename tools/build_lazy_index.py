@@ -114,6 +114,7 @@ for key in sorted(set(before) | set(after)):
         problems.append(f"loading the lazy rooms changes the eager part: {key}")
 
 eager_names = {}
+eager_set = set(eager)
 for name in eager:
     for ns, names in getattr(sys.modules[P + name], "API", {}).items():
         for n in names:
@@ -128,6 +129,12 @@ for name in lazy:
             public, _, private = entry.partition("=")
             if public in eager_names.get(ns, ()):
                 problems.append(f"{name} provides {ns or 'tf'}.{public}, which an eager module provides too")
+            owner = getattr(getattr(module, private or public, None), "__module__", None) or ""
+            if owner.startswith(P) and owner[len(P):] in eager_set and callable(getattr(module, private or public)):
+                # An eager object re-exported by a lazy module escapes what the eager part does to its
+                # namespaces at import (the ragged dispatch wraps tf.nn.sigmoid where tf.nn holds it).
+                problems.append(f"{name} re-exports {ns or 'tf'}.{public} from the eager {owner[len(P):]}: export it "
+                                f"from an eager module")
             names.setdefault(ns, {})[public] = [name, private or public]   # later modules win, as in install()
 print(json.dumps({"modules": lazy, "names": names, "op_types": op_types, "problems": problems}))
 '''

@@ -331,7 +331,13 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
+# tf.nn.sigmoid / tf.nn.tanh are tf.math's own objects (exported here, in an eager module, so that the
+# ragged dispatch wraps them in both namespaces alike).
+sigmoid = _math.sigmoid
+tanh = _math.tanh
+
 API = {
-    "nn": ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign", "silu", "swish"],
+    "nn": ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign", "silu", "swish", "sigmoid",
+           "tanh"],
     "math": ["softplus", "softsign"],
 }

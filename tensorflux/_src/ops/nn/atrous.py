@@ -1,20 +1,15 @@
 """Atrous (dilated) 2-D convolutions of `tf.nn`: `atrous_conv2d` and `atrous_conv2d_transpose` are conv2d /
 conv2d_transpose with the same dilation `rate` in height and width (TensorFlow builds them from
-space_to_batch; the values are the same), and the math functions TensorFlow also exports under `tf.nn`
-(`sigmoid`, `tanh`: the same objects as `tf.math`'s); `with_space_to_batch`, the general construction
+space_to_batch; the values are the same); `with_space_to_batch`, the general construction
 (space_to_batch_nd, a VALID op, batch_to_space_nd) behind dilated ops.
 """
 import numpy as np
 
 from ...framework.tensor import Tensor
 from ..convert import convert_to_tensor
-from ..math import arith as _math
 from ..shapes import shape_ops as _shape_ops
 from ..array.space_batch import space_to_batch_nd, batch_to_space, required_space_to_batch_paddings
 from .conv import conv2d, conv2d_transpose
-
-sigmoid = _math.sigmoid
-tanh = _math.tanh
 
 
 def _rate(rate):
@@ -68,4 +63,4 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     return batch_to_space(result, rates, crops)
 
 
-API = {"nn": ["sigmoid", "tanh", "atrous_conv2d", "atrous_conv2d_transpose", "with_space_to_batch"]}
+API = {"nn": ["atrous_conv2d", "atrous_conv2d_transpose", "with_space_to_batch"]}
