@@ -136,3 +136,18 @@ def test_keras_weight_files_in_both_modes(tmp_path, monkeypatch, fsyncs, durable
     for a, b in zip(model.get_weights(), other.get_weights()):
         np.testing.assert_array_equal(a, b)
     assert os.listdir(tmp_path) == ["m.weights.h5"]
+
+
+def test_saved_model_syncs_only_when_durable(tmp_path, monkeypatch):
+    calls = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    module = tf.Module()
+    module.v = tf.Variable([1.0, 2.0])
+    monkeypatch.delenv("TENSORFLUX_DURABLE_SAVES", raising=False)
+    tf.saved_model.save(module, str(tmp_path / "plain"))
+    assert calls == []
+    monkeypatch.setenv("TENSORFLUX_DURABLE_SAVES", "1")
+    tf.saved_model.save(module, str(tmp_path / "durable"))
+    assert len(calls) >= 4      # saved_model.pb, fingerprint.pb, the variables' files, the directories
+    assert tf.saved_model.load(str(tmp_path / "durable")).v.numpy().tolist() == [1.0, 2.0]

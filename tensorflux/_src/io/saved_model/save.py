@@ -32,7 +32,7 @@ from ...function.polymorphic import Function
 from ...state.checkpoint import ObjectGraph, is_trackable, variable_value
 from ...state.variables import Variable
 from ...types.spec import TensorSpec
-from ..atomic import temporary_directory
+from ..atomic import sync_directory, sync_file, temporary_directory
 from ..checkpoint.object_graph import OBJECT_GRAPH_KEY, VARIABLE_VALUE, variable_key
 from ..formats import attr_values as _av
 from ..formats import protos
@@ -75,7 +75,9 @@ def save(obj, export_dir, signatures=None, options=None):
         data = saved_model.SerializeToString()
         _write(os.path.join(staging, "saved_model.pb"), data)
         _write(os.path.join(staging, "fingerprint.pb"), _fingerprint(saved_model, data))
+        sync_directory(staging)
         _swap_into_place(staging, export_dir)
+        sync_directory(os.path.dirname(os.path.normpath(os.path.abspath(export_dir))))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -84,8 +86,7 @@ def save(obj, export_dir, signatures=None, options=None):
 def _write(path, data):
     with open(path, "wb") as f:
         f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+        sync_file(f)               # fsynced only for durable saves (TENSORFLUX_DURABLE_SAVES=1)
 
 
 def _hash64(data):
