@@ -195,9 +195,9 @@ def install(sources, namespaces):
     return top_level
 
 
-def _export_graph_def(graph):
+def _export_graph_def(graph, add_shapes=False):
     """`Graph.as_graph_def()`'s exporter (framework.graph.GRAPH_DEF_EXPORTER): the io room's, loaded on use."""
-    return load_module("io.formats.graph_export").graph_def_or_none(graph)
+    return load_module("io.formats.graph_export").graph_def_or_none(graph, add_shapes)
 
 
 _graph.GRAPH_DEF_EXPORTER[0] = _export_graph_def

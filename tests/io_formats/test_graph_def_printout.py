@@ -155,3 +155,13 @@ def test_exporting_a_graph_again_keeps_its_function_names():
     cf = tf.function(lambda x: tf.cond(x > 0.0, lambda: x, lambda: -x)).get_concrete_function(S)
     first = [f.signature.name for f in cf.graph.as_graph_def().library.function]
     assert [f.signature.name for f in cf.graph.as_graph_def().library.function] == first
+
+
+def test_add_shapes_adds_output_shapes():
+    @tf.function
+    def f(x):
+        return x * 2
+
+    graph = f.get_concrete_function(tf.TensorSpec([3])).graph
+    assert "_output_shapes" in str(graph.as_graph_def(add_shapes=True))
+    assert "_output_shapes" not in str(graph.as_graph_def())

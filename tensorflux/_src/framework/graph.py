@@ -428,7 +428,7 @@ class Graph:
         registered in `GRAPH_DEF_EXPORTER`); without it, a light view with the same `.node` fields."""
         exporter = GRAPH_DEF_EXPORTER[0]
         if exporter is not None:
-            exported = exporter(self)
+            exported = exporter(self, add_shapes)
             if exported is not None:
                 return exported
         return GraphDef([op.node_def for op in self._ops])
