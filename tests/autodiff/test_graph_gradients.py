@@ -67,3 +67,15 @@ def test_integer_paths_give_none():
         return tf.gradients(tf.cast(x, tf.int32) * 2, x)
 
     assert f(tf.constant(1.0)) == [None]
+
+
+def test_second_order_through_a_while_loop():
+    # TensorFlow 2.21 printed [8, 12, 12, 12] and [3.375, 6.75, 9, 9] for these calls.
+    @tf.function
+    def f(x):
+        y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, tf.constant(1.0)])[1]
+        g = tf.gradients(y, x)[0]
+        return y, g, tf.gradients(g, x)[0], tf.hessians(y, x)[0]
+
+    assert [float(t) for t in f(tf.constant(2.0))] == [8.0, 12.0, 12.0, 12.0]
+    assert [float(t) for t in f(tf.constant(1.5))] == [3.375, 6.75, 9.0, 9.0]

@@ -13,6 +13,7 @@ from ..ops.array import creation as _creation
 from ..ops.convert import convert_to_tensor
 from ..ops.shapes import shaping as _shaping
 from ..ops.array import join as _join
+from . import while_reverse_loop as _while_reverse_loop
 from .backprop import backprop
 from .tape import UnconnectedGradients
 
@@ -62,7 +63,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
                 seeds.append(g)
         stopped = {id(t.op) for t in nest.flatten(stop_gradients or []) if getattr(t, "op", None) is not None}
         records = [op for op in graph.get_operations() if id(op) not in stopped]
-        grads = backprop(records, ys_list, seeds, sources)
+        with _while_reverse_loop.symbolic_gradients():
+            grads = backprop(records, ys_list, seeds, sources)
         out = []
         for g, x in zip(grads, xs_list):
             if g is None and unconnected is UnconnectedGradients.ZERO:

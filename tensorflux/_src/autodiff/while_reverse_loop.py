@@ -21,6 +21,9 @@ Differentiating this While again goes through the same code (a WhileGrad, or thi
 gradient reaching `lists` flows through WhileHistoryUnzip's gradient (WhileHistoryZip) into the forward
 loop's history output, which the forward loop's next gradient adds in as above: any order works.
 """
+import contextlib
+import threading
+
 from ..framework.context import state as _state
 from ..ops.control_flow import cond_while as _cf
 from ..ops.control_flow import tensor_array as _tensor_array
@@ -64,10 +67,24 @@ HISTORY_ZIP = OpDef("WhileHistoryZip", lambda inputs, attrs: [_FLOW], _k_zip, gr
 
 
 # -- when to build the differentiable form ----------------------------------------------------------------
+_SYMBOLIC = threading.local()     # depth of tf.gradients calls building gradients in this thread
+
+
+@contextlib.contextmanager
+def symbolic_gradients():
+    """While tf.gradients builds a graph's gradient, any of it may be differentiated again (tf.gradients of
+    a tf.gradients result, tf.hessians): loops get the differentiable reverse loop."""
+    _SYMBOLIC.depth = getattr(_SYMBOLIC, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _SYMBOLIC.depth -= 1
+
+
 def wants_differentiable_gradient(history_grad):
-    """True when the reverse loop may be differentiated again: a tape records while it is built, or the
-    history received a gradient (this is already a higher-order gradient)."""
-    return history_grad is not None or _state.tape_active
+    """True when the reverse loop may be differentiated again: a tape records while it is built, tf.gradients
+    builds it, or the history received a gradient (this is already a higher-order gradient)."""
+    return history_grad is not None or _state.tape_active or getattr(_SYMBOLIC, "depth", 0) > 0
 
 
 def watch_history(op, history):
