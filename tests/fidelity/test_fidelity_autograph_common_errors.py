@@ -202,7 +202,15 @@ def test_large_unrolled_loop_warning():
 
 
 def test_custom_generator_is_a_python_loop():
-    assert output_of(ex_custom_generator_is_a_python_loop) == 'tracing starts\nexit: timeout\n'
+    # TensorFlow printed 'tracing starts\nexit: timeout\n'. A machine that unrolls more than 50,000 iterations
+    # within the script's 5 s also prints TensorFlow's large-unrolled-loop warning in between (TensorFlow's
+    # own check, which it would print too if it got that far): the loop never ends either way.
+    text = output_of(ex_custom_generator_is_a_python_loop)
+    assert text.startswith('tracing starts\n') and text.endswith('exit: timeout\n')
+    middle = text[len('tracing starts\n'):-len('exit: timeout\n')]
+    assert middle == '' or middle.startswith(
+        'WARNING:tensorflow:Large unrolled loop detected. Did you mean to use a TF loop? The following ops were '
+        'created after iteration 50002: ')
 
 
 def test_tensor_break_in_python_for():
