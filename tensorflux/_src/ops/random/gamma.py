@@ -12,11 +12,11 @@ The gradient with respect to alpha is the implicit reparameterisation TensorFlow
 d sample / d alpha = -(d P(alpha, x) / d alpha) / (d P(alpha, x) / d x), P the regularised lower
 incomplete gamma function.
 """
+import functools
 import math
 
 import numpy as np
 
-from ...framework import errors
 from ...types import dtypes as _dt
 from ..array import creation as _creation
 from ..array import join as _join
@@ -29,33 +29,11 @@ from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from .sampling import _SHAPE_TYPES, _check_shape_value, _output_shape, _shape_tensor
 from .seeds import _stream
-from .stateless import _seed_tensor
+from . import per_output
+from .stateless import _seed_pair, _seed_tensor
 from .. import philox
 
-_RESERVED_BLOCKS = 256      # per output
 _PREFETCH = 3               # blocks read ahead for every output (one try needs two; a third covers most)
-
-
-def _stream_reader(blocks):
-    """A function giving one output's Philox blocks in order (`blocks(k)` is its k-th block)."""
-    index = [0]
-
-    def next_block():
-        block = blocks(index[0])
-        index[0] += 1
-        return block
-    return next_block
-
-
-def _normal_pair(block):
-    w = [np.array([v], np.uint32) for v in block]
-    z0, z1 = philox._box_muller_float64(*w)
-    return [float(z0[0]), float(z1[0])]
-
-
-def _uniform_pair(block):
-    w = [np.array([v], np.uint32) for v in block]
-    return [float(philox._unit_float64(w[0], w[1])[0]), float(philox._unit_float64(w[2], w[3])[0])]
 
 
 def _sample_one(alpha, next_block):
@@ -64,7 +42,7 @@ def _sample_one(alpha, next_block):
 
     def uniform():
         if not uniforms:
-            uniforms.extend(_uniform_pair(next_block()))
+            uniforms.extend(per_output.uniform_pair(next_block()))
         return uniforms.pop()                # the kernel reads its pair from the end
 
     if alpha == 1.0:
@@ -75,7 +53,7 @@ def _sample_one(alpha, next_block):
     normals = []
     while True:
         if not normals:
-            normals.extend(_normal_pair(next_block()))
+            normals.extend(per_output.normal_pair(next_block()))
         x = normals.pop()
         v = 1 + c * x
         if v <= 0:
@@ -92,29 +70,15 @@ def _sample_one(alpha, next_block):
 def sample(position, sample_shape, alpha, dtype):
     """Gamma(alpha, 1) draws of shape `sample_shape + alpha.shape` from `position` (philox.PhiloxPosition),
     in NumPy `dtype`, as TensorFlow's kernels draw them."""
-    alpha = np.asarray(alpha)
-    per_alpha = int(np.prod(sample_shape, dtype=np.int64))
-    alphas = alpha.reshape(-1).astype(np.float64)
-    outputs = per_alpha * alphas.size
-    flat = np.empty(outputs, np.float64)
-    if outputs:
-        # The first blocks of every output at once (counter + 256 * output + k), the rest on demand.
-        ahead = [philox.philox_words(position, outputs, stride=_RESERVED_BLOCKS, start=k) for k in range(_PREFETCH)]
-        for output in range(outputs):
-            alpha_index, sample_index = divmod(output, per_alpha)
-
-            def blocks(k, output=output):
-                if k < _PREFETCH:
-                    return ahead[k][output].tolist()
-                return philox.philox_words(position, 1, start=_RESERVED_BLOCKS * output + k)[0].tolist()
-            flat[alpha_index + sample_index * alphas.size] = _sample_one(alphas[alpha_index], _stream_reader(blocks))
+    flat = per_output.draw_each(position, sample_shape, alpha, lambda a: functools.partial(_sample_one, a),
+                                _PREFETCH)
     with np.errstate(over="ignore", under="ignore"):
-        return flat.reshape(tuple(sample_shape) + alpha.shape).astype(dtype)
+        return flat.astype(dtype)
 
 
 def reserved_blocks(outputs):
     """How far a stateful RandomGamma moves its stream per run."""
-    return outputs * _RESERVED_BLOCKS
+    return outputs * per_output.RESERVED_BLOCKS
 
 
 def sample_derivative(alpha, sample):
@@ -176,14 +140,8 @@ RANDOM_GAMMA_GRAD = OpDef("RandomGammaGrad", _infer_broadcast_pair, _random_gamm
 
 def _stateless_gamma_kernel(shape, seed, alpha):
     dims = _check_shape_value(shape)
-    if seed.shape != (2,):
-        raise errors.InvalidArgumentError(
-            None, None, f"seed must have shape [2], not [{','.join(str(d) for d in seed.shape)}]")
-    tail = alpha.shape
-    if len(dims) < len(tail) or (tail and tuple(dims[len(dims) - len(tail):]) != tail):
-        raise errors.InvalidArgumentError(None, None, "Shape passed in must end with broadcasted shape.")
-    lead = dims[:len(dims) - len(tail)]
-    return sample(philox.stateless_position(seed), lead, alpha, alpha.dtype).reshape(dims)
+    lead = per_output.leading_dims(dims, alpha.shape)
+    return sample(philox.stateless_position(_seed_pair(seed)), lead, alpha, alpha.dtype).reshape(dims)
 
 
 def _infer_stateless_gamma(inputs, attrs):

@@ -7,6 +7,7 @@ rejection (PTRS) with TensorFlow's constants; an infinite rate gives infinity. A
 integer dtype), where TensorFlow's kernel loops forever. Everything is computed in float64 and converted to
 the output dtype once.
 """
+import functools
 import math
 
 import numpy as np
@@ -19,16 +20,11 @@ from ..registry import OpDef, apply, dtype_error_name
 from .. import philox
 from .sampling import _SHAPE_TYPES, _check_shape_value, _output_shape, _shape_tensor
 from .seeds import _stream
-from .stateless import _seed_tensor
+from . import per_output
+from .stateless import _seed_pair, _seed_tensor
 
-_RESERVED_BLOCKS = 256
 _PREFETCH = 2
 _POISSON_DTYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64)
-
-
-def _uniform_pair(block):
-    w = np.array(block, np.uint32)
-    return [float(philox._unit_float64(w[0:1], w[1:2])[0]), float(philox._unit_float64(w[2:3], w[3:4])[0])]
 
 
 def _sample_one(rate, consts, next_block):
@@ -36,7 +32,7 @@ def _sample_one(rate, consts, next_block):
 
     def uniform():
         if not uniforms:
-            uniforms.extend(_uniform_pair(next_block()))
+            uniforms.extend(per_output.uniform_pair(next_block()))
         return uniforms.pop()
 
     if math.isnan(rate):          # TensorFlow's kernel never leaves its rejection loop; tensorflux gives NaN
@@ -82,27 +78,8 @@ def _constants(rate):
 def sample(position, sample_shape, rate, dtype):
     """Poisson(rate) draws of shape `sample_shape + rate.shape` from `position`, as TensorFlow's kernels
     draw them, in NumPy `dtype`."""
-    rate = np.asarray(rate)
-    per_rate = int(np.prod(sample_shape, dtype=np.int64))
-    rates = rate.reshape(-1).astype(np.float64)
-    outputs = per_rate * rates.size
-    flat = np.empty(outputs, np.float64)
-    if outputs:
-        ahead = [philox.philox_words(position, outputs, stride=_RESERVED_BLOCKS, start=k) for k in range(_PREFETCH)]
-        consts = [_constants(r) for r in rates]
-        for output in range(outputs):
-            rate_index, sample_index = divmod(output, per_rate)
-            index = [0]
-
-            def next_block(output=output, index=index):
-                k = index[0]
-                index[0] += 1
-                if k < _PREFETCH:
-                    return ahead[k][output].tolist()
-                return philox.philox_words(position, 1, start=_RESERVED_BLOCKS * output + k)[0].tolist()
-            flat[rate_index + sample_index * rates.size] = _sample_one(rates[rate_index], consts[rate_index],
-                                                                       next_block)
-    shaped = flat.reshape(tuple(sample_shape) + rate.shape)
+    shaped = per_output.draw_each(position, sample_shape, rate,
+                                  lambda r: functools.partial(_sample_one, r, _constants(r)), _PREFETCH)
     if np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
         shaped = np.where(np.isinf(shaped), info.max, np.minimum(np.nan_to_num(shaped, nan=0.0), info.max))
@@ -112,7 +89,7 @@ def sample(position, sample_shape, rate, dtype):
 def _random_poisson_kernel(shape, rate, dtype, seed, seed2, stream):
     dims = _check_shape_value(shape)
     outputs = int(np.prod(dims, dtype=np.int64)) * rate.size
-    position = stream.reserve(outputs * _RESERVED_BLOCKS)
+    position = stream.reserve(outputs * per_output.RESERVED_BLOCKS)
     return sample(position, dims, rate, dtype)
 
 
@@ -122,13 +99,8 @@ def _infer_random_poisson(inputs, attrs):
 
 def _stateless_poisson_kernel(shape, seed, lam, dtype):
     dims = _check_shape_value(shape)
-    if seed.shape != (2,):
-        raise errors.InvalidArgumentError(
-            None, None, f"seed must have shape [2], not [{','.join(str(d) for d in seed.shape)}]")
-    tail = lam.shape
-    if len(dims) < len(tail) or (tail and tuple(dims[len(dims) - len(tail):]) != tail):
-        raise errors.InvalidArgumentError(None, None, "Shape passed in must end with broadcasted shape.")
-    return sample(philox.stateless_position(seed), dims[:len(dims) - len(tail)], lam, dtype).reshape(dims)
+    lead = per_output.leading_dims(dims, lam.shape)
+    return sample(philox.stateless_position(_seed_pair(seed)), lead, lam, dtype).reshape(dims)
 
 
 def _infer_stateless_poisson(inputs, attrs):
