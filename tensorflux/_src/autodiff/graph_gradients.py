@@ -15,7 +15,7 @@ from ..ops.shapes import shaping as _shaping
 from ..ops.array import join as _join
 from . import while_reverse_loop as _while_reverse_loop
 from .backprop import backprop
-from .tape import UnconnectedGradients
+from .tape import UnconnectedGradients, variable_handle_in
 
 __all__ = ["gradients", "hessians"]
 
@@ -25,8 +25,7 @@ _EAGER_MESSAGE = "tf.gradients is not supported when eager execution is enabled.
 def _graph_tensor(graph, value):
     """A tensor of `graph` for a target or source: a variable stands for its (captured) resource handle."""
     if getattr(value, "_is_variable", False):
-        handle = value.handle
-        return graph._graph_input(handle) if getattr(handle, "op", None) is None else handle
+        return variable_handle_in(graph, value)
     if isinstance(value, Tensor):
         return value
     raise TypeError(f"Expected a tf.Tensor or tf.Variable, got {value!r} of type {type(value).__name__!r}.")

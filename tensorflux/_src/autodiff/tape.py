@@ -98,6 +98,14 @@ def _variable_of(handle, graph):
     return variable
 
 
+def variable_handle_in(graph, variable):
+    """What stands for `variable` in `graph` (None: eagerly): its handle, or the placeholder that captures it."""
+    handle = variable.handle
+    if graph is not None and getattr(handle, "op", None) is None:
+        return graph._graph_input(handle)  # the captured placeholder standing for the handle
+    return handle
+
+
 def _is_variable(x):
     return getattr(x, "_is_variable", False)
 
@@ -153,11 +161,7 @@ class GradientTape:
             self._variables[id(handle)] = variable
 
     def _graph_handle(self, variable):
-        handle = variable.handle
-        graph = self._graph
-        if graph is not None and getattr(handle, "op", None) is None:
-            return graph._graph_input(handle)  # the captured placeholder standing for the handle
-        return handle
+        return variable_handle_in(self._graph, variable)
 
     def stop_recording(self):
         """A context manager in which this tape records nothing."""
