@@ -152,11 +152,9 @@ def atomic_write(path):
         with f:
             yield f
             sync_file(f)
-        os.replace(tmp, path)
-        sync_directory(os.path.dirname(os.path.abspath(os.fspath(path))))
+        _replace_into_place(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        _discard(tmp)
         raise
 
 
@@ -175,9 +173,19 @@ def atomic_path(path):
         if durable_saves():
             with open(tmp, "rb+") as written:
                 os.fsync(written.fileno())
-        os.replace(tmp, path)
-        sync_directory(os.path.dirname(os.path.abspath(os.fspath(path))))
+        _replace_into_place(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        _discard(tmp)
         raise
+
+
+def _replace_into_place(tmp, path):
+    """The commit of both writers: the finished sibling takes `path`'s name (then, for durable saves, the
+    rename itself is synced)."""
+    os.replace(tmp, path)
+    sync_directory(os.path.dirname(os.path.abspath(os.fspath(path))))
+
+
+def _discard(tmp):
+    if os.path.exists(tmp):
+        os.remove(tmp)
