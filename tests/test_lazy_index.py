@@ -140,3 +140,29 @@ print(json.dumps([before, split, failed, y.numpy().ravel().tolist()]))
     assert result[1] == [["a", "b"], ["c"]]
     assert "assertion failed: [1 2]" in result[2]
     assert result[3] == [4.0, 4.0, 4.0, 4.0]
+
+
+def _build_with_extra_module(tmp_path, relative, text):
+    """The builder's verdict on a copy of the package with one more module in a lazy room."""
+    import shutil
+    shutil.copytree(os.path.join(ROOT, "tensorflux"), tmp_path / "tensorflux",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "tools"), tmp_path / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tensorflux" / "_src" / relative).write_text(text)
+    out = subprocess.run([sys.executable, str(tmp_path / "tools" / "build_lazy_index.py"), "--check"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    return out.returncode, out.stderr
+
+
+def test_builder_refuses_a_lazy_module_that_re_exports_an_eager_callable(tmp_path):
+    # The eager part (the ragged dispatch) wraps the names eager namespaces hold at import; a lazy re-export
+    # of an eager function would escape it.
+    code, err = _build_with_extra_module(tmp_path, "io/zz_reexport.py",
+                                         "from ..ops.math.arith import sigmoid\nAPI = {'io': ['zz_sigmoid=sigmoid']}\n")
+    assert code == 1 and "io.zz_reexport re-exports io.zz_sigmoid from the eager ops." in err
+
+
+def test_builder_refuses_a_lazy_module_that_changes_one_loaded_before_it(tmp_path):
+    code, err = _build_with_extra_module(tmp_path, "io/zz_patch.py",
+                                         "from .formats import tfrecord\ntfrecord.ZZ_PATCHED = True\n")
+    assert code == 1 and "loading io.zz_patch changes io.formats.tfrecord.ZZ_PATCHED" in err
