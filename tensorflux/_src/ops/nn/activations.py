@@ -8,7 +8,6 @@ errors, fewer graph nodes.
 import math as _pymath
 
 import numpy as np
-from numpy.polynomial import chebyshev as _cheb
 
 from ...framework.tensor import Tensor, EagerTensor
 from ...types import dtypes as _dt
@@ -240,6 +239,7 @@ def _scaled_erfc(x):
 
 def _erfc_series():
     if not _erfc_coefficients:
+        from numpy.polynomial import chebyshev as _cheb  # here, not at import: numpy.polynomial costs ~14 ms
         def g(u):
             t = _ERFC_T0 + (np.atleast_1d(u) + 1.0) * 0.5 * (1.0 - _ERFC_T0)
             return np.array([_scaled_erfc(2.0 / v - 2.0) for v in t])
@@ -252,8 +252,9 @@ def _erfc(x):
     a = np.abs(x)
     t = 2.0 / (2.0 + a)
     u = (t - _ERFC_T0) / (1.0 - _ERFC_T0) * 2.0 - 1.0
+    from numpy.polynomial.chebyshev import chebval  # cached in sys.modules after the first call
     with np.errstate(over="ignore", under="ignore"):
-        positive = np.where(a < _ERFC_X_MAX, np.exp(-a * a) * _cheb.chebval(u, _erfc_series()), 0.0)
+        positive = np.where(a < _ERFC_X_MAX, np.exp(-a * a) * chebval(u, _erfc_series()), 0.0)
     return np.where(x < 0, 2.0 - positive, positive)
 
 
