@@ -365,6 +365,11 @@ def test_convert_to_tensor_of_tensors():
         tf.convert_to_tensor(t, dtype=tf.float32)
     with pytest.raises(ValueError, match="^Tensor conversion requested dtype int32 for Tensor with dtype float32"):
         tf.convert_to_tensor(C([1.0, 2.0]), dtype=tf.int32)
+    # With a name, TensorFlow 2.21 names the argument first (recorded).
+    with pytest.raises(ValueError, match=r"^keys: Tensor conversion requested dtype int64 for Tensor with dtype "
+                                         r"int32: <tf\.Tensor: shape=\(1,\), dtype=int32, numpy=array\(\[1\], "
+                                         r"dtype=int32\)>$"):
+        tf.convert_to_tensor(C([1]), dtype=tf.int64, name="keys")
 
 
 @pytest.mark.parametrize("value,hint,dtype", [

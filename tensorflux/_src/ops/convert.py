@@ -548,7 +548,8 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
             if value.dtype is not dtype:
-                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                prefix = "" if name is None else f"{name}: "   # TF names the argument when given a name
+                raise ValueError(f"{prefix}Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                                  f"{value.dtype.name}: {value!r}")
         return value
     convert = getattr(value, "__tf_tensor__", None)
