@@ -94,4 +94,7 @@ def test_boundary_sizes_that_tensorflow_accepts():
     assert int(DS.skip(-1).cardinality()) == 0
     assert list(DS.prefetch(0).as_numpy_iterator()) == list(range(10))
     assert list(DS.batch(np.int64(4)).as_numpy_iterator())[0].tolist() == [0, 1, 2, 3]
-    assert list(DS.batch(tf.constant(5)).as_numpy_iterator())[1].tolist() == [5, 6, 7, 8, 9]
+    assert list(DS.batch(tf.constant(5, tf.int64)).as_numpy_iterator())[1].tolist() == [5, 6, 7, 8, 9]
+    with pytest.raises(ValueError, match=r"^batch_size: Tensor conversion requested dtype int64 for Tensor with "
+                                         r"dtype int32: <tf.Tensor: shape=\(\), dtype=int32, numpy=5>$"):
+        DS.batch(tf.constant(5))    # TensorFlow 2.21 refuses an int32 tensor (a Python int is converted)

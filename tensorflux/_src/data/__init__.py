@@ -13,4 +13,4 @@ API = {"data": ["Dataset", "Iterator", "TextLineDataset", "AUTOTUNE", "INFINITE_
 
 # Modules that add methods to Dataset: imported with the package, so that Dataset is complete however the
 # room is first reached (the room loads on first use: namespaces.LAZY_ROOMS).
-from . import composite_batching, experimental_ops, options  # noqa: E402,F401
+from . import composite_batching, experimental_ops, grouping, options  # noqa: E402,F401

@@ -34,6 +34,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from ..framework.composite import CompositeTensor
+from .arguments import int64_scalar as _int64_argument, run_time_count
 from .graph_values import bound_arrays, deferred, is_symbolic, record, recorded, resolve, with_bound_captures
 
 __all__ = ["Dataset", "Iterator"]
@@ -124,17 +125,6 @@ def _as_tensors(structure):
     if isinstance(structure, dict):
         return {k: _as_tensors(v) for k, v in structure.items()}
     return structure if isinstance(structure, (Tensor, CompositeTensor)) else _convert.convert_to_tensor(structure)
-
-
-def _int64_argument(value):
-    """A scalar integer argument (`batch_size`, `count`, …) as TensorFlow takes it: converted to int64,
-    so floats and strings are refused with TensorFlow's TypeError."""
-    if isinstance(value, Tensor):
-        if value.dtype.is_integer and value.shape.rank == 0:
-            return int(value.numpy())
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return int(value)
-    raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype int64")
 
 
 def _invalid(message, op_name):
@@ -442,45 +432,49 @@ class Dataset:
         return Dataset(specs, arrays, "_FilterDataset")
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
+        """Stacks `batch_size` consecutive elements; a symbolic `batch_size` (a function being traced) is read
+        when the dataset runs, and the batch dimension is then unknown."""
         source = self
-        n = _int64_argument(batch_size)
-        if n <= 0:
-            raise _invalid("Batch size must be greater than zero.", "BatchDatasetV2")
+        n, current = run_time_count(batch_size, "batch_size", "BatchDatasetV2",
+                                    lambda n: None if n > 0 else "Batch size must be greater than zero.")
         spec = nest.map_structure(lambda s: TensorSpec(TensorShape([n if drop_remainder else None]).concatenate(
             s.shape), s.dtype), self._element_spec)
 
         def arrays():
-            it = source._arrays()
+            it, size = source._arrays(), current()
             while True:
-                chunk = list(itertools.islice(it, n))
-                if not chunk or (drop_remainder and len(chunk) < n):
+                chunk = list(itertools.islice(it, size))
+                if not chunk or (drop_remainder and len(chunk) < size):
                     return
                 yield [stack_components(parts) for parts in zip(*chunk)]
 
         n_in = self._cardinality
-        if n_in < 0:
-            count = n_in
+        if n_in < 0 or n is None:
+            count = n_in if n is not None else Dataset.UNKNOWN
         else:
             count = n_in // n if drop_remainder else -(-n_in // n)
         return Dataset(spec, arrays, "_BatchDataset", count)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         source = self
-        buffer_size = _int64_argument(buffer_size)
-        if buffer_size <= 0 and buffer_size != Dataset.UNKNOWN:
-            raise _invalid("buffer_size must be greater than zero or UNKNOWN_CARDINALITY", "ShuffleDatasetV3")
-        if buffer_size == Dataset.UNKNOWN:  # TensorFlow's code for "the whole dataset"
-            buffer_size = float("inf")
-        rng = np.random.default_rng(seed)
+        _, current = run_time_count(buffer_size, "buffer_size", "ShuffleDatasetV3", lambda n: None if n > 0 or
+                                    n == Dataset.UNKNOWN else "buffer_size must be greater than zero or "
+                                    "UNKNOWN_CARDINALITY")
+        # A dataset made while tracing is made anew by each run of the graph: a seeded one repeats its order.
+        fresh_per_run = _state.graph is not None
+        rng = None if fresh_per_run else np.random.default_rng(seed)
 
         def arrays():
-            buffer = []
+            buffer, size = [], current()
+            order = np.random.default_rng(seed) if fresh_per_run else rng
+            if size == Dataset.UNKNOWN:  # TensorFlow's code for "the whole dataset"
+                size = float("inf")
             for flat in source._arrays():
                 buffer.append(flat)
-                if len(buffer) >= buffer_size:
-                    yield buffer.pop(rng.integers(len(buffer)))
+                if len(buffer) >= size:
+                    yield buffer.pop(order.integers(len(buffer)))
             while buffer:
-                yield buffer.pop(rng.integers(len(buffer)))
+                yield buffer.pop(order.integers(len(buffer)))
 
         return Dataset(self._element_spec, arrays, "_ShuffleDataset", self._cardinality)
 
@@ -501,6 +495,7 @@ class Dataset:
         return Dataset(self._element_spec, arrays, "_RepeatDataset", total)
 
     def take(self, count, name=None):
+        count = _int64_argument(count, "count", "TakeDataset")
         if is_symbolic(count):
             return _deferred_count(self, Dataset.take, count, "_TakeDataset")
         source = self
@@ -510,6 +505,7 @@ class Dataset:
                        else source._arrays(), "_TakeDataset", total)
 
     def skip(self, count, name=None):
+        count = _int64_argument(count, "count", "SkipDataset")
         if is_symbolic(count):
             return _deferred_count(self, Dataset.skip, count, "_SkipDataset")
         source = self
@@ -526,7 +522,8 @@ class Dataset:
         return counted
 
     def prefetch(self, buffer_size, name=None):
-        if _int64_argument(buffer_size) < -1:
+        buffer_size = _int64_argument(buffer_size, "buffer_size", "PrefetchDataset")
+        if not is_symbolic(buffer_size) and buffer_size < -1:
             raise _invalid("buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning", "PrefetchDataset")
         return self
 

@@ -1,11 +1,11 @@
 """`tf.data.experimental` transformations and helpers: the `dataset.apply(...)` functions TensorFlow keeps
-under experimental names (take_while, group_by_window, group_by_reducer, bucket_by_sequence_length,
-assert_cardinality, pad_to_cardinality, enumerate_dataset, map_and_batch, …), `from_list`, `at`,
-`get_structure`, `Optional`, `SqlDataset` (SQLite) and `TFRecordWriter`.
+under experimental names (take_while, assert_cardinality, pad_to_cardinality, enumerate_dataset,
+map_and_batch, …), `from_list`, `at`, `get_structure`, `Optional`, `SqlDataset` (SQLite) and
+`TFRecordWriter`. The grouping transformations (group_by_window, bucket_by_sequence_length,
+group_by_reducer) are in grouping.py.
 
-Transformations that regroup elements run as Python generators over the input's elements (see
-docs/architecture.md, "A dataset transform"); their element spec is found before data flows by calling the
-user's function once on a stand-in window.
+These transformations run as Python generators over the input's elements (see docs/architecture.md, "A
+dataset transform").
 """
 import enum
 
@@ -13,15 +13,11 @@ import numpy as np
 
 from ..framework import nest
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
-from ..framework.tensor import EagerTensor, Tensor
-from ..function.polymorphic import Function
 from ..io import records as _records
-from ..ops import convert as _convert
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
-from .dataset import Dataset, DatasetSpec, Optional, pack_element, stack_components, trace_arguments
-from .graph_values import with_bound_captures
-from .traced_functions import DatasetFunction
+from .dataset import Optional  # noqa: F401  (re-exported as tf.data.experimental.Optional)
+from .dataset import Dataset, stack_components
 
 SHARD_HINT = -1   # "use the worker's index as the shard": a placeholder for AutoShardPolicy.HINT
 
@@ -164,161 +160,6 @@ def at(dataset, index):
     return dataset.skip(index).take(1).get_single_element()
 
 
-def _key_of(key_func, element):
-    key = key_func(*element) if isinstance(element, tuple) else key_func(element)
-    return int(np.asarray(key))
-
-
-def _int64_scalar_function(func, arguments, what):
-    """`func` traced once for `arguments` (specs, or stand-ins for dataset components), checked to return one
-    int64 scalar as TensorFlow checks `key_func` (an int32 result fails its conversion to int64)."""
-    concrete = Function(func, name=what).get_concrete_function(*arguments)
-    out = concrete.structured_outputs
-    if isinstance(out, (tuple, list)) and out and all(isinstance(t, Tensor) for t in out):
-        spec = TensorSpec([len(out)], out[0].dtype)        # TensorFlow packs a returned sequence into one tensor
-    elif isinstance(out, Tensor):
-        if out.dtype != _dt.int64:
-            raise ValueError(f"Tensor conversion requested dtype int64 for Tensor with dtype {out.dtype.name}: "
-                             f"{out!r}")
-        spec = TensorSpec(out.shape, out.dtype)
-    else:
-        spec = out
-    if spec != TensorSpec([], _dt.int64):
-        raise ValueError(f"Invalid `{what}`. `{what}` must return a single `tf.int64` scalar tensor but its return "
-                         f"type is {spec}.")
-    return with_bound_captures(concrete)
-
-
-def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None, *, traced=True):
-    """Groups elements by the int64 `key_func(element)` into windows of `window_size` (or
-    `window_size_func(key)`), and yields the elements of `reduce_func(key, window_dataset)` for each
-    full window, then for the windows left over at the end (in ascending key order, as TensorFlow).
-    The three functions are traced once, as TensorFlow does (`traced=False`: called per element, for this
-    module's own bucketing, whose functions are Python)."""
-    if (window_size is None) == (window_size_func is None):
-        raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be specified.")
-    if not traced:
-        return _eager_group_by_window(key_func, reduce_func, window_size, window_size_func)
-
-    def apply(dataset):
-        spec = dataset.element_spec
-        structured = isinstance(spec, tuple)
-        arguments = trace_arguments(spec)
-        key_of = _int64_scalar_function(key_func, arguments if structured else (arguments,), "key_func")
-        size_of = None if window_size_func is None else \
-            _int64_scalar_function(window_size_func, (TensorSpec([], _dt.int64),), "window_size_func")
-        reducer = DatasetFunction(reduce_func, (TensorSpec([], _dt.int64), DatasetSpec(spec)), "reduce_func",
-                                  what="reduce_func")
-
-        def reduced(key, window):
-            rows = list(window)
-            dataset_of_window = Dataset(spec, lambda: iter(rows), "_VariantDataset", len(rows))
-            return reducer.dataset_for((EagerTensor(np.int64(key)), dataset_of_window))._arrays()
-
-        def arrays():
-            windows, sizes = {}, {}
-            for flat in dataset._arrays():
-                element = pack_element(spec, flat)
-                key = int(np.asarray(key_of(*element) if structured else key_of(element)))
-                if key not in sizes:
-                    sizes[key] = int(window_size) if size_of is None else int(np.asarray(size_of(EagerTensor(
-                        np.int64(key)))))
-                window = windows.setdefault(key, [])
-                window.append(flat)
-                if len(window) >= sizes[key]:
-                    del windows[key]
-                    yield from reduced(key, window)
-            for key, window in sorted(windows.items()):   # TensorFlow flushes its groups in key order
-                yield from reduced(key, window)
-
-        return Dataset(reducer.element_spec, arrays, "_GroupByWindowDataset")
-    return apply
-
-
-def _eager_group_by_window(key_func, reduce_func, window_size, window_size_func):
-    def size_of(key):
-        return int(np.asarray(window_size_func(key))) if window_size_func is not None else int(window_size)
-
-    def apply(dataset):
-        def reduced(key, window):
-            return reduce_func(_convert.constant(np.int64(key)), Dataset.from_tensor_slices(_stacked(window)))
-
-        probe = next(iter(dataset), None)
-        spec = reduced(0, [probe]).element_spec if probe is not None else dataset.element_spec
-
-        def elements():
-            windows = {}
-            for element in dataset:
-                key = _key_of(key_func, element)
-                window = windows.setdefault(key, [])
-                window.append(element)
-                if len(window) >= size_of(key):
-                    del windows[key]
-                    yield from reduced(key, window)
-            for key, window in sorted(windows.items()):   # TensorFlow flushes its groups in key order
-                yield from reduced(key, window)
-        return _from_elements(elements, spec)
-    return apply
-
-
-def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
-                              padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
-                              drop_remainder=False):
-    """Batches elements of similar length together: bucket i holds lengths in [boundaries[i-1], boundaries[i])
-    and is padded-batched by bucket_batch_sizes[i] (plain batches with `no_padding`)."""
-    boundaries = [int(b) for b in bucket_boundaries]
-    if len(bucket_batch_sizes) != len(boundaries) + 1:
-        raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
-                         f"`len(bucket_batch_sizes)={len(bucket_batch_sizes)}` and "
-                         f"`len(bucket_boundaries)={len(boundaries)}`.")
-
-    def bucket(*element):
-        length = int(np.asarray(element_length_func(*element)))
-        return int(np.searchsorted(boundaries, length, side="right"))
-
-    def batch(key, window):
-        size = bucket_batch_sizes[int(np.asarray(key))]
-        if no_padding:
-            return window.batch(size, drop_remainder)
-        shapes = padded_shapes
-        if pad_to_bucket_boundary:
-            limit = boundaries[int(np.asarray(key))] - 1 if int(np.asarray(key)) < len(boundaries) else None
-            shapes = nest.map_structure(lambda s: [limit] + list(s.shape[1:]), window.element_spec) \
-                if padded_shapes is None else padded_shapes
-        return window.padded_batch(size, shapes, padding_values, drop_remainder)
-
-    def apply(dataset):
-        def sizes(key):
-            return bucket_batch_sizes[int(np.asarray(key))]
-        return group_by_window(lambda *e: bucket(*e), batch, window_size_func=sizes, traced=False)(dataset)
-    return apply
-
-
-class Reducer:
-    """How `group_by_reducer` folds the elements of one key: init_func(key) -> state,
-    reduce_func(state, element) -> state, finalize_func(state) -> output."""
-
-    def __init__(self, init_func, reduce_func, finalize_func):
-        self.init_func, self.reduce_func, self.finalize_func = init_func, reduce_func, finalize_func
-
-
-def group_by_reducer(key_func, reducer):
-    """One element per key: the finalized fold of all the elements with that key (keys in first-seen order)."""
-    def apply(dataset):
-        states = {}
-        for element in dataset:
-            key = _key_of(key_func, element)
-            if key not in states:
-                states[key] = reducer.init_func(_convert.constant(np.int64(key)))
-            states[key] = reducer.reduce_func(states[key], *element) if isinstance(element, tuple) else \
-                reducer.reduce_func(states[key], element)
-        outputs = [reducer.finalize_func(state) for state in states.values()]
-        if not outputs:
-            raise InvalidArgumentError(None, None, "group_by_reducer found no elements to reduce.")
-        return Dataset.from_tensor_slices(_stacked(outputs))
-    return apply
-
-
 def pad_to_cardinality(cardinality, mask_key="valid"):
     """Pads a dataset of dicts with zero-valued elements up to `cardinality`, adding a boolean `mask_key`
     entry that is True for the original elements."""
@@ -409,26 +250,13 @@ def _take_while(self, predicate, name=None):
     return take_while(predicate)(self)
 
 
-def _group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
-    return group_by_window(key_func, reduce_func, window_size, window_size_func)(self)
-
-
-def _bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
-                               padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
-                               drop_remainder=False, name=None):
-    return bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
-                                     padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)(self)
-
-
 # The Dataset methods TensorFlow 2.21 has for these transformations (attached as methods.py attaches its own).
 Dataset.apply = _apply
 Dataset.take_while = _take_while
-Dataset.group_by_window = _group_by_window
-Dataset.bucket_by_sequence_length = _bucket_by_sequence_length
 
 API = {"data.experimental": [
     "SHARD_HINT", "AutotuneAlgorithm", "ExternalStatePolicy", "enable_debug_mode", "cardinality", "get_structure",
     "enumerate_dataset", "unique", "unbatch", "scan", "shuffle_and_repeat", "map_and_batch", "parallel_interleave",
     "rejection_resample", "copy_to_device", "prefetch_to_device", "take_while", "assert_cardinality", "from_list",
-    "at", "group_by_window", "bucket_by_sequence_length", "Reducer", "group_by_reducer", "pad_to_cardinality",
+    "at", "pad_to_cardinality",
     "Optional", "get_next_as_optional", "SqlDataset", "TFRecordWriter"]}

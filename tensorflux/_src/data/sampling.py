@@ -8,12 +8,14 @@ tensorflux's, not TensorFlow's; the distributions are the same.
 """
 import numpy as np
 
+from ..autograph.api import converted_call
 from ..framework import nest
 from ..framework.errors import InvalidArgumentError
 from ..function.polymorphic import Function
 from ..types import dtypes as _dt
 from ..types.spec import TensorSpec
 from .dataset import Dataset, call_with_element, pack_element
+from .graph_values import with_bound_captures
 
 __all__ = ["Counter", "sample_from_datasets", "choose_from_datasets", "rejection_resample"]
 
@@ -115,13 +117,13 @@ def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed
     initial = None if initial_dist is None else \
         np.asarray(getattr(initial_dist, "numpy", lambda: initial_dist)(), dtype=np.float64)
     element_spec = dataset.element_spec
-    class_spec = _class_spec(class_func, element_spec)
+    class_of, class_spec = _traced_class_func(class_func, element_spec)
 
     def arrays():
         rng = np.random.default_rng(seed)
         seen = np.zeros(len(target))
         for flat in dataset._arrays():
-            label = call_with_element(class_func, pack_element(element_spec, flat))
+            label = call_with_element(class_of, pack_element(element_spec, flat))
             c = int(np.asarray(label))
             if initial is None:
                 seen[c] += 1
@@ -136,13 +138,13 @@ def rejection_resample(dataset, class_func, target_dist, initial_dist=None, seed
     return Dataset((class_spec, element_spec), arrays, "_MapDataset")
 
 
-def _class_spec(class_func, element_spec):
-    """The spec of `class_func`'s result, from tracing it once on the element spec."""
-    fn = Function(lambda *xs: class_func(*xs), name="class_func") if isinstance(element_spec, tuple) else \
-        Function(class_func, name="class_func")
-    specs = element_spec if isinstance(element_spec, tuple) else (element_spec,)
-    out = fn.get_concrete_function(*specs).structured_outputs
-    return TensorSpec(out.shape, out.dtype)
+def _traced_class_func(class_func, element_spec):
+    """`class_func` traced once for the element spec (as TensorFlow traces it; its graph then runs per
+    element) and the spec of the class it returns."""
+    fn = Function(lambda *xs: converted_call(class_func, xs, None), name="class_func")
+    concrete = fn.get_concrete_function(*(element_spec if isinstance(element_spec, tuple) else (element_spec,)))
+    out = concrete.structured_outputs
+    return with_bound_captures(concrete), TensorSpec(out.shape, out.dtype)
 
 
 API = {"data.experimental": ["Counter", "sample_from_datasets", "choose_from_datasets"]}

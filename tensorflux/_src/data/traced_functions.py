@@ -27,7 +27,7 @@ from ..types.spec import TensorSpec
 from .dataset import Dataset, bind, trace_arguments
 from .graph_values import is_symbolic, reads_files, recorded, with_bound_captures
 
-__all__ = ["DatasetFunction", "traced_reduce"]
+__all__ = ["DatasetFunction", "as_state", "trace_state_function", "traced_reduce"]
 
 
 def _spread(func, element):
@@ -133,21 +133,36 @@ def _check_new_state(state_spec, new_state):
     return new_spec
 
 
-def traced_reduce(reduce_func, initial_state, element_spec):
-    """The concrete `reduce_func(state, element)` whose state spec covers every state it returns."""
-    def reduce_step(state, element):
-        new_state = converted_call(reduce_func, (state, element), None)
-        if isinstance(new_state, list):     # a returned Python list is a tuple of components, as in tf.data
-            new_state = tuple(new_state)
-        return nest.map_structure(lambda v: v if isinstance(v, Tensor) else _convert.convert_to_tensor(v), new_state)
+def _relaxed(old, new):
+    if isinstance(old, TensorSpec):
+        return old.most_specific_common_supertype([new]) or old
+    return old
 
-    function = Function(reduce_step, name="reduce_fn")
-    state_spec = nest.map_structure(_spec_of, initial_state)
+
+def trace_state_function(function, state_spec, element_spec, new_state_spec):
+    """The concrete `function(state, element)` whose state spec covers every state it returns: traced with the
+    initial state's spec, then again with the shapes relaxed where the new state's differ, until they agree
+    (as TensorFlow traces scan, reduce and group_by_reducer's functions). `new_state_spec(state_spec,
+    outputs)` checks the traced outputs and gives the new state's spec."""
     while True:
         concrete = function.get_concrete_function(state_spec, element_spec)
-        new_spec = _check_new_state(state_spec, concrete.structured_outputs)
-        relaxed = nest.map_structure(lambda a, b: a.most_specific_common_supertype([b]) or a, state_spec, new_spec)
+        relaxed = nest.map_structure(_relaxed, state_spec, new_state_spec(state_spec, concrete.structured_outputs))
         if relaxed == state_spec:
             return concrete
         state_spec = relaxed
 
+
+def as_state(value):
+    """A returned state as tf.data takes it: a Python list is a tuple of components, Python values tensors."""
+    if isinstance(value, list):
+        value = tuple(value)
+    return nest.map_structure(lambda v: v if isinstance(v, Tensor) else _convert.convert_to_tensor(v), value)
+
+
+def traced_reduce(reduce_func, initial_state, element_spec):
+    """The concrete `reduce_func(state, element)` whose state spec covers every state it returns, with
+    TensorFlow's errors for a state whose structure or dtypes change."""
+    function = Function(lambda state, element: as_state(converted_call(reduce_func, (state, element), None)),
+                        name="reduce_fn")
+    return trace_state_function(function, nest.map_structure(_spec_of, initial_state), element_spec,
+                                _check_new_state)

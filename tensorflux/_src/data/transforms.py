@@ -20,14 +20,15 @@ from ..framework.errors import DataLossError, InvalidArgumentError, eager_error
 from ..framework.tensor import EagerTensor, Tensor
 from ..function.polymorphic import Function
 from ..ops import convert as _convert
-from ..ops.registry import OpDef, apply
+from ..ops.registry import OpDef, apply, constant_value
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from .dataset import Dataset, DatasetSpec, check_callable, flatten_up_to, pack_element
-from .graph_values import deferred, with_bound_captures
+from .arguments import run_time_count
+from .graph_values import deferred, is_symbolic, with_bound_captures
 from .sharding import shard_file_names
-from .traced_functions import DatasetFunction, traced_reduce
+from .traced_functions import DatasetFunction, trace_state_function, traced_reduce
 
 AUTOTUNE = -1   # `tf.data.AUTOTUNE`: let the runtime choose (here: the number of available CPUs)
 
@@ -56,8 +57,26 @@ def _as_padded_shape(value):
     if isinstance(value, Tensor):
         value = value.numpy().tolist()
     if isinstance(value, (list, tuple)):
-        return TensorShape([None if d is None or d < 0 else d for d in value])
+        return TensorShape([None if d is None or d < 0 else int(d) for d in value])
     return TensorShape(value)
+
+
+def _symbolic_padded_shape(value):
+    """A padded shape holding symbolic tensors (a function being traced) -> (its static shape, where those
+    dimensions are unknown, and a function giving the whole shape when the dataset runs), or None."""
+    if is_symbolic(value):
+        known = constant_value(value)
+        if known is not None:
+            return None
+        later = deferred([value])
+        rank = value.shape[0] if value.shape.rank == 1 else None
+        return TensorShape(None if rank is None else [None] * rank), lambda: _as_padded_shape(list(later()[0]))
+    if not isinstance(value, (list, tuple)) or not any(is_symbolic(d) for d in value):
+        return None
+    later = deferred([-1 if d is None else d for d in value])
+    static = [None if is_symbolic(d) else d for d in value]
+    return _as_padded_shape([-1 if d is None else d for d in static]), \
+        lambda: _as_padded_shape([int(d) for d in later()])
 
 
 def _padding_value(value, spec):
@@ -70,6 +89,12 @@ def _padding_value(value, spec):
     if tensor.shape.rank != 0:
         raise ValueError(f"Invalid `padding_values`. `padding_values` values must be scalars, but got a value of "
                          f"shape {tensor.shape}.")
+    if is_symbolic(tensor):     # a function being traced: a graph constant, or the value when the dataset runs
+        known = constant_value(tensor)
+        if known is None:
+            later = deferred([tensor])
+            return lambda: later()[0][()]
+        return np.asarray(known)[()]
     return np.asarray(tensor)[()]
 
 
@@ -84,9 +109,10 @@ def _pad_and_stack(parts, padded_shape, value):
 
 
 def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remainder):
-    batch_size = int(batch_size)
-    if batch_size <= 0:
-        raise eager_error(InvalidArgumentError, "Batch size must be greater than zero.", "PaddedBatchDatasetV2")
+    """Batches of `batch_size` elements padded to `padded_shapes`; symbolic sizes and shapes (a function being
+    traced) are read when the dataset runs."""
+    batch_size, current_size = run_time_count(batch_size, "batch_size", "PaddedBatchDatasetV2", lambda n: None
+                                              if n > 0 else "Batch size must be greater than zero.")
     structure = dataset.element_spec
     specs = nest.flatten(structure)
     if padded_shapes is None:
@@ -95,8 +121,12 @@ def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remain
                 raise ValueError(f"You must provide `padded_shapes` argument because component {i} has unknown "
                                  f"rank.")
         shapes = [spec.shape for spec in specs]
+        run_time_shapes = [None] * len(specs)
     else:
-        shapes = [_as_padded_shape(s) for s in flatten_up_to(structure, padded_shapes, "padded_shapes")]
+        given = flatten_up_to(structure, padded_shapes, "padded_shapes")
+        symbolic = [_symbolic_padded_shape(s) for s in given]
+        shapes = [_as_padded_shape(s) if later is None else later[0] for s, later in zip(given, symbolic)]
+        run_time_shapes = [None if later is None else later[1] for later in symbolic]
         for shape, spec in zip(shapes, specs):
             if not shape.is_compatible_with(spec.shape):
                 raise ValueError(f"The padded shape {shape} is not compatible with the shape {spec.shape} of the "
@@ -111,15 +141,18 @@ def padded_batch(dataset, batch_size, padded_shapes, padding_values, drop_remain
                                                  for shape, spec in zip(shapes, specs)])
 
     def arrays():
-        inputs = dataset._arrays()
+        inputs, size = dataset._arrays(), current_size()
+        padded = [shape if later is None else later() for shape, later in zip(shapes, run_time_shapes)]
+        fillers = [value() if callable(value) else value for value in values]
         while True:
-            chunk = list(itertools.islice(inputs, batch_size))
-            if not chunk or (drop_remainder and len(chunk) < batch_size):
+            chunk = list(itertools.islice(inputs, size))
+            if not chunk or (drop_remainder and len(chunk) < size):
                 return
-            yield [_pad_and_stack(parts, shape, value) for parts, shape, value in zip(zip(*chunk), shapes, values)]
+            yield [_pad_and_stack(parts, shape, value) for parts, shape, value in zip(zip(*chunk), padded, fillers)]
 
-    return Dataset(out_spec, arrays, "_PaddedBatchDataset",
-                   _batched_count(dataset._cardinality, batch_size, drop_remainder))
+    count = Dataset.UNKNOWN if batch_size is None and dataset._cardinality >= 0 else \
+        _batched_count(dataset._cardinality, batch_size, drop_remainder)
+    return Dataset(out_spec, arrays, "_PaddedBatchDataset", count)
 
 
 # -- unbatch -----------------------------------------------------------------------------------------
@@ -260,18 +293,18 @@ def _window_dataset(spec, values):
 
 def window(dataset, size, shift, stride, drop_remainder):
     """Windows of `size` elements `stride` apart, starting every `shift` elements; each element of the
-    result is the input's structure with one dataset per component."""
-    size = int(size)
-    shift = size if shift is None else int(shift)
-    stride = int(stride)
-    for value, what in ((size, "size"), (shift, "shift"), (stride, "stride")):
-        if value <= 0:
-            raise eager_error(InvalidArgumentError, f"Window {what} must be greater than zero.", "WindowDataset")
+    result is the input's structure with one dataset per component. Symbolic arguments (a function being
+    traced) are read when the dataset runs."""
+    shift = size if shift is None else shift
+    counts = [run_time_count(value, what, "WindowDataset", lambda n, what=what: None if n > 0 else
+                             f"Window {what} must be greater than zero.")
+              for value, what in ((size, "size"), (shift, "shift"), (stride, "stride"))]
     structure = dataset.element_spec
     specs = nest.flatten(structure)
-    span = (size - 1) * stride + 1    # input elements from a window's first to its last
 
     def arrays():
+        size, shift, stride = (current() for _, current in counts)
+        span = (size - 1) * stride + 1    # input elements from a window's first to its last
         inputs = dataset._arrays()
         buffer = []
         while True:
@@ -285,55 +318,47 @@ def window(dataset, size, shift, stride, drop_remainder):
             if skipped > 0:
                 next(itertools.islice(inputs, skipped, skipped), None)
 
-    count = dataset._cardinality
-    if count < 0:
-        total = count
-    elif drop_remainder:
-        total = (count - span) // shift + 1 if count >= span else 0
-    else:
-        total = -(-count // shift)
-    return Dataset(nest.map_structure(DatasetSpec, structure), arrays, "_WindowDataset", total)
+    return Dataset(nest.map_structure(DatasetSpec, structure), arrays, "_WindowDataset",
+                   _window_count(dataset._cardinality, *(static for static, _ in counts), drop_remainder))
 
 
-def _common_spec(first, second):
-    if isinstance(first, TensorSpec):
-        return first.most_specific_common_supertype([second]) or first
-    return first
+def _window_count(count, size, shift, stride, drop_remainder):
+    if count < 0 or None in (size, shift, stride):
+        return count if count < 0 else Dataset.UNKNOWN
+    span = (size - 1) * stride + 1
+    if drop_remainder:
+        return (count - span) // shift + 1 if count >= span else 0
+    return -(-count // shift)
 
 
 # -- scan --------------------------------------------------------------------------------------------
-def _traced_scan(scan_func, state_spec, element_spec):
-    """The concrete `scan_func` whose state spec covers every state it returns: traced once, again with
-    the state's shapes relaxed where the new state's differ (as TensorFlow does)."""
-    function = Function(lambda state, element: scan_func(state, element), name="scan_fn")
-    while True:
-        concrete = function.get_concrete_function(state_spec, element_spec)
-        outputs = concrete.structured_outputs
-        if not (isinstance(outputs, tuple) and len(outputs) == 2):
-            returned = nest.map_structure(_spec_of, outputs)
-            raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and "
-                            f"the output value but its return type is {returned}.")
-        new_state_spec = nest.map_structure(_spec_of, outputs[0])
-        try:
-            nest.assert_same_structure(state_spec, new_state_spec)
-        except (TypeError, ValueError):
-            raise TypeError(f"Invalid `scan_func`. The element classes for the new state must match the initial "
-                            f"state. Expected {state_spec}; got {new_state_spec}.") from None
-        for old, new in zip(nest.flatten(state_spec), nest.flatten(new_state_spec)):
-            if old.dtype != new.dtype:
-                raise TypeError(f"Invalid `scan_func`. The element types for the new state must match the initial "
-                                f"state. Expected {_dtype_text(old.dtype)}, got {_dtype_text(new.dtype)}.")
-        relaxed = nest.map_structure(_common_spec, state_spec, new_state_spec)
-        if relaxed == state_spec:
-            return concrete, nest.map_structure(_spec_of, outputs[1])
-        state_spec = relaxed
+def _scan_state_spec(state_spec, outputs):
+    """The new state's spec of a traced `scan_func`, checked as TensorFlow checks it."""
+    if not (isinstance(outputs, tuple) and len(outputs) == 2):
+        returned = nest.map_structure(_spec_of, outputs)
+        raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and "
+                        f"the output value but its return type is {returned}.")
+    new_state_spec = nest.map_structure(_spec_of, outputs[0])
+    try:
+        nest.assert_same_structure(state_spec, new_state_spec)
+    except (TypeError, ValueError):
+        raise TypeError(f"Invalid `scan_func`. The element classes for the new state must match the initial "
+                        f"state. Expected {state_spec}; got {new_state_spec}.") from None
+    for old, new in zip(nest.flatten(state_spec), nest.flatten(new_state_spec)):
+        if old.dtype != new.dtype:
+            raise TypeError(f"Invalid `scan_func`. The element types for the new state must match the initial "
+                            f"state. Expected {_dtype_text(old.dtype)}, got {_dtype_text(new.dtype)}.")
+    return new_state_spec
 
 
 def scan(dataset, initial_state, scan_func):
     initial = nest.map_structure(lambda v: v if isinstance(v, Tensor) else _convert.convert_to_tensor(v),
                                  initial_state)
     element_spec = dataset.element_spec
-    concrete, out_spec = _traced_scan(scan_func, nest.map_structure(_spec_of, initial), element_spec)
+    function = Function(lambda state, element: scan_func(state, element), name="scan_fn")
+    concrete = trace_state_function(function, nest.map_structure(_spec_of, initial), element_spec,
+                                    _scan_state_spec)
+    out_spec = nest.map_structure(_spec_of, concrete.structured_outputs[1])
     concrete = with_bound_captures(concrete)
     later = deferred(nest.flatten(initial))   # a symbolic initial state (a function being traced): its values
 
