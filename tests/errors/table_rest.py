@@ -198,6 +198,8 @@ UNREACHABLE = {
                            "(distribute room), not by a call with tensors of the caller's choosing",
     "ReplicaAllReduce": "made by ReplicaContext.all_reduce traced in a replica's own tf.function under a MirroredStrategy "
                         "over several local devices (distribute room); it runs only inside strategy.run's replicas",
+    "ReplicaCall": "made by strategy.run traced in a tf.function under a MirroredStrategy over several local devices "
+                   "(distribute room); its inputs are the captures of the replicas' own traced functions",
     "Dilation2DBackpropInput": _GRADIENT_ONLY.format("Dilation2D"),
     "Dilation2DBackpropFilter": _GRADIENT_ONLY.format("Dilation2D"),
     "LRNGrad": _GRADIENT_ONLY.format("LRN"),
@@ -213,10 +215,13 @@ UNREACHABLE = {
     "Timestamp": "takes no inputs (tf.timestamp()): there is nothing to malform",
     "KerasVocabularyLookup": "a tensorflux op type: Keras StringLookup/IntegerLookup/TextVectorization run it; no "
                              "public TensorFlow call creates it (Keras' layers use TensorFlow's hash tables)",
-    **{name: "made only by a loaded SavedModel's functions (a lookup table's _create_resource, _initialize and "
-                   "serving functions, io/formats/table_rules.py): tensorflux has no tf.lookup API that builds it"
+    **{name: "a lookup-table op: its first input is a table resource, which only a tf.lookup table object (or a "
+                   "loaded SavedModel's table) holds, so the sweep's malformed inputs cannot reach it; tf.lookup's "
+                   "own key/value dtype, shape, file and reserved-key errors are recorded from TensorFlow 2.21 in "
+                   "tests/io_formats/test_lookup_tables.py"
        for name in ("HashTableV2", "MutableHashTableV2", "LookupTableImportV2", "LookupTableInsertV2",
-                    "LookupTableFindV2", "LookupTableSizeV2")},
+                    "LookupTableFindV2", "LookupTableSizeV2", "LookupTableExportV2", "LookupTableRemoveV2",
+                    "InitializeTableFromTextFileV2", "MutableHashTableOfTensorsV2", "MutableDenseHashTableV2")},
     "ScanDataset": "made by a for loop over a tf.data.Dataset inside a tf.function (AutoGraph); it runs at its "
                    "ReduceDataset, and no public call builds it with inputs of the caller's choosing",
     "TakeWhileDataset": "made by a for loop with a break over a tf.data.Dataset inside a tf.function (AutoGraph); "

@@ -23,7 +23,7 @@ from ...ops.registry import OpDef
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 
-__all__ = ["HashTable", "table_of", "HASH_TABLE", "MUTABLE_HASH_TABLE", "IMPORT", "FIND", "SIZE", "INSERT"]
+__all__ = ["HashTable", "table_of", "value_rows", "fill_static", "HASH_TABLE", "MUTABLE_HASH_TABLE", "IMPORT", "FIND", "SIZE", "INSERT"]
 
 _SCALAR = TensorShape(())
 
@@ -32,13 +32,15 @@ class HashTable:
     """The state of one table: key -> value, the dtypes fixed when it is made. A static table (HashTableV2)
     is filled once; a mutable one (MutableHashTableV2) takes inserts."""
 
-    __slots__ = ("entries", "key_dtype", "value_dtype", "name", "mutable", "filled", "lock")
+    __slots__ = ("entries", "key_dtype", "value_dtype", "name", "mutable", "filled", "lock", "value_shape", "dense")
 
-    def __init__(self, key_dtype, value_dtype, name, mutable):
+    def __init__(self, key_dtype, value_dtype, name, mutable, value_shape=(), dense=None):
         self.entries = {}
         self.key_dtype, self.value_dtype = key_dtype, value_dtype
         self.name, self.mutable, self.filled = name, mutable, False
         self.lock = threading.Lock()
+        self.value_shape = tuple(value_shape)   # each value's shape: () but for MutableHashTableOfTensors
+        self.dense = dense    # a MutableDenseHashTable's reserved keys and buckets (io/lookup_ops.py), or None
 
     def __repr__(self):
         kind = "MutableHashTable" if self.mutable else "HashTable"
@@ -95,7 +97,9 @@ def _infer_none(inputs, attrs):
 
 
 def _infer_find(inputs, attrs):
-    return [(inputs[2].dtype, inputs[1].shape)]
+    # A table of tensors (a default value of rank > 0) gives keys.shape + the value shape, which only the table
+    # knows: unknown here, set by tf.lookup's caller.
+    return [(inputs[2].dtype, inputs[1].shape if inputs[2].shape.rank == 0 else TensorShape(None))]
 
 
 def _infer_size(inputs, attrs):
@@ -112,18 +116,50 @@ def _new_table(mutable):
     return kernel
 
 
+def value_rows(table, keys, values, op):
+    """The values as one entry per key (a scalar, or a tuple for a table of tensors), after TensorFlow's check
+    that their shape is the keys' shape followed by the table's value shape."""
+    values = _value_array(values, table)
+    expected = tuple(np.shape(keys)) + table.value_shape
+    if values.shape != expected:
+        raise errors.InvalidArgumentError(None, op, f"Expected shape {_shape_text(expected)} for value, got "
+                                                    f"{_shape_text(values.shape)}")
+    if not table.value_shape:
+        return values.reshape(-1).tolist()
+    return [tuple(row) for row in values.reshape((-1,) + table.value_shape).tolist()]
+
+
+def _shape_text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _shown(value):
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def fill_static(table, flat, rows, op):
+    """Adds entries to a static table: a key already there with another value is TensorFlow's
+    FailedPreconditionError; the same pair again is accepted. Called with the table's lock held."""
+    entries = table.entries
+    for key, row in zip(flat, rows):
+        old = entries.setdefault(key, row)
+        if old != row:
+            raise errors.FailedPreconditionError(None, op, f"HashTable has different value for same key. Key "
+                                                           f"{_shown(key)} has {_shown(old)} and trying to add value "
+                                                           f"{_shown(row)}")
+    table.filled = True
+
+
 def _import_kernel(table, keys, values):
     table = table_of(table)
     flat = _key_list(keys, table, "LookupTableImportV2")
-    values = _value_array(values, table).reshape(-1)
-    if len(flat) != values.shape[0]:
-        raise errors.InvalidArgumentError(None, "LookupTableImportV2", f"Expected shape {list(np.shape(keys))} for "
-                                                                       f"values, got {list(values.shape)}")
+    rows = value_rows(table, keys, values, "LookupTableImportV2")
     with table.lock:
-        if not table.mutable:
-            table.entries = {}
-        table.entries.update(zip(flat, values.tolist()))
-        table.filled = True
+        if table.mutable:       # an import replaces a mutable table's contents
+            table.entries = dict(zip(flat, rows))
+            table.filled = True
+        else:
+            fill_static(table, flat, rows, "LookupTableImportV2")
     return ()
 
 
@@ -132,8 +168,11 @@ def _insert_kernel(table, keys, values):
     if not table.mutable:
         raise errors.InvalidArgumentError(None, "LookupTableInsertV2", "Table is not mutable.")
     flat = _key_list(keys, table, "LookupTableInsertV2")
+    rows = value_rows(table, keys, values, "LookupTableInsertV2")
     with table.lock:
-        table.entries.update(zip(flat, _value_array(values, table).reshape(-1).tolist()))
+        if table.dense is not None:
+            table.dense.before_insert(table, flat, "LookupTableInsertV2")
+        table.entries.update(zip(flat, rows))
     return ()
 
 
@@ -143,12 +182,24 @@ def _find_kernel(table, keys, default_value):
         raise errors.FailedPreconditionError(None, "LookupTableFindV2", "Table not initialized.")
     flat = _key_list(keys, table, "LookupTableFindV2")
     default = np.asarray(default_value)
-    if default.ndim != 0:
-        raise errors.InvalidArgumentError(None, "LookupTableFindV2", f"Expected shape [] for default value, got "
-                                                                     f"{list(default.shape)}")
-    get, fallback = table.entries.get, default.item()
-    found = [get(k, fallback) for k in flat]
-    return _value_array(found, table).reshape(np.shape(keys))
+    shape = tuple(np.shape(keys)) + table.value_shape
+    if table.value_shape and default.shape == shape:      # a default per key (`dynamic_default_values`)
+        rows = default.reshape((-1,) + table.value_shape).tolist()
+        get = table.entries.get
+        found = [get(k, tuple(d)) for k, d in zip(flat, rows)]
+        return _value_array(found, table).reshape(shape)
+    if default.shape != table.value_shape and not (not table.value_shape and default.shape == shape):
+        raise errors.InvalidArgumentError(None, "LookupTableFindV2", f"Expected shape {list(table.value_shape)} "
+                                                                     f"for default value, got {list(default.shape)}")
+    get = table.entries.get
+    if default.shape == table.value_shape:
+        fallback = tuple(default.tolist()) if table.value_shape else default.item()
+        found = [get(k, fallback) for k in flat]
+    else:                                                   # a scalar table with a default per key
+        found = [get(k, d) for k, d in zip(flat, default.reshape(-1).tolist())]
+    if not flat:
+        return np.zeros(shape, _value_array([], table).dtype)
+    return _value_array(found, table).reshape(shape)
 
 
 def _size_kernel(table):
