@@ -358,8 +358,6 @@ def test_keras_layer_rejects_python_list_input():
         "should be passed as a keyword argument: 2.0 (of type <class 'float'>)")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "numerics: last digit (float32 matmul summation order: TF prints -4.695533, tensorflux -4.6955333)"))
 def test_keras_layer_build_creates_variables(capsys):
     layer = FlexibleDense(out_features=3)
     print(repr(layer.variables))

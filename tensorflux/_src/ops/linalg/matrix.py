@@ -18,6 +18,7 @@ from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value, COMPLEX
 from ..array import reorder as _reorder
 from . import blas_threads as _blas
+from . import exact_matmul as _exact
 from ..shapes import shape_ops as _shape_ops
 from ..shapes import shaping as _shaping
 from ..shapes import creators as _creators
@@ -53,6 +54,8 @@ def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
     if x.shape[-1] != y.shape[-2]:
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible: In[0]: {_dims_text(a.shape)}, In[1]: {_dims_text(b.shape)}")
+    if not (transpose_a or transpose_b) and _exact.covers(x, y):   # small float32: TensorFlow's bits
+        return _exact.tensorflow_matmul(x, y)
     return _product(x, y)
 
 
