@@ -151,6 +151,36 @@ def _einsum_shape(equation, shapes, static):
 _PLANS = {}
 _PLAN_LIMIT = 1024          # distinct (equation, shapes) kept; a model uses a few dozen
 
+# A layer's projection of a [batch, sequence, features] input is one tall float32 product, [6400, 32] @
+# [32, 64] in the keras-io transformer: a millisecond, below blas_threads' size for sharing a product out,
+# so it ran on the calling thread alone. OpenBLAS computes a float32 product in panels of 768 rows of
+# `a` (its SGEMM_P for the Haswell and Zen kernels this machine runs), so blocks of whole panels give the
+# unsplit product's bits exactly (checked on every shape of that model: blocks at other boundaries
+# change the last digits). Such products are cut into blocks of whole panels and shared out over the
+# worker threads. Products above blas_threads.PARALLEL_MIN_FLOPS keep that module's policy.
+TALL_PANEL_ROWS = 768
+TALL_MIN_FLOPS = 1 << 21
+_F32 = np.dtype(np.float32)
+
+
+def _tall_product(a, b):
+    """`a @ b` for 2-D float32 matrices, in blocks of whole OpenBLAS panels over the worker threads when
+    `a` holds two panels or more and the product is worth a hand-over; else `_blas.matmul(a, b)`."""
+    m, k = a.shape
+    n = b.shape[1]
+    if (m < 2 * TALL_PANEL_ROWS or not TALL_MIN_FLOPS <= m * k * n < _blas.PARALLEL_MIN_FLOPS
+            or a.dtype != _F32 or b.dtype != _F32 or _blas.usable_workers() < 2):
+        return _blas.matmul(a, b)
+    out = np.empty((m, n), _F32)
+    blocks = -(-m // TALL_PANEL_ROWS)
+
+    def run_block(i):
+        lo = i * TALL_PANEL_ROWS
+        hi = lo + TALL_PANEL_ROWS
+        np.matmul(a[lo:hi], b, out=out[lo:hi])
+    _blas.run_blocks(run_block, blocks)
+    return out
+
 
 def _blas_ready(m):
     """Whether np.matmul can hand the innermost 2-D matrices of `m` to BLAS as they are laid out."""
@@ -212,15 +242,17 @@ def _pair_step(x_labels, y_labels, keep, sizes, order=None):
         perm_xt = [x_labels.index(c) for c in batch + contracted + free_x]
         perm_yt = [y_labels.index(c) for c in batch + free_y + contracted]
 
+        product = _tall_product if not batch_shape else _blas.matmul
+
         def step(x, y):
-            product = _blas.matmul(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
-                                   _matrix_stack(x, perm_xt, batch_shape, depth, rows))
-            return product.reshape(result_shape)
+            return product(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
+                           _matrix_stack(x, perm_xt, batch_shape, depth, rows)).reshape(result_shape)
     else:
+        product = _tall_product if not batch_shape else _blas.matmul
+
         def step(x, y):
-            product = _blas.matmul(_matrix_stack(x, perm_x, batch_shape, rows, depth),
-                                   _matrix_stack(y, perm_y, batch_shape, depth, cols))
-            return product.reshape(result_shape)
+            return product(_matrix_stack(x, perm_x, batch_shape, rows, depth),
+                           _matrix_stack(y, perm_y, batch_shape, depth, cols)).reshape(result_shape)
     return step, result_labels
 
 

@@ -102,6 +102,9 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 # -- dropout -----------------------------------------------------------------------------------------
+_SAME_SIZE_INT = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+
+
 def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
     dims = x.shape if noise_shape is None else tuple(
         x.shape[i] if d is None and i < x.ndim else d for i, d in enumerate(noise_shape))
@@ -120,11 +123,15 @@ def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
     scale = 1.0 / (1.0 - rate) if rate < 1 else 0.0
     if x.dtype.kind == "f" and x.dtype not in _NARROW:
         # The same values as the select below, without its float64 temporaries (x·scale rounds the Python
-        # float scale to x's dtype either way): a [128, 1600] float32 batch 3.2 -> 1.7 ms.
-        s, zero = x.dtype.type(scale), x.dtype.type(0)
-        out = np.asarray(np.multiply(x, s))      # a 0-d x gives a NumPy scalar, which copyto cannot write
-        np.copyto(out, zero, where=~keep)
-        return out, np.broadcast_to(np.where(keep, s, zero), x.shape)
+        # float scale to x's dtype either way): a [128, 1600] float32 batch 3.2 -> 1.7 ms. The select
+        # itself is a bitwise AND of each value's bits with all ones (kept) or all zeros (dropped: +0.0,
+        # whatever the value was, NaN and -x included, as a select gives), 3x faster than a masked copy.
+        s = x.dtype.type(scale)
+        bits = _SAME_SIZE_INT[x.dtype.itemsize]
+        ones = np.negative(keep, dtype=bits)      # True -> -1, all bits set; False -> 0
+        out = np.asarray(np.multiply(x, s))      # a 0-d x gives a NumPy scalar, which has no view
+        np.bitwise_and(out.view(bits), np.broadcast_to(ones, out.shape), out=out.view(bits))
+        return out, np.broadcast_to(np.bitwise_and(ones, np.asarray(s).view(bits)).view(x.dtype), x.shape)
     out = np.where(keep, _widen(x) * scale, 0).astype(x.dtype, copy=False)
     # The second output is this draw's multiplier (0 or 1/(1 - rate)), so the gradient reuses the mask.
     mask = np.broadcast_to(np.where(keep, scale, 0.0).astype(x.dtype), x.shape)

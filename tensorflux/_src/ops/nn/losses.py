@@ -19,6 +19,7 @@ from ..shapes.shaping import expand_dims
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
+from ..linalg import blas_threads
 from .activations import _HALF_TO_DOUBLE, _NARROW, _sum_kept, _widen
 
 
@@ -80,6 +81,51 @@ def _log_softmax_float32(logits, axis):
     return back(shifted)
 
 
+# An attention softmax runs over millions of values ([batch, heads, queries, keys]) in rows of a few
+# hundred. Done as whole-array passes (max, subtract, exp, sum, divide), each pass streams the array
+# through memory again; done a block of rows at a time, the block stays in the core's cache for all five
+# passes, and the blocks are shared out over the worker threads. Every row is computed by the same
+# ufuncs on the same row as the whole-array form (a row's sum is NumPy's pairwise sum of that row either
+# way), so the bits do not depend on the blocks or the threads.
+ROW_BLOCK_MIN_ELEMENTS = 1 << 17
+_ROW_BLOCK_ELEMENTS = 1 << 15        # 128 KB of float32: the block and its result stay in L2
+
+
+def _by_row_blocks(x, axis):
+    return (x.size >= ROW_BLOCK_MIN_ELEMENTS and axis in (-1, x.ndim - 1) and x.dtype.kind == "f"
+            and x.dtype not in _NARROW and x.flags.c_contiguous and x.shape[-1] > 0)
+
+
+def _row_blocks(pass_, *arrays):
+    """A new array computed by `pass_(*row_blocks, out=out_block)` over blocks of whole last-axis rows."""
+    classes = arrays[0].shape[-1]
+    rows = [a.reshape(-1, classes) for a in arrays]
+    out = np.empty_like(arrays[0])
+    target = out.reshape(-1, classes)
+    count = target.shape[0]
+    step = max(1, _ROW_BLOCK_ELEMENTS // classes)
+
+    def run_block(i):
+        lo = i * step
+        hi = min(count, lo + step)
+        pass_(*(r[lo:hi] for r in rows), out=target[lo:hi])
+    blas_threads.run_blocks(run_block, -(-count // step))
+    return out
+
+
+def _softmax_rows(x, out):
+    np.subtract(x, x.max(axis=1, keepdims=True), out=out)
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+
+
+def _softmax_grad_rows(y, grad, out):
+    np.multiply(grad, y, out=out)
+    total = out.sum(axis=1, keepdims=True)
+    np.subtract(grad, total, out=out)
+    out *= y
+
+
 def _softmax_kernel(logits, axis):
     if logits.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
@@ -87,6 +133,8 @@ def _softmax_kernel(logits, axis):
         return logits.copy()
     if logits.dtype == _FLOAT32 and logits.size <= EXACT_SOFTMAX_LIMIT:
         return _softmax_float32(logits, axis)
+    if _by_row_blocks(logits, axis):
+        return _row_blocks(_softmax_rows, logits)
     out = _shifted(logits, axis)
     np.exp(out, out=out)
     out /= np.sum(out, axis=axis, keepdims=True)
@@ -116,6 +164,8 @@ def _infer_softmax(inputs, attrs):
 
 def _softmax_grad_kernel(y, grad, axis):
     """d logits = y * (grad - sum(grad * y, axis))."""
+    if y.shape == grad.shape and y.dtype == grad.dtype and _by_row_blocks(y, axis) and grad.flags.c_contiguous:
+        return _row_blocks(_softmax_grad_rows, y, grad)
     wy, wg = _widen(y), _widen(grad)
     out = np.multiply(wg, wy)
     total = np.sum(out, axis=axis, keepdims=True)

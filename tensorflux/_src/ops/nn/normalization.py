@@ -220,25 +220,63 @@ def _check_layer_norm_params(x, params, begin_axis):
                             f"{list(x.shape[begin_axis:])} of x {list(x.shape)}, received {list(p.shape)}")
 
 
+# Every quantity but dγ and dβ belongs to one row, and a row mean is a matrix-vector product whose bits
+# do not depend on the rows around it as long as a block starts at a multiple of 64 rows (OpenBLAS's
+# gemv handles rows in groups; checked against the whole product for 1-1024-row blocks). So over
+# 2^16 values the rows are cut into such blocks, each computed whole by one worker thread; dγ and dβ,
+# sums down the rows, are computed afterwards over all rows as before (one on each thread).
+LAYER_NORM_BLOCKED_MIN_ELEMENTS = 1 << 16
+_LAYER_NORM_BLOCK_ELEMENTS = 1 << 15
+_ROW_ALIGN = 64
+
+
+def _row_blocks(rows, width, run_block):
+    """run_block(lo, hi) over blocks of rows starting at multiples of 64, shared out over the worker
+    threads when the matrix is big enough (one block otherwise)."""
+    if rows * width < LAYER_NORM_BLOCKED_MIN_ELEMENTS or _blas.usable_workers() < 2:
+        run_block(0, rows)
+        return
+    step = max(_ROW_ALIGN, _LAYER_NORM_BLOCK_ELEMENTS // max(width, 1) // _ROW_ALIGN * _ROW_ALIGN)
+    _blas.run_blocks(lambda i: run_block(i * step, min(rows, (i + 1) * step)), -(-rows // step))
+
+
 def _fused_layer_norm_kernel(x, gamma, beta, begin_axis, epsilon):
     _check_layer_norm_params(x, (gamma, beta), begin_axis)
     w = _rows(_widen(x), begin_axis)
-    mean, _, r, _ = _layer_norm_stats(w, epsilon)
-    scale = r * _widen(gamma).reshape(-1)
-    out = w * scale + (_widen(beta).reshape(-1) - mean * scale)
+    g, b = _widen(gamma).reshape(-1), _widen(beta).reshape(-1)
+    out = np.empty_like(w)
+
+    def run_block(lo, hi):
+        block = w[lo:hi]
+        mean, _, r, _ = _layer_norm_stats(block, epsilon)
+        scale = r * g
+        np.add(block * scale, b - mean * scale, out=out[lo:hi])
+    _row_blocks(w.shape[0], w.shape[1], run_block)
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _fused_layer_norm_grad_kernel(dy, x, gamma, begin_axis, epsilon):
     _check_layer_norm_params(x, (gamma,), begin_axis)
     w, g_in = _rows(_widen(x), begin_axis), _rows(_widen(dy), begin_axis)
-    _, centered, r, ones = _layer_norm_stats(w, epsilon)
-    x_hat = centered * r
+    gam = _widen(gamma).reshape(-1)
+    dx = np.empty_like(w)
+    g_x_hat = np.empty_like(w)      # dy·x̂, summed down the rows into dγ at the end
+
+    def run_block(lo, hi):
+        _, centered, r, ones = _layer_norm_stats(w[lo:hi], epsilon)
+        x_hat = centered * r
+        g_block = g_in[lo:hi]
+        np.multiply(g_block, x_hat, out=g_x_hat[lo:hi])
+        g = g_block * gam
+        np.multiply(r, g - _row_mean(g, ones) - x_hat * _row_mean(g * x_hat, ones), out=dx[lo:hi])
+    _row_blocks(w.shape[0], w.shape[1], run_block)
     row_ones = np.ones(w.shape[0], w.dtype)
-    d_beta = _blas.matmul(row_ones, g_in)
-    d_gamma = _blas.matmul(row_ones, g_in * x_hat)
-    g = g_in * _widen(gamma).reshape(-1)
-    dx = r * (g - _row_mean(g, ones) - x_hat * _row_mean(g * x_hat, ones))
+    sums = [g_in, g_x_hat]
+    if w.size >= LAYER_NORM_BLOCKED_MIN_ELEMENTS:
+        _blas.run_blocks(lambda i: sums.__setitem__(i, _blas.matmul(row_ones, sums[i])), 2)
+    else:
+        sums = [_blas.matmul(row_ones, a) for a in sums]
+    d_beta, d_gamma = sums
     return (dx.reshape(x.shape).astype(x.dtype, copy=False), d_gamma.reshape(gamma.shape).astype(gamma.dtype, copy=False),
             d_beta.reshape(gamma.shape).astype(gamma.dtype, copy=False))
 
