@@ -47,6 +47,7 @@ class _Frame:
 def _huffman_table(counts, symbols):
     """A 65536-entry lookup from the next 16 bits to (symbol << 8 | code length); 0 marks a bad code."""
     table = np.zeros(1 << 16, dtype=np.int32)
+    counts, symbols = list(counts), list(symbols)
     code, k = 0, 0
     for length in range(1, 17):
         for _ in range(counts[length - 1]):
@@ -57,16 +58,17 @@ def _huffman_table(counts, symbols):
             code += 1
             k += 1
         code <<= 1
-    return _Table(table)
+    return _Table(table, counts, symbols)
 
 
 class _Table:
     """A Huffman lookup: its array (for the compiled loop) and, made on first use, the same as a Python
-    list (the interpreted loop indexes it)."""
-    __slots__ = ("array", "_list")
+    list (the interpreted loop indexes it), and the DHT's counts and symbols (the truncated-scan reader
+    builds libjpeg's own lookup from them)."""
+    __slots__ = ("array", "_list", "counts", "symbols")
 
-    def __init__(self, array):
-        self.array, self._list = array, None
+    def __init__(self, array, counts, symbols):
+        self.array, self._list, self.counts, self.symbols = array, None, counts, symbols
 
     def list(self):
         if self._list is None:
@@ -319,7 +321,7 @@ class _Decoder:
         segments, end = _segments(self.data, end_of_header)
         truncated = self.recover and end == len(self.data)
         self.truncated = self.truncated or truncated
-        self._decode_scan(comps, ss, se, ah, al, segments, truncated)
+        self._decode_scan(comps, ss, se, ah, al, segments, truncated, end_of_header)
         return end
 
     def _scan_blocks(self, comps):
@@ -347,7 +349,7 @@ class _Decoder:
             if need_ac and (ta > 3 or self.ac_tables[ta] is None):
                 raise JpegError("Huffman table missing")
 
-    def _decode_scan(self, comps, ss, se, ah, al, segments, truncated=False):
+    def _decode_scan(self, comps, ss, se, ah, al, segments, truncated=False, scan_start=0):
         frame = self.frame
         progressive = frame.progressive
         if not progressive:
@@ -370,30 +372,27 @@ class _Decoder:
         if not progressive and not truncated:
             self._baseline_scan(comps, units, interval, segments)
             return
-        seg_index = 0
-        for first in range(0, len(units), interval):
+        if truncated:
+            # TensorFlow's recovery: libjpeg-turbo's reader re-reads the unit that runs out (see
+            # jpeg_truncated); the scan's bytes reach the end of the data
+            from . import jpeg_truncated
+            try:
+                jpeg_truncated.TruncatedScan(self, comps, self.data[scan_start:], _ZZ).run(
+                    units, self.restart_interval, ss, se, ah, al, progressive)
+            except (IndexError, jpeg_truncated.JpegError) as e:
+                raise JpegError(str(e) or "premature end of data") from None
+            return
+        for seg_index, first in enumerate(range(0, len(units), interval)):
             if seg_index >= len(segments):
-                if truncated:
-                    return
                 raise JpegError("premature end of data")
-            last = truncated and seg_index == len(segments) - 1
-            # Truncated data (libjpeg's "insufficient data"): the unit that needs bits past the end is
-            # decoded with zero bits, the units after it are left as they are (zero, or earlier scans').
-            bits = _Bits(segments[seg_index] + b"\x00" * 8192 if last else segments[seg_index])
-            real_bits = len(segments[seg_index]) * 8
-            seg_index += 1
+            bits = _Bits(segments[seg_index])
             predictions = [0] * len(comps)
             self.eobrun = 0
             for unit in units[first:first + interval]:
-                if last and bits.pos > real_bits:
-                    return
                 for index, row, col in unit:
                     comp, td, ta = comps[index]
                     block = comp.coefs[row, col]
-                    if not progressive:
-                        self._baseline_block(bits, block, self.dc_tables[td].list(), self.ac_tables[ta].list(),
-                                             predictions, index)
-                    elif ss == 0:
+                    if ss == 0:
                         if ah == 0:
                             t = bits.decode(self.dc_tables[td].list())
                             if t > 16:
@@ -487,29 +486,6 @@ class _Decoder:
                                  jpeg_compiled.BAD_RUN: "bad AC run"}.get(status, "premature end of data"))
         for (comp, _, _), start, size in zip(comps, offsets[:-1], sizes):
             comp.coefs = flat[start:start + size].reshape(comp.coefs.shape)
-
-    @staticmethod
-    def _baseline_block(bits, block, dc, ac, predictions, index):
-        """One block of a sequential scan, read bit by bit (the path for truncated data)."""
-        t = bits.decode(dc)
-        if t > 16:
-            raise JpegError("bad DC difference")
-        predictions[index] += bits.extend(t)
-        block[0] = predictions[index]
-        k = 1
-        while k < 64:
-            rs = bits.decode(ac)
-            r, size = rs >> 4, rs & 15
-            if size:
-                k += r
-                if k > 63:
-                    raise JpegError("bad AC run")
-                block[_ZZ[k]] = bits.extend(size)
-            elif r != 15:
-                break
-            else:
-                k += 15
-            k += 1
 
     def _ac_first(self, bits, block, ss, se, al, table):
         if self.eobrun > 0:
