@@ -205,6 +205,52 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     return tf.reduce_mean(tf.square(difference), axis=-1)
 
 
+def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0,
+                                   axis=-1):
+    """Categorical crossentropy with each class's term scaled by `alpha * (1 - p) ** gamma`, so confident
+    correct predictions count little; predictions are normalized to sum to one over `axis`."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    if label_smoothing:
+        classes = tf.cast(tf.shape(y_true)[-1], y_pred.dtype)
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
+    if from_logits:
+        y_pred = tf.nn.softmax(y_pred, axis=axis)
+    p = y_pred / tf.reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = tf.clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    return tf.reduce_sum(alpha * tf.pow(1.0 - p, gamma) * -y_true * tf.math.log(p), axis=axis)
+
+
+def categorical_generalized_cross_entropy(y_true, y_pred, q):
+    """`(1 - p_y ** q) / q` of the probability `p_y` of each integer label: robust to noisy labels (q -> 0
+    approaches crossentropy, q = 1 the mean absolute error)."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    labels = tf.cast(y_true, tf.int32)
+    p_y = tf.reduce_sum(tf.one_hot(labels, tf.shape(y_pred)[-1], dtype=y_pred.dtype) * y_pred, axis=-1)
+    return (1.0 - tf.pow(p_y, q)) / q
+
+
+def dice(y_true, y_pred, axis=None):
+    """1 - the Dice coefficient `2 |y ∩ p| / (|y| + |p|)` of soft masks, summed over `axis` (all axes when
+    None, giving one value for the batch)."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    overlap = tf.reduce_sum(y_true * y_pred, axis=axis)
+    total = tf.reduce_sum(y_true, axis=axis) + tf.reduce_sum(y_pred, axis=axis)
+    return 1.0 - 2.0 * overlap / (total + EPSILON)
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+    """1 - the Tversky index `tp / (tp + alpha * fn + beta * fp)` of soft masks, summed over `axis` (all
+    axes when None); alpha = beta = 0.5 is the Dice loss."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    true_positives = tf.reduce_sum(y_true * y_pred, axis=axis)
+    false_negatives = tf.reduce_sum(y_true * (1.0 - y_pred), axis=axis)
+    false_positives = tf.reduce_sum((1.0 - y_true) * y_pred, axis=axis)
+    return 1.0 - true_positives / (true_positives + alpha * false_negatives + beta * false_positives + EPSILON)
+
+
 def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size"):
     """Weights per-sample loss values and reduces them to a scalar ("sum_over_batch_size", "sum") or not."""
     if sample_weight is not None:
@@ -347,6 +393,52 @@ class CosineSimilarity(LossFunctionWrapper):
         super().__init__(cosine_similarity, reduction=reduction, name=name, dtype=dtype, axis=axis)
 
 
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy", dtype=None):
+        super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name, dtype=dtype, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+        self.from_logits, self.alpha, self.gamma = from_logits, alpha, gamma
+
+    def get_config(self):
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self._fn_kwargs["label_smoothing"], "axis": self._fn_kwargs["axis"],
+                "alpha": self.alpha, "gamma": self.gamma}
+
+
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    def __init__(self, q=0.5, reduction="sum_over_batch_size", name="categorical_generalized_cross_entropy",
+                 dtype=None):
+        if not 0 < q < 1:
+            raise ValueError("q must be in the interval (0, 1)")
+        super().__init__(categorical_generalized_cross_entropy, reduction=reduction, name=name, dtype=dtype, q=q)
+        self.q = q
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, q=self.q)   # integer labels have one rank less: no rank matching
+
+    def get_config(self):
+        return {**super().get_config(), "q": self.q}
+
+
+class Dice(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        super().__init__(dice, reduction=reduction, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}
+
+
+class Tversky(LossFunctionWrapper):
+    def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky", axis=None, dtype=None):
+        super().__init__(tversky, reduction=reduction, name=name, dtype=dtype, alpha=alpha, beta=beta, axis=axis)
+        self.alpha, self.beta, self.axis = alpha, beta, axis
+
+    def get_config(self):
+        return {**super().get_config(), "alpha": self.alpha, "beta": self.beta, "axis": self.axis}
+
+
 def _plain_loss_class(class_name, fn):
     """A `Loss` class around `fn`, which takes no options; its default name is the function's."""
     def __init__(self, reduction="sum_over_batch_size", name=fn.__name__, dtype=None):
@@ -376,13 +468,15 @@ _FUNCTIONS = {fn.__name__: fn for fn in (
     mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
     sparse_categorical_crossentropy, binary_focal_crossentropy, huber, log_cosh, kl_divergence, poisson,
     cosine_similarity, hinge, squared_hinge, categorical_hinge, mean_absolute_percentage_error,
-    mean_squared_logarithmic_error)}
+    mean_squared_logarithmic_error, categorical_focal_crossentropy, categorical_generalized_cross_entropy, dice,
+    tversky)}
 _FUNCTIONS.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape, "msle": msle,
                    "MSLE": msle, "kld": kld, "KLD": kld, "bce": bce, "BCE": bce})
 _CLASSES = (Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
             CategoricalCrossentropy, SparseCategoricalCrossentropy, BinaryFocalCrossentropy, Huber, LogCosh,
             KLDivergence, Poisson, CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge,
-            MeanAbsolutePercentageError, MeanSquaredLogarithmicError)
+            MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CategoricalFocalCrossentropy,
+            CategoricalGeneralizedCrossEntropy, Dice, Tversky)
 
 
 def get(identifier):

@@ -1,4 +1,4 @@
-"""`keras.metrics`: stateful running summaries (`update_state`, `result`, `reset_state`) kept in variables.
+"""The core of `keras.metrics`: stateful running summaries (`update_state`, `result`, `reset_state`) kept in variables.
 
 State lives in non-trainable float32 variables, so updates run the same eagerly and inside tf.function.
 `Mean` counts each sample once: per-sample values of shape `(n, ...)` add `n` to the count, a scalar adds 1
@@ -9,11 +9,11 @@ import numpy as np
 
 import tensorflux as tf
 
-from . import config as _config
+from .. import config as _config
 
-from . import losses as _losses
-from .naming import to_snake_case, unique_name
-from .losses import squeeze_or_expand_to_same_rank
+from .. import losses as _losses
+from ..naming import to_snake_case, unique_name
+from ..losses import squeeze_or_expand_to_same_rank
 
 
 class Metric:
@@ -56,6 +56,10 @@ class Metric:
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}>"
@@ -653,61 +657,3 @@ class FBetaScore(Metric):
 class F1Score(FBetaScore):
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
-
-# Names `get` resolves to functions (as before); every other metric name resolves to a class below.
-_FUNCTIONS = {"accuracy": accuracy, "binary_accuracy": binary_accuracy,
-              "categorical_accuracy": categorical_accuracy,
-              "sparse_categorical_accuracy": sparse_categorical_accuracy,
-              "mean_squared_error": mean_squared_error, "mse": mse,
-              "mean_absolute_error": mean_absolute_error, "mae": mae,
-              "binary_crossentropy": binary_crossentropy, "categorical_crossentropy": categorical_crossentropy,
-              "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
-_CLASSES = (Metric, Mean, Sum, MeanMetricWrapper, Accuracy, BinaryAccuracy, CategoricalAccuracy,
-            SparseCategoricalAccuracy, MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
-            MeanSquaredLogarithmicError, RootMeanSquaredError, CosineSimilarity, LogCoshError, Hinge, SquaredHinge,
-            CategoricalHinge, KLDivergence, Poisson, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy,
-            Precision, Recall, AUC, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, F1Score,
-            FBetaScore)
-# Keras 3 accepts a metric class by its name or its snake-case name ("auc", "log_cosh_error"), and a few
-# short aliases.
-_CLASSES_BY_NAME = {**{c.__name__: c for c in _CLASSES[4:]}, **{to_snake_case(c.__name__): c for c in _CLASSES[4:]},
-                    "mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError,
-                    "msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError}
-_EXPORTED_FUNCTIONS = list(_FUNCTIONS) + [
-    "mean_absolute_percentage_error", "mape", "mean_squared_logarithmic_error", "msle", "binary_focal_crossentropy",
-    "hinge", "squared_hinge", "categorical_hinge", "kl_divergence", "kld", "kullback_leibler_divergence",
-    "poisson", "huber", "log_cosh", "logcosh", "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy"]
-
-
-def get(identifier):
-    """A metric function or object from a name, a `Metric`, or a function."""
-    if isinstance(identifier, str):
-        found = _FUNCTIONS.get(identifier) or _CLASSES_BY_NAME.get(identifier)
-        if found is not None:
-            return found() if isinstance(found, type) else found
-    elif callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret metric identifier: {identifier}")
-
-
-def metric_for_compile(identifier, y_true, y_pred):
-    """What `compile(metrics=[...])` makes of one entry; "accuracy" picks its kind from the shapes."""
-    if str(identifier).lower() in ("accuracy", "acc"):
-        if y_pred.shape[-1] == 1:
-            metric = BinaryAccuracy(name=str(identifier))
-        elif y_true.shape.rank < y_pred.shape.rank or (y_true.shape[-1] == 1 and y_pred.shape[-1] != 1):
-            metric = SparseCategoricalAccuracy(name=str(identifier))
-        else:
-            metric = CategoricalAccuracy(name=str(identifier))
-        return metric
-    metric = get(identifier)
-    if not isinstance(metric, Metric):
-        metric = MeanMetricWrapper(metric)
-    if isinstance(identifier, str):
-        metric.name = identifier
-    return metric
-
-
-# "accuracy" stays a compile() identifier (it picks the accuracy kind from the shapes) but is not an exported
-# function in Keras.
-API = {"keras.metrics": [c.__name__ for c in _CLASSES] + [n for n in _EXPORTED_FUNCTIONS if n != "accuracy"] + ["get"]}
