@@ -239,3 +239,34 @@ def test_dropout_gradient_matches_finite_differences_with_its_mask():
     grad = tape.gradient(y, x, output_gradients=tf.ones_like(y) * 2.0).numpy()
     kept = y.numpy() != 0
     np.testing.assert_array_equal(grad, np.where(kept, 2.0 / 0.7, 0.0))
+
+
+# -- the densified Embedding gradient (UnsortedSegmentSum) -------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("vocab,count,width", [(20000, 6400, 32), (30, 2000, 16), (5, 40, 24)])
+def test_segment_sum_in_layers_gives_add_at_bits(dtype, vocab, count, width):
+    rng = np.random.RandomState(11)
+    ids = rng.randint(0, vocab, count).astype(np.int32)
+    rows = rng.randn(count, width).astype(dtype)
+    rows[::5] = -0.0          # a row of -0.0 alone stays +0.0 (added to the zero), as np.add.at gives
+    rows[::7, 1] = np.inf
+    rows[::11, 1] = -np.inf   # inf - inf where they meet: NaN, in the same place as np.add.at's
+    expected = np.zeros((vocab, width), np.float32 if dtype == np.float16 else dtype)
+    with np.errstate(invalid="ignore"):
+        np.add.at(expected, ids, rows.astype(expected.dtype))
+        out = registry.OPS["UnsortedSegmentSum"].kernel(rows, ids, np.int32(vocab))
+    _same(out, expected.astype(dtype))
+
+
+def test_embedding_gradient_densified_matches_tensorflow():
+    # tf.convert_to_tensor of the IndexedSlices gradient of tf.gather(table, ids) with output gradient
+    # rows 1..5 (TensorFlow 2.21): repeated ids 2 and 0 sum their rows.
+    table = tf.Variable(np.zeros((4, 16), np.float32))
+    ids = tf.constant([2, 0, 2, 3, 0])
+    with tf.GradientTape() as tape:
+        out = tf.gather(table, ids)
+    grad = tape.gradient(out, table, output_gradients=tf.constant(
+        np.arange(1, 6, dtype=np.float32)[:, None] * np.ones((1, 16), np.float32)))
+    assert isinstance(grad, tf.IndexedSlices)
+    np.testing.assert_array_equal(tf.convert_to_tensor(grad).numpy()[:, 0], [7.0, 0.0, 4.0, 4.0])

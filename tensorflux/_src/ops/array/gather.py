@@ -72,8 +72,36 @@ def _accumulate(dims, dtype, index, rows):
     """Zeros of `dims` with `rows` added at `index` (repeated indices add up), in `dtype`."""
     work = np.float32 if dtype in _NARROW else dtype
     out = np.zeros(dims, dtype=work)
-    np.add.at(out, index, rows.astype(work, copy=False))
+    rows = rows.astype(work, copy=False)
+    if isinstance(index, np.ndarray) and rows.ndim == 2 and rows.shape[1] >= _LAYERED_MIN_WIDTH:
+        _add_in_layers(out, index, rows)
+    else:
+        np.add.at(out, index, rows)
     return out.astype(dtype, copy=False)
+
+
+# np.add.at costs about half a microsecond per row: an Embedding's gradient (6400 rows of 32 into a
+# 20000-row table) took 3.7 ms. Adding the first occurrence of every index at once, then the second
+# occurrences, and so on (fancy-indexed `+=`, no index twice in one layer) adds each output's rows in
+# the same order from the same zero, so the bits are np.add.at's; 1.75 ms there. Narrow rows with many
+# repeats stay with np.add.at, which is faster for them.
+_LAYERED_MIN_WIDTH = 16
+
+
+def _add_in_layers(out, index, rows):
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    first = np.empty(index.size, bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    if starts.size == index.size:
+        out[index] += rows
+        return
+    rank = np.arange(index.size) - np.repeat(starts, np.diff(np.append(starts, index.size)))
+    for layer in range(int(rank.max()) + 1):
+        take = order[rank == layer]
+        out[index[take]] += rows[take]
 
 
 def segment_rows(data, segment_ids, num_segments):
