@@ -9,8 +9,10 @@ Each operation runs in a fresh process (so peak memory is its own): a checkpoint
 and a SavedModel load, and the same weights as a Keras Sequential of five Dense layers: `model.save`
 and `keras.models.load_model` of a `.keras` file, `save_weights`/`load_weights` of a `.weights.h5`
 file. The two libraries take turns operation by operation. Time is the median of `--repeat` runs of the
-operation in that process (the first run, which pays for lazy imports, is shown too; a load's time
-includes one call of the loaded model); memory is the growth of the process's peak resident set during
+operation in that process, as wall time and as CPU time (`time.process_time`: every thread of the
+process, so TensorFlow's thread pools count; it is what a loaded shared machine disturbs least). The
+first run, which pays for lazy imports, is shown too; a load's time includes one call of the loaded
+model. Memory is the growth of the process's peak resident set during
 the first run, in copies of the weights (the model's own variables are created before the measurement
 starts, except for a SavedModel or `.keras` load, which creates them and is measured when the load
 returns, before the call: a first call's compiled kernels are no copy of the weights). The issue's bar: no slower than TensorFlow, and at most two copies of the weights.
@@ -72,14 +74,14 @@ prefix = os.path.join(directory, "ckpt")
 export = os.path.join(directory, "saved_model")
 keras_file = os.path.join(directory, "model.keras")
 weights_file = os.path.join(directory, "model.weights.h5")
-times, growth = [], None
+times, cpu, growth = [], [], None
 if op in ("keras_save", "keras_load", "h5_save", "h5_load"):
     if op != "keras_load":   # the loads read what the saves before them wrote (in their own processes)
         model = keras_model()
         model(np.ones((1, side), np.float32))
     before = peak()
     for i in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         if op == "keras_save":
             model.save(keras_file)
         elif op == "keras_load":
@@ -92,6 +94,7 @@ if op in ("keras_save", "keras_load", "h5_save", "h5_load"):
         else:
             model.load_weights(weights_file)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         if i == 0 and op != "keras_load":
             growth = peak() - before
         if op == "keras_load":
@@ -99,12 +102,13 @@ if op in ("keras_save", "keras_load", "h5_save", "h5_load"):
 elif op == "load":
     before = peak()
     for i in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         loaded = tf.saved_model.load(export)
         if i == 0:
             growth = peak() - before
         loaded(tf.ones([1, side]))
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         del loaded
 else:
     model = Model()
@@ -114,7 +118,7 @@ else:
         checkpoint.write(prefix)
     before = peak()
     for i in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         if op == "write":
             checkpoint.write(prefix)
         elif op == "read":
@@ -122,9 +126,11 @@ else:
         elif op == "save":
             tf.saved_model.save(model, export)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         if i == 0:
             growth = peak() - before
 print(json.dumps({{"seconds": statistics.median(times), "first": times[0], "growth": growth,
+                  "cpu": statistics.median(cpu),
                   "weights": side * side * layers * 4}}))
 """
 
@@ -177,13 +183,14 @@ def measure(interpreters, repeat, durable=False):
 def _cell(result):
     if "error" in result:
         return f"ERROR {result['error']}"
-    return f"{result['seconds']:6.3f} s ({result['first']:6.3f}) {result['growth'] / result['weights']:4.2f}x"
+    return (f"{result['seconds']:6.3f} s ({result['first']:6.3f}) {result['cpu']:6.3f} s "
+            f"{result['growth'] / result['weights']:4.2f}x")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tf-python", help="an interpreter with TensorFlow 2.21 installed")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON too")
     parser.add_argument("--durable", action="store_true",
                         help="tensorflux's saves fsync their files (TENSORFLUX_DURABLE_SAVES=1)")
@@ -194,18 +201,20 @@ def main(argv=None):
     results = measure(interpreters, args.repeat, args.durable)
     ours, theirs = results["tensorflux"], results.get("tensorflow")
     print(f"{PARAMETERS / 1e6:.0f}M float32 parameters ({PARAMETERS * 4 / 1e6:.0f} MB) in {LAYERS} variables; "
-          f"median of {args.repeat} (first run in parentheses); memory = peak RSS growth in copies of the weights"
+          f"each cell: median wall time of {args.repeat} runs (first run in parentheses), median CPU time "
+          f"(all threads), memory = peak RSS growth in copies of the weights"
           f"{'; tensorflux saves fsynced' if args.durable else ''}")
-    header = f"{'operation':<18} {'tensorflux':>27}"
+    header = f"{'operation':<18} {'tensorflux':>34}"
     if theirs is not None:
-        header += f" {'TensorFlow 2.21':>27} {'time ratio':>11}"
+        header += f" {'TensorFlow 2.21':>34} {'wall ratio':>10} {'CPU ratio':>9}"
     print(header)
     for op, label in OPERATIONS:
-        line = f"{label:<18} {_cell(ours[op]):>27}"
+        line = f"{label:<18} {_cell(ours[op]):>34}"
         if theirs is not None:
-            line += f" {_cell(theirs[op]):>27}"
+            line += f" {_cell(theirs[op]):>34}"
             if "error" not in ours[op] and "error" not in theirs[op]:
-                line += f" {ours[op]['seconds'] / theirs[op]['seconds']:10.2f}x"
+                line += (f" {ours[op]['seconds'] / theirs[op]['seconds']:9.2f}x"
+                         f" {ours[op]['cpu'] / theirs[op]['cpu']:8.2f}x")
         print(line)
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:

@@ -21,6 +21,7 @@ import numpy as np
 from ...framework import errors, nest
 from ...framework.composite import TypeSpec, _ComponentsOutput
 from ...framework.context import init_scope, state as _state
+from ...framework.tensor import EagerTensor
 from ...function.concrete import ConcreteFunction
 from ...ops.convert import convert_to_tensor
 from ...ops.state import ResourceHandle
@@ -210,7 +211,9 @@ class _Loader:
                 if reader.dtype(key) is not dtype:
                     raise errors.InvalidArgumentError(None, None, f"The variable {name!r} is {dtype.name} but its "
                                                                   f"saved value is {reader.dtype(key).name}.")
-                value = reader.read(key)
+                # read for this variable alone: as a tensor it becomes the variable's buffer, where a bare
+                # array would be copied defensively (a second copy of every weight)
+                value = EagerTensor(reader.read(key))
                 if not shape.is_compatible_with(TensorShape(value.shape)):
                     raise ValueError(f"Received incompatible tensor with shape {value.shape} when attempting to "
                                      f"restore variable with shape {shape} and name {name}.")

@@ -206,10 +206,18 @@ def _named_weights(obj):
     return names if hasattr(obj, "save_own_variables") and hasattr(obj, "load_own_variables") else ()
 
 
+def stored_bytes(model):
+    """The bytes `write_weights` stores for `model`'s variables (its file is this plus a little metadata)."""
+    return sum(variable.shape.num_elements() * variable.dtype.size
+               for _, _, variables in saveables(model) for variable in variables
+               if variable.shape.is_fully_defined())
+
+
 # -- reading ----------------------------------------------------------------------------------------------
-def read_weights(model, source, label, skip_mismatch=False):
+def read_weights(model, source, label, skip_mismatch=False, before_assigning=None):
     """Assigns the weights stored in `source` (a path or a binary file object) to `model` (and to its
-    optimizer when the file has optimizer state and the model is compiled).
+    optimizer when the file has optimizer state and the model is compiled). `before_assigning()`, when
+    given, runs once everything is read and checked, before the first assignment (an archive's checksum).
 
     As Keras: objects whose variables are missing or differ in count or shape are collected and reported
     in one ValueError ("A total of N objects could not be loaded…"); with `skip_mismatch` they are
@@ -251,12 +259,14 @@ def read_weights(model, source, label, skip_mismatch=False):
             if not skip_mismatch:
                 raise ValueError(message)
             warnings.warn(message, stacklevel=3)      # the objects that failed were left out of `pending`
-        for variables, values in pending:
-            if isinstance(values, dict):
-                variables.load_own_variables(values)  # (the object, its named arrays)
-                continue
-            for variable, value in zip(variables, values):
-                variable.assign(EagerTensor(value))   # read for this assignment alone: no defensive copy
+    if before_assigning is not None:
+        before_assigning()
+    for variables, values in pending:
+        if isinstance(values, dict):
+            variables.load_own_variables(values)      # (the object, its named arrays)
+            continue
+        for variable, value in zip(variables, values):
+            variable.assign(EagerTensor(value))       # read for this assignment alone: no defensive copy
 
 
 class _Mismatch(Exception):

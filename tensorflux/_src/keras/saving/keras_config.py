@@ -12,6 +12,7 @@ subclassed or custom class is written under its registered name (`package>Name`)
 
 The reverse, Keras configs to objects, is keras_revive.py.
 """
+import functools
 import inspect
 
 import numpy as np
@@ -26,7 +27,7 @@ from ..layers.layer import Layer
 from ..models.model import Model, Sequential
 from ..optimizers.optimizer import Optimizer
 
-__all__ = ["keras_model_config", "keras_object", "keras_module_of", "POLICY"]
+__all__ = ["keras_model_config", "keras_object", "keras_module_of", "constructor_parameters", "POLICY"]
 
 # The public Keras namespaces and the module Keras writes for their classes.
 _NAMESPACES = (("layers", "keras.layers"), ("initializers", "keras.initializers"),
@@ -61,6 +62,16 @@ def _registered_name(cls):
     return getattr(cls, "_registered_name", None) if "_registered_name" in vars(cls) else None
 
 
+@functools.lru_cache(maxsize=1024)
+def constructor_parameters(init):
+    """The parameters of the function `init` (None when it has no signature), remembered: a constructor's
+    signature does not change, and inspect takes ~0.3 ms to read one (a config asks several per layer)."""
+    try:
+        return inspect.signature(inspect.unwrap(init)).parameters
+    except (TypeError, ValueError):
+        return None
+
+
 def _constructor_defaults(cls):
     """{parameter: default} of `cls`'s constructor and, through its **kwargs, its bases' (the most derived
     wins), stopping at Layer, whose own arguments are written separately."""
@@ -71,9 +82,8 @@ def _constructor_defaults(cls):
             continue
         if klass in (object, Layer):
             break
-        try:
-            parameters = inspect.signature(inspect.unwrap(init)).parameters
-        except (TypeError, ValueError):
+        parameters = constructor_parameters(init)
+        if parameters is None:
             break
         for name, p in list(parameters.items())[1:]:
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty:
@@ -101,8 +111,9 @@ def _config_of(obj, recorded_only=False):
     config = _constructor_defaults(cls)
     config.update(own)
     config.pop("weights", None)                   # initial weights: Keras never writes them in a config
+    own_arguments = _signature_names(cls)
     for key in ("autocast", "input_shape", "input_dim", "batch_input_shape"):
-        if key not in _signature_names(cls):        # Layer's keywords, not this class's own arguments
+        if key not in own_arguments:                # Layer's keywords, not this class's own arguments
             config.pop(key, None)
     for key, value in _KERAS_ONLY_ARGUMENTS.get(cls.__name__, {}).items():
         config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
@@ -176,10 +187,10 @@ def _in_keras_order(cls, config):
         init = vars(klass).get("__init__")
         if init is None or klass is object:
             continue
-        try:
-            order += [n for n in inspect.signature(inspect.unwrap(init)).parameters if n not in order]
-        except (TypeError, ValueError):
+        parameters = constructor_parameters(init)
+        if parameters is None:
             break
+        order += [n for n in parameters if n not in order]
     first = _OPTIMIZER_FIRST if issubclass(cls, Optimizer) else ("seed",) if "seed" in config and not \
         issubclass(cls, Layer) else ()
     rank = {name: i for i, name in enumerate(list(first) + [n for n in order if n not in first])}
@@ -251,10 +262,7 @@ def _keras_layer_layout(class_name, config):
 
 
 def _signature_names(cls):
-    try:
-        return set(inspect.signature(inspect.unwrap(cls.__init__)).parameters)
-    except (TypeError, ValueError):
-        return set()
+    return constructor_parameters(cls.__init__) or {}
 
 
 # Arguments Keras 3.15's `get_config()` writes that tensorflux's classes do not take (with the value that

@@ -22,7 +22,7 @@ from ..layers.core import refuse_python_bytecode
 from ..layers.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..models.model import Model, Sequential
-from .keras_config import keras_module_of
+from .keras_config import constructor_parameters, keras_module_of
 from .object_registration import _GLOBAL_CUSTOM_NAMES, find_class, get_registered_object, in_safe_mode
 
 __all__ = ["revive", "revive_model", "compile_arguments"]
@@ -55,9 +55,8 @@ def _accepted(cls):
         init = vars(klass).get("__init__")
         if init is None or klass is object:
             continue
-        try:
-            parameters = inspect.signature(inspect.unwrap(init)).parameters
-        except (TypeError, ValueError):
+        parameters = constructor_parameters(init)
+        if parameters is None:
             return None
         names.update(n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
         if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):

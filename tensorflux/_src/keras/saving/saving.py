@@ -14,21 +14,20 @@ model is built on are capped, and a broken file raises ValueError, never an inte
 """
 import datetime
 import functools
-import io
 import json
 import os
 import shutil
 import warnings
-import zipfile
 
 import tensorflux as tf
 
 from ..models.model import Model
-from ...io.atomic import atomic_write
+from ...io.atomic import atomic_path
 from ...io.saved_model.save import _staging_dir as staging_directory, _swap_into_place as swap_into_place
 from ...state.variables import initial_values_restored
 from . import h5_layout
-from .keras_archive import open_archive, parse_json, read_layer_assets, weights_source, write_layer_assets
+from .keras_archive import open_archive, parse_json, read_layer_assets, write_layer_assets
+from .stored_zip import StoredZipWriter
 from .keras_config import keras_model_config
 from .keras_revive import compile_arguments, revive_model
 from .weights_file import _load_weights, _save_weights     # (importing it installs Model's weight-file methods)
@@ -139,13 +138,15 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
         raise FileExistsError(f"{filepath} already exists and overwrite=False.")
     h5_layout.require_h5py()
     metadata, config = _metadata_and_config(model)
-    weights = io.BytesIO()
-    h5_layout.write_weights(model, weights)
-    with atomic_write(filepath) as f, zipfile.ZipFile(f, "w") as archive:
+    with atomic_path(filepath) as temporary, open(temporary, "r+b") as f:
+        archive = StoredZipWriter(f)
         archive.writestr("metadata.json", metadata)
         archive.writestr("config.json", config)
-        archive.writestr("model.weights.h5", weights.getbuffer())
+        # h5py writes the weights file straight into its place in the archive (no buffer of it)
+        with archive.stream_entry("model.weights.h5", h5_layout.stored_bytes(model)) as weights:
+            h5_layout.write_weights(model, weights)
         write_layer_assets(model, archive.writestr)     # a lookup layer's vocabulary, as Keras 3 stores it
+        archive.close()
 
 
 def _metadata_and_config(model):
@@ -196,7 +197,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
                          f"zip file.")
     h5_layout.require_h5py()
-    _, config, weights = open_archive(filepath)
+    _, config, weights = open_archive(filepath)     # the weights' checksum runs in a thread meanwhile
 
     def build():
         with initial_values_restored():     # every weight is assigned from the file below, or the load fails
@@ -204,12 +205,14 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         if compile and isinstance(config, dict) and config.get("compile_config"):
             model.compile(**compile_arguments(config["compile_config"], custom_objects, safe_mode))
         try:
-            h5_layout.read_weights(model, weights_source(weights), f"{filepath} (model.weights.h5)")
+            h5_layout.read_weights(model, weights.source(), f"{filepath} (model.weights.h5)",
+                                   before_assigning=weights.verify)
         except OSError as e:
             raise ValueError(str(e)) from None      # a broken entry of an archive
         read_layer_assets(model, filepath)
         return model
-    return _untrusted(filepath, build)
+    with weights:
+        return _untrusted(filepath, build)
 
 
 def save_weights(model, filepath, overwrite=True, **kwargs):
