@@ -242,6 +242,101 @@ def local_replicas(epochs, steps, batch):
         f"{way} {1e3 * float(np.median(times)):.1f}" for way, times in chooser._times.items() if times) + ")")
 
 
+_LOOP_MODELS = {
+    # name: (layers after the input, input shape, batch); see local_loop
+    "MLP 784-512-512-10": (lambda L: [L.Dense(512, activation="relu"), L.Dense(512, activation="relu"), L.Dense(10)],
+                           (784,), 256),
+    "narrow MLP 64-(128 x 6)-10": (lambda L: [L.Dense(128, activation="tanh") for _ in range(6)] + [L.Dense(10)],
+                                   (64,), 512),
+    "convnet 28x28x1, Conv 3x3x16 + pool + Conv 3x3x32 + pool + Dense 10": (
+        lambda L: [L.Conv2D(16, 3, activation="relu"), L.MaxPooling2D(), L.Conv2D(32, 3, activation="relu"),
+                   L.MaxPooling2D(), L.Flatten(), L.Dense(10)], (28, 28, 1), 128),
+}
+
+
+def local_loop(epochs, steps, names):
+    """A custom training loop as in TensorFlow's distributed-training guide (`strategy.run(train_step)` inside a
+    tf.function, Keras model and optimizer) with no strategy and MirroredStrategy over one and two logical CPUs,
+    the two-replica step adaptive (its ReplicaCall times "in turn" and "at once" and keeps the faster), pinned to
+    each way, and traced the earlier way (every replica's ops in one graph, run in order); epochs interleaved."""
+    import contextlib
+    import tensorflux as tf
+    from tensorflux._src.distribute.replica_functions import REPLICA_CALL
+    cpus = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+    for name in names:
+        layers, shape, batch = _LOOP_MODELS[name]
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(batch * steps,) + shape).astype(np.float32)
+        y = rng.integers(0, 10, size=batch * steps)
+
+        def build(strategy, way=None):
+            with strategy.scope() if strategy is not None else contextlib.nullcontext():
+                tf.keras.utils.set_random_seed(1)
+                model = tf.keras.Sequential([tf.keras.Input(shape)] + layers(tf.keras.layers))
+                optimizer = tf.keras.optimizers.SGD(0.01)
+            loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+            run = (strategy.run if way != "one graph" else strategy._run_in_one_graph) if strategy else None
+
+            def replica_step(xb, yb):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(loss_fn(yb, model(xb, training=True)), global_batch_size=batch)
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            @tf.function
+            def step(xb, yb):
+                if strategy is None:
+                    return replica_step(xb, yb)
+                return strategy.reduce("SUM", run(replica_step, args=(xb, yb)), axis=None)
+
+            data = tf.data.Dataset.from_tensor_slices((x, y)).batch(batch)
+            batches = list(strategy.experimental_distribute_dataset(data) if strategy else data)
+            for xb, yb in batches[:2]:
+                step(xb, yb)
+            if way in ("in turn", "at once"):
+                graph = step.get_concrete_function(*batches[0]).graph
+                for op in graph.get_operations():
+                    if op.type == REPLICA_CALL.name:
+                        op.attrs["chooser"].choose(way)
+            return step, batches, model
+
+        two = "MirroredStrategy, 2 logical CPUs"
+        configs = {"no strategy": build(None), "MirroredStrategy, 1 logical CPU": build(
+            tf.distribute.MirroredStrategy(["cpu:0"])), two + " (adaptive)": build(tf.distribute.MirroredStrategy(
+                ["cpu:0", "cpu:1"]))}
+        for way in ("at once", "in turn", "one graph"):
+            configs[f"{two}: {way}"] = build(tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"]), way)
+        wall = {key: [] for key in configs}
+        cpu = {key: [] for key in configs}
+        for _ in range(epochs):
+            for key, (step, batches, _) in configs.items():
+                start, start_cpu = time.perf_counter(), time.process_time()
+                for xb, yb in batches:
+                    step(xb, yb)
+                wall[key].append(len(x) / (time.perf_counter() - start))
+                cpu[key].append(len(x) / (time.process_time() - start_cpu))
+        weights = [m.get_weights() for _, _, m in configs.values()]
+        same = all(all(np.array_equal(a, b) for a, b in zip(weights[2], w)) for w in weights[3:])
+        base = float(np.median(wall["no strategy"]))
+        print(f"\n## Custom loop, {name} (batch {batch}, {steps} steps per epoch, {epochs} epochs each, interleaved, "
+              f"one process; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)\n")
+        print("| | examples/s (median) | best | vs no strategy | examples per CPU-second (median) |\n"
+              "|--|--:|--:|--:|--:|")
+        for key in configs:
+            median = float(np.median(wall[key]))
+            print(f"| {key} | {median:,.0f} | {max(wall[key]):,.0f} | {median / base:.2f}× | "
+                  f"{np.median(cpu[key]):,.0f} |")
+        step, batches, _ = configs[two + " (adaptive)"]
+        for op in step.get_concrete_function(*batches[0]).graph.get_operations():
+            if op.type == REPLICA_CALL.name:
+                chooser = op.attrs["chooser"]
+                print(f"\nadaptive: chose \"{chooser._chosen}\" (median step times, ms: " + ", ".join(
+                    f"{w} {1e3 * float(np.median(t)):.1f}" for w, t in chooser._times.items() if t) + ")")
+        print(f"two-replica weights bit-equal across the four ways: {same}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", nargs="*")
@@ -251,9 +346,13 @@ def main():
     parser.add_argument("--tf-python", help="an interpreter with tensorflow, to run the same loop on TensorFlow")
     parser.add_argument("--local", action="store_true", help="Keras fit on local replicas (logical CPUs), no MPI")
     parser.add_argument("--epochs", type=int, default=7, help="--local: epochs of each configuration")
+    parser.add_argument("--local-loop", nargs="*", choices=sorted(_LOOP_MODELS), default=None,
+                        help="a custom loop (strategy.run in a tf.function) on local replicas; models to run (all: none given)")
     args = parser.parse_args()
     if args.local:
         return local_replicas(args.epochs, args.steps, args.batch)
+    if args.local_loop is not None:
+        return local_loop(args.epochs, args.steps, args.local_loop or list(_LOOP_MODELS))
     if args.worker is not None:
         kind = args.worker[0]
         if kind == "allreduce":

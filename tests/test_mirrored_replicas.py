@@ -462,7 +462,7 @@ def test_traced_keras_steps_run_the_replicas_at_once_with_the_bits_of_one_graph(
 
 
 def test_the_step_times_both_ways_and_keeps_the_faster():
-    from tensorflux._src.keras.models.replicas import _FasterWay
+    from tensorflux._src.distribute.faster_way import FasterWay as _FasterWay
     chooser = _FasterWay()
     ways = []
     for step in range(2 * _FasterWay.PROBES):
@@ -565,3 +565,177 @@ def test_keras_fit_on_uneven_slices_scales_each_replicas_loss_as_keras_3(way):
     # averaged), averaged over the two steps; TensorFlow's replica losses above are those means / 2 replicas
     step_means = [(4 * 2 * losses[0] + 3 * 2 * losses[1]) / 7 for losses, _, _ in _UNEVEN_TF["mean_of_means"]]
     np.testing.assert_allclose(history.history["loss"], [np.mean(step_means)], rtol=1e-5)
+
+
+# -- strategy.run traced in a tf.function: one function per replica, run by a ReplicaCall op ------------------
+
+def _replica_call(function, *args):
+    """The ReplicaCall op of `function`'s graph for `args` (its attrs: the chooser, the cut functions)."""
+    (op,) = [op for op in function.get_concrete_function(*args).graph.get_operations() if op.type == "ReplicaCall"]
+    return op
+
+
+def test_a_traced_run_traces_each_replica_in_turn_and_runs_them_by_one_op():
+    strategy = _two()
+    traced = []
+
+    @tf.function
+    def step():
+        def fn():
+            rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+            traced.append(rid)
+            if tf.constant(rid) > 0:           # AutoGraph converts fn, as TensorFlow's strategy.run does
+                scale = tf.constant(2.0)
+            else:
+                scale = tf.constant(1.0)
+            return tf.distribute.get_replica_context().all_reduce("SUM", tf.constant([1.0, 2.0]) * scale)
+        return strategy.run(fn)
+
+    result = step()
+    assert traced == [0, 1]                    # TensorFlow's trace order
+    # TensorFlow 2.21 returns the all-reduced value as a PerReplica of equal tensors
+    assert [v.numpy().tolist() for v in strategy.experimental_local_results(result)] == [[3.0, 6.0]] * 2
+    assert type(result).__name__ == "PerReplica"
+    assert [op.type for op in step.get_concrete_function().graph.get_operations()].count("ReplicaCall") == 1
+
+
+def test_random_ops_of_the_replicas_draw_as_in_one_graph():
+    strategy = _two()
+    tf.random.set_seed(1)
+
+    @tf.function
+    def step(x):
+        return strategy.run(lambda x: tf.random.uniform([2]) + x, args=(x,))
+
+    got = [v.numpy().tolist() for v in strategy.experimental_local_results(step(tf.constant(0.0)))]
+    # recorded from TensorFlow 2.21: replica 1's op seed follows replica 0's in the caller's graph
+    assert got == [[0.8126964569091797, 0.07857465744018555], [0.055544137954711914, 0.018698453903198242]]
+
+
+def _guide_loop(strategy, way, steps=3):
+    """TensorFlow's custom-loop guide on two replicas: Keras model with dropout, Adam, the replicas' step run
+    `way` ("in turn"/"at once": the ReplicaCall's pieces; "threads": the replicas' functions in replica threads;
+    "one graph": every replica's ops in the caller's graph). Returns the losses and the final weights."""
+    from tensorflux._src.distribute.replica_functions import _NOT_CUT
+    x, y = _regression_data()
+    with strategy.scope():
+        tf.keras.utils.set_random_seed(5)
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(16, activation="relu"),
+                                     tf.keras.layers.Dropout(0.3), tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam(0.05)
+
+    def replica_step(xb, yb):
+        with tf.GradientTape() as tape:
+            per_example = tf.reduce_mean(tf.square(model(xb, training=True) - yb), axis=1)
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=12)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    run = strategy._run_in_one_graph if way == "one graph" else strategy.run
+
+    @tf.function
+    def step(xb, yb):
+        return strategy.reduce("SUM", run(replica_step, args=(xb, yb)), axis=None)
+
+    dataset = list(strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(12)))
+    losses = [float(step(*dataset[0]))]
+    if way != "one graph":
+        op = _replica_call(step, *dataset[0])
+        assert op.attrs["concurrent_safe"]
+        if way == "threads":
+            op.attrs["cuts"][0] = None          # as if an all-reduce sat inside control flow
+        else:
+            assert op.attrs["cuts"][0] not in (None, _NOT_CUT)
+        op.attrs["chooser"].choose("at once" if way == "at once" else "in turn")
+    for i in range(1, steps):
+        losses.append(float(step(*dataset[i % len(dataset)])))
+    return losses, model.get_weights()
+
+
+def test_the_ways_of_running_a_traced_run_give_the_same_bits():
+    losses, weights = _guide_loop(_two(), "one graph")
+    for way in ("in turn", "at once", "threads"):
+        got_losses, got_weights = _guide_loop(_two(), way)
+        assert got_losses == losses, way
+        for a, b in zip(weights, got_weights):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_replicas_at_once_run_their_pieces_on_worker_threads(monkeypatch):
+    import threading
+    from tensorflux._src.distribute import replica_segments
+    threads = set()
+    run_piece = replica_segments._run_piece
+
+    def spy(piece, env):
+        threads.add(threading.current_thread().name)
+        return run_piece(piece, env)
+
+    monkeypatch.setattr(replica_segments, "_run_piece", spy)
+    _guide_loop(_two(), "at once", steps=2)
+    assert threading.current_thread().name in threads and "replica_worker_1" in threads
+
+
+def test_a_traced_run_with_a_merge_call_traces_into_the_callers_graph():
+    strategy = _two()
+
+    @tf.function
+    def step(x):
+        def fn():
+            rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+            return tf.distribute.get_replica_context().merge_call(
+                lambda s, v: s.reduce("SUM", v, axis=None), args=(x * (rid + 1),))
+        return strategy.run(fn)
+
+    assert step(tf.constant(2.0)).numpy() == 6.0
+    assert "ReplicaCall" not in [op.type for op in step.get_concrete_function(tf.constant(2.0)).graph.get_operations()]
+    nested = tf.function(lambda v: tf.distribute.get_replica_context().all_reduce("SUM", v))
+    with pytest.raises(RuntimeError, match="nested `@tf.function`"):     # TensorFlow refuses it too
+        tf.function(lambda: strategy.run(lambda: nested(tf.constant(1.0))))()
+
+
+@pytest.mark.parametrize("way", ["in turn", "at once"])
+def test_a_kernel_failing_in_one_replica_raises_in_the_caller(way):
+    strategy = _two()
+
+    @tf.function
+    def step(x):
+        def fn(v):
+            checked = tf.debugging.check_numerics(v, "replica input")
+            return tf.distribute.get_replica_context().all_reduce("SUM", checked)
+        return strategy.run(fn, args=(x,))
+
+    values = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tf.constant([1.0, float("nan") if ctx.replica_id_in_sync_group == 1 else 2.0]))
+    step(strategy.experimental_distribute_values_from_function(lambda ctx: tf.constant([1.0, 2.0])))
+    _replica_call(step, values).attrs["chooser"].choose(way)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="replica input"):
+        step(values)
+    # the workers are free again: the next step runs
+    ok = step(strategy.experimental_distribute_values_from_function(lambda ctx: tf.constant([1.0, 2.0])))
+    assert [v.numpy().tolist() for v in strategy.experimental_local_results(ok)] == [[2.0, 4.0]] * 2
+
+
+def test_predict_on_two_replicas_runs_them_by_one_op_with_one_process_outputs():
+    x, _ = _regression_data()
+    with _two().scope():
+        tf.keras.utils.set_random_seed(2)
+        mirrored = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(8, activation="tanh"),
+                                        tf.keras.layers.Dense(2)])
+        mirrored.compile("sgd", "mse")           # the model is run by the strategy it was compiled in
+    tf.keras.utils.set_random_seed(2)
+    single = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(8, activation="tanh"),
+                                  tf.keras.layers.Dense(2)])
+    for batch in (4, 7):
+        np.testing.assert_allclose(mirrored.predict(x, batch_size=batch, verbose=0),
+                                   single.predict(x, batch_size=batch, verbose=0), atol=1e-6)
+    graphs = [cf.graph for cf in mirrored.make_predict_function()._list_all_concrete_functions()]
+    calls = [op for graph in graphs for op in graph.get_operations() if op.type == "ReplicaCall"]
+    assert calls and all(op.attrs["concurrent_safe"] for op in calls)
+    ways = []
+    for way in ("in turn", "at once"):
+        for op in calls:
+            op.attrs["chooser"].choose(way)
+        ways.append(mirrored.predict(x, batch_size=7, verbose=0))
+    np.testing.assert_array_equal(ways[0], ways[1])

@@ -61,6 +61,7 @@ class _ReplicaThread(threading.Thread):
         self.merge_kwargs = None
         self.merge_result = None
         self.abandoned = False       # set when another replica failed: this one stops at its next pause
+        self.own_graph = None        # the graph of this replica's own function, while it is traced in it
 
     def run(self):
         self.should_run.wait()
@@ -103,10 +104,10 @@ class _Abandoned(BaseException):
 
 
 def run_on_replicas(strategy, fn, args, kwargs, count, enter_replica, cross_replica, concurrent=False,
-                    graph_collectives=False):
+                    graph_collectives=False, regrouped=True):
     """Calls `fn` on `count` replicas (see the module docstring; `concurrent`: all at once between merges;
     `graph_collectives`: an all_reduce traced in a replica's own tf.function is a ReplicaAllReduce op);
-    returns their results regrouped.
+    returns their results regrouped (with `regrouped=False`, as a list in replica order).
 
     `enter_replica(caller_stack, index)` is a context manager putting the thread in replica `index`'s
     context; `cross_replica()` one putting the caller in the strategy's cross-replica context.
@@ -140,7 +141,8 @@ def run_on_replicas(strategy, fn, args, kwargs, count, enter_replica, cross_repl
             if failed is not None:
                 raise failed.error
             if all(t.done for t in threads):
-                return regroup([t.result for t in threads])
+                results = [t.result for t in threads]
+                return regroup(results) if regrouped else results
             if any(t.done for t in threads):
                 raise RuntimeError("Some replicas made a merge_call (an all_reduce or another collective) that "
                                    "others did not: every replica must make the same merge calls.")

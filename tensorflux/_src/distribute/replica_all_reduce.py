@@ -22,14 +22,14 @@ from ..ops.registry import OpDef, apply
 from . import mirrored_run
 from .values import PerReplica
 
-__all__ = ["replica_all_reduce"]
+__all__ = ["replica_all_reduce", "merge_replica_values"]
 
 
 def _infer(inputs, attrs):
     return [(t.dtype, t.shape) for t in inputs]
 
 
-def _merge(strategy, replica_args):
+def merge_replica_values(strategy, replica_args):
     """In the caller's thread: every replica's arrays (`replica_args`: one `(arrays, reduction)` per
     replica, in replica order) reduced by the strategy's own all-reduce, as NumPy arrays."""
     reduction = replica_args[0][1]
@@ -51,7 +51,7 @@ def _merge(strategy, replica_args):
     return tuple(t._value for t in strategy._all_reduce_named(reduction, values))
 
 
-_merge.gets_replica_args = True        # mirrored_run hands it the replicas' arguments as they are
+merge_replica_values.gets_replica_args = True        # mirrored_run hands it the replicas' arguments as they are
 
 
 def _kernel(*arrays, reduction):
@@ -60,7 +60,7 @@ def _kernel(*arrays, reduction):
         raise errors.FailedPreconditionError(
             None, None, "ReplicaAllReduce runs only inside `strategy.run`'s replicas (a function traced in a "
                         "replica and called elsewhere cannot meet its peers).")
-    return thread.merge_call(_merge, (arrays, reduction), {})
+    return thread.merge_call(merge_replica_values, (arrays, reduction), {})
 
 
 def _grad(op, *grads):

@@ -24,14 +24,14 @@ import numpy as np
 
 from ..framework import nest
 from ..state import worker_paths
-from ..framework.context import init_scope, state as _state
+from ..framework.context import autograph_callable, init_scope, state as _state
 from ..framework.device import DeviceSpec, list_logical_devices
 from ..framework.graph import SymbolicTensor
 from ..ops.math import reduce as math_reduce
 from ..ops.array import join
 from ..ops.math import arith as _arith
 from ..ops.shapes import shape_ops as _shape_ops
-from . import collective, datasets, mirrored_run, mpi, replica_all_reduce
+from . import collective, datasets, mirrored_run, mpi, replica_all_reduce, replica_functions
 from .values import PerReplica, local_values, mirror_variable, share_state
 
 __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
@@ -197,13 +197,23 @@ class Strategy:
         this replica's value, as TensorFlow returns it with one local device). With several local replicas,
         once per replica (see mirrored_run.py): tensors that differ come back as PerReplica values."""
         if self._local > 1:
-            return self._run_local_replicas(fn, args, kwargs, concurrent=False, graph_collectives=False)
+            if _state.graph is not None and not _state.tape_active:
+                try:     # each replica's own function, run at once where that pays (replica_functions.py)
+                    return replica_functions.trace_replica_functions(self, fn, args, kwargs or {})
+                except replica_functions.NeedsTraceTimeMerge:
+                    pass
+            return self._run_in_one_graph(autograph_callable(fn), args, kwargs)
         _STACK.replicas.append(ReplicaContext(self, self._world.rank, 0))
         try:
             with self.scope():
                 return fn(*args, **(kwargs or {}))
         finally:
             _STACK.replicas.pop()
+
+    def _run_in_one_graph(self, fn, args=(), kwargs=None):
+        """`run` over the local replicas in turn: eagerly, or inside a tf.function adding every replica's
+        ops to the graph being traced, with the merges at trace time (TensorFlow's way)."""
+        return self._run_local_replicas(fn, args, kwargs, concurrent=False, graph_collectives=False)
 
     def _run_replica_functions(self, fn, args=(), kwargs=None, concurrent=True):
         """`run` for a `fn` that calls a tf.function of its own per replica (Keras' per-replica step): an
@@ -351,7 +361,7 @@ class ReplicaContext:
         op = _reduce_op(reduce_op)
         thread = mirrored_run.current_replica_thread() if self._strategy._local > 1 else None
         if thread is not None and _traces_own_function(thread):
-            if not thread.graph_collectives:
+            if not (thread.graph_collectives or _state.graph is thread.own_graph):
                 raise RuntimeError(_MERGE_IN_TRACE)
             flat = nest.flatten(value)        # met by the other replicas when the function runs
             return nest.pack_sequence_as(value, replica_all_reduce.replica_all_reduce(flat, op.value))
@@ -367,6 +377,8 @@ class ReplicaContext:
         for all of them, on their arguments as PerReplica values: see mirrored_run.py)."""
         thread = mirrored_run.current_replica_thread() if self._strategy._local > 1 else None
         if thread is not None and _traces_own_function(thread):
+            if _state.graph is thread.own_graph:        # fn traced per replica: trace it in one graph instead
+                raise replica_functions.NeedsTraceTimeMerge()
             raise RuntimeError(_MERGE_IN_TRACE)
         if thread is not None:
             return mirrored_run.merge_call_from_replica(merge_fn, args, kwargs or {})
@@ -378,10 +390,11 @@ class ReplicaContext:
 
 
 def _traces_own_function(thread):
-    """True while a replica thread of an eager `strategy.run` traces a tf.function of its own: that graph
-    runs later in this thread, so its all-reduce meets the other replicas then (a ReplicaAllReduce op).
-    Inside a traced `strategy.run` the replicas add their ops to the caller's graph (merges at trace time)."""
-    return _state.graph is not None and thread.caller_state["graph"] is None
+    """True while a replica thread traces a function of its own (its `fn` traced per replica, or a
+    tf.function `fn` calls): that graph runs later in this thread, so its all-reduce meets the other
+    replicas then (a ReplicaAllReduce op). When a traced `strategy.run` adds the replicas' ops to the
+    caller's graph, the merges happen at trace time."""
+    return _state.graph is not None and _state.graph is not thread.caller_state["graph"]
 
 
 _MERGE_IN_TRACE = (

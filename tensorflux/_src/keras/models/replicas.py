@@ -14,6 +14,7 @@ import numpy as np
 
 import tensorflux as tf
 
+from ...distribute.faster_way import FasterWay
 from ...distribute.mirrored_run import safe_to_run_concurrently
 from ...distribute.values import MirroredResource, PerReplica, mirror_variable
 
@@ -110,7 +111,7 @@ class LocalReplicasStep:
         self._concurrent = True       # False once a traced graph holds an op unsafe to run at once
         self._specs = None            # the step's input specs when Keras traces for an unknown batch size
         self._relaxed = set()         # replicas whose functions were traced for those specs
-        self._chooser = _FasterWay()
+        self._chooser = FasterWay()   # "whole" (one graph, replicas in order) or "at once"
         self.__name__ = getattr(step, "__name__", "one_step")
 
     def _replica_step(self, x, y, sample_weight):
@@ -120,7 +121,8 @@ class LocalReplicasStep:
         """The step of every replica in one graph: the replicas traced in turn, their ops run in order."""
         x, y, sample_weight = (_split(part, self._first, self._local, self._replicas)
                                for part in (x, y, sample_weight))
-        return self._strategy.run(lambda *parts: self._step(self._pack(*parts)), args=(x, y, sample_weight))
+        return self._strategy._run_in_one_graph(lambda *parts: self._step(self._pack(*parts)),
+                                                args=(x, y, sample_weight))
 
     def relax(self, *specs):
         """Keras' trace for an unknown batch size (trainer.trace_for_batch): the step's functions are traced
@@ -184,42 +186,6 @@ class LocalReplicasStep:
                 self._per_replica.get_concrete_function(*self._specs)
                 self._relaxed.add(index)
         return self._per_replica(x, y, sample_weight)
-
-
-class _FasterWay:
-    """Which way a traced step runs its replicas: "whole" (one graph holding every replica's ops, run in
-    order, big products shared out over the cores) or "at once" (each replica's own graph, the replicas
-    at once). Both give the same bits, so the choice is speed only, and it depends on the model and on
-    the machine's load: the steps alternate between the two until each has PROBES timed steps (steps
-    that trace are not counted), the faster median wins, and after REPROBE_AFTER steps they are timed
-    again."""
-
-    PROBES = 5
-    REPROBE_AFTER = 500
-
-    def __init__(self):
-        self._times = {"whole": [], "at once": []}
-        self._chosen, self._steps = None, 0
-
-    def choose(self, way):
-        """Runs every step `way` ("whole" or "at once"), untimed."""
-        self._chosen, self._steps = way, float("-inf")
-
-    def next(self):
-        if self._chosen is not None:
-            self._steps += 1
-            if self._steps <= self.REPROBE_AFTER:
-                return self._chosen
-            self._times, self._chosen = {"whole": [], "at once": []}, None
-        return min(self._times, key=lambda way: len(self._times[way]))
-
-    def record(self, way, seconds):
-        if self._chosen is not None:
-            return
-        self._times[way].append(seconds)
-        if all(len(times) >= self.PROBES for times in self._times.values()):
-            self._chosen = min(self._times, key=lambda w: float(np.median(self._times[w])))
-            self._steps = 0
 
 
 def _signature(structure):
