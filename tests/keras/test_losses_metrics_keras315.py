@@ -165,3 +165,52 @@ def test_names_variables_and_lookup():
     assert isinstance(M.get("R2Score"), M.R2Score) and isinstance(M.get("BinaryCrossentropy"), M.BinaryCrossentropy)
     assert M.get("pearson_correlation") is M.pearson_correlation
     assert isinstance(L.get("Dice"), L.Dice) and L.get("tversky") is L.tversky
+
+
+# -- rates at an operating point -------------------------------------------------------------------------
+def _scores():
+    rng = np.random.default_rng(0)
+    y = (rng.random(40) > 0.5).astype(np.float32)
+    p = np.clip(y * 0.3 + rng.random(40) * 0.7, 0, 1).astype(np.float32)
+    w = rng.random(40).astype(np.float32)
+    yc = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 30)]
+    pc = rng.random((30, 3)).astype(np.float32)
+    return y, p, w, yc, pc
+
+
+# (class, target -> result) for targets 0.2/0.5/0.8/1.0, then: weighted in two updates (target 0.6),
+# num_thresholds=7, num_thresholds=1, class_id=1 (target 0.4).
+OPERATING_POINTS = {
+    "SensitivityAtSpecificity": ([1.0, 1.0, 0.875, 0.541667], [1.0, 1.0, 0.791667, 0.875]),
+    "SpecificityAtSensitivity": ([1.0, 1.0, 0.875, 0.75], [0.930136, 0.9375, 0.9375, 0.681818]),
+    "PrecisionAtRecall": ([1.0, 1.0, 0.913043, 0.857143], [0.939805, 0.95, 0.95, 0.416667]),
+    "RecallAtPrecision": ([1.0, 1.0, 1.0, 0.541667], [1.0, 1.0, 0.791667, 0.75]),
+}
+ARGUMENTS = {"SensitivityAtSpecificity": "specificity", "SpecificityAtSensitivity": "sensitivity",
+             "PrecisionAtRecall": "recall", "RecallAtPrecision": "precision"}
+
+
+@pytest.mark.parametrize("class_name", sorted(OPERATING_POINTS))
+def test_rates_at_an_operating_point_as_keras(class_name):
+    cls = getattr(M, class_name)
+    y, p, w, yc, pc = _scores()
+    at_targets, variants = OPERATING_POINTS[class_name]
+    for target, expected in zip((0.2, 0.5, 0.8, 1.0), at_targets):
+        _close(_run(cls(target), (y, p)), expected)
+    _close(_run(cls(0.6), (y[:20], p[:20], w[:20]), (y[20:], p[20:])), variants[0])
+    _close(_run(cls(0.6, num_thresholds=7), (y, p)), variants[1])
+    _close(_run(cls(0.6, num_thresholds=1), (y, p)), variants[2])
+    _close(_run(cls(0.4, class_id=1), (yc, pc)), variants[3])
+    _close(cls(0.5).result(), 0.0)
+    argument = ARGUMENTS[class_name]
+    metric = cls(0.5, name="x")
+    assert list(metric.get_config().items()) == [("name", "x"), ("dtype", "float32"), ("class_id", None),
+                                                 ("num_thresholds", 200), (argument, 0.5)]
+    assert [v.name for v in metric.variables] == ["x/true_positives:0", "x/false_positives:0",
+                                                  "x/true_negatives:0", "x/false_negatives:0"]
+    with pytest.raises(ValueError, match=rf"^Argument `{argument}` must be in the range \[0, 1\]. Received: "
+                                         rf"{argument}=1.5$"):
+        cls(1.5)
+    with pytest.raises(ValueError, match=r"^Argument `num_thresholds` must be an integer > 0. Received: "
+                                         r"num_thresholds=0$"):
+        cls(0.5, num_thresholds=0)

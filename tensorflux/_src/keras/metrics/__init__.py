@@ -4,7 +4,7 @@ the metric functions, and `get` / the compile() lookup of metric names.
 - base.py: `Metric`, `Mean`, `Sum`, `MeanMetricWrapper`, the accuracies, the error means, the confusion-
   matrix metrics (Precision, Recall, AUC, …) and F-scores;
 - probabilistic.py: the crossentropy metrics; iou.py: the IoU metrics; regression.py: R2Score and the
-  correlations.
+  correlations; operating_point.py: PrecisionAtRecall and the other rates at a target rate.
 """
 from .base import (AUC, Accuracy, BinaryAccuracy, CategoricalAccuracy, CategoricalHinge, CosineSimilarity,
                    F1Score, FalseNegatives, FalsePositives, FBetaScore, Hinge, KLDivergence, LogCoshError, Mean,
@@ -22,6 +22,7 @@ from .base import (binary_focal_crossentropy, categorical_hinge, cosine_similari
 from .probabilistic import (BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,  # noqa: F401
                             MSE, MAE, MAPE, MSLE, KLD, categorical_focal_crossentropy)
 from .iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
+from .operating_point import PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity, SpecificityAtSensitivity
 from .regression import (ConcordanceCorrelation, PearsonCorrelation, R2Score, concordance_correlation,
                          pearson_correlation)
 from ..naming import to_snake_case
@@ -41,7 +42,7 @@ _CLASSES = (Metric, Mean, Sum, MeanMetricWrapper, Accuracy, BinaryAccuracy, Cate
             CategoricalHinge, KLDivergence, Poisson, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy,
             Precision, Recall, AUC, TruePositives, FalsePositives, TrueNegatives, FalseNegatives, F1Score,
             FBetaScore, BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, R2Score, PearsonCorrelation, ConcordanceCorrelation, IoU, MeanIoU, BinaryIoU, OneHotIoU,
-            OneHotMeanIoU)
+            OneHotMeanIoU, SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision)
 # Keras 3 accepts a metric class by its name or its snake-case name ("auc", "log_cosh_error"), and a few
 # short aliases.
 _CLASSES_BY_NAME = {**{c.__name__: c for c in _CLASSES[4:]}, **{to_snake_case(c.__name__): c for c in _CLASSES[4:]},
