@@ -214,3 +214,32 @@ def test_rates_at_an_operating_point_as_keras(class_name):
     with pytest.raises(ValueError, match=r"^Argument `num_thresholds` must be an integer > 0. Received: "
                                          r"num_thresholds=0$"):
         cls(0.5, num_thresholds=0)
+
+
+def test_ctc_as_keras():
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(2, 6, 4)).astype(np.float32)
+    probs = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    labels = np.array([[1, 2, 2, 0], [3, 1, 0, 0]], np.int32)     # 0 pads (and is the blank)
+    _close(L.ctc(labels, probs), [4.8993034, 4.47818])             # y_pred is taken as logits, as Keras takes it
+    _close(L.ctc(labels, logits), [4.801914, 6.465449])
+    _close(L.CTC()(labels, probs), 4.6887417)
+    _close(L.CTC()(np.array([[1, 2]], np.int64), np.zeros((1, 3, 4), np.float32), sample_weight=[2.0]), 5.0988903)
+    assert L.CTC().get_config() == {"name": "ctc", "reduction": "sum_over_batch_size"}
+    with pytest.raises(ValueError, match=r"^Targets `y_true` are expected to be a tensor of shape `\(batch_size, "
+                                         r"max_length\)` in integer format. Received: y_true.shape=\(2,\)$"):
+        L.ctc(np.zeros((2,)), np.zeros((2, 3, 4)))
+    with pytest.raises(ValueError, match=r"^Logits `y_pred` are expected to be a tensor of shape `\(batch_size, "
+                                         r"max_length, num_classes\)`. Received: y_pred.shape=\(2, 3\)$"):
+        L.ctc(np.zeros((2, 3)), np.zeros((2, 3)))
+
+
+def test_reduction_names():
+    reduction = L.Reduction
+    assert (reduction.AUTO, reduction.NONE, reduction.SUM, reduction.SUM_OVER_BATCH_SIZE) == \
+        ("auto", "none", "sum", "sum_over_batch_size")
+    assert reduction.all() == ("auto", "none", "sum", "sum_over_batch_size")
+    assert reduction.validate("sum") is None
+    with pytest.raises(ValueError, match=r"""^Invalid Reduction Key: x. Expected keys are "\('auto', 'none', 'sum', """
+                                         r"""'sum_over_batch_size'\)"$"""):
+        reduction.validate("x")

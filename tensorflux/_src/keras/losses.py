@@ -251,6 +251,25 @@ def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
     return 1.0 - true_positives / (true_positives + alpha * false_negatives + beta * false_positives + EPSILON)
 
 
+def ctc(y_true, y_pred):
+    """The connectionist temporal classification loss of integer label sequences `(batch, max_length)`, padded
+    with the blank 0 (the label lengths are the non-zero counts), against logits `(batch, steps, classes)`
+    over every step."""
+    y_true, y_pred = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
+    if y_true.shape.rank != 2:
+        raise ValueError(f"Targets `y_true` are expected to be a tensor of shape `(batch_size, max_length)` in "
+                         f"integer format. Received: y_true.shape={tuple(y_true.shape.as_list())}")
+    if y_pred.shape.rank != 3:
+        raise ValueError(f"Logits `y_pred` are expected to be a tensor of shape `(batch_size, max_length, "
+                         f"num_classes)`. Received: y_pred.shape={tuple(y_pred.shape.as_list())}")
+    labels = tf.cast(y_true, tf.int32)
+    label_length = tf.reduce_sum(tf.cast(tf.not_equal(labels, 0), tf.int32), axis=-1)
+    shape = tf.shape(y_pred)
+    logit_length = tf.fill([shape[0]], shape[1])
+    return tf.nn.ctc_loss(labels=labels, logits=y_pred, label_length=label_length, logit_length=logit_length,
+                          blank_index=0, logits_time_major=False)
+
+
 def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size"):
     """Weights per-sample loss values and reduces them to a scalar ("sum_over_batch_size", "sum") or not."""
     if sample_weight is not None:
@@ -439,6 +458,32 @@ class Tversky(LossFunctionWrapper):
         return {**super().get_config(), "alpha": self.alpha, "beta": self.beta, "axis": self.axis}
 
 
+class CTC(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
+        super().__init__(ctc, reduction=reduction, name=name, dtype=dtype)
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred)     # labels and logits have different ranks: no rank matching
+
+
+class Reduction:
+    """Keras 2's names of the reductions (`tf.keras.losses.Reduction`), kept by Keras 3 as a legacy class."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
+
+
 def _plain_loss_class(class_name, fn):
     """A `Loss` class around `fn`, which takes no options; its default name is the function's."""
     def __init__(self, reduction="sum_over_batch_size", name=fn.__name__, dtype=None):
@@ -469,14 +514,14 @@ _FUNCTIONS = {fn.__name__: fn for fn in (
     sparse_categorical_crossentropy, binary_focal_crossentropy, huber, log_cosh, kl_divergence, poisson,
     cosine_similarity, hinge, squared_hinge, categorical_hinge, mean_absolute_percentage_error,
     mean_squared_logarithmic_error, categorical_focal_crossentropy, categorical_generalized_cross_entropy, dice,
-    tversky)}
+    tversky, ctc)}
 _FUNCTIONS.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape, "msle": msle,
                    "MSLE": msle, "kld": kld, "KLD": kld, "bce": bce, "BCE": bce})
 _CLASSES = (Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
             CategoricalCrossentropy, SparseCategoricalCrossentropy, BinaryFocalCrossentropy, Huber, LogCosh,
             KLDivergence, Poisson, CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge,
             MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CategoricalFocalCrossentropy,
-            CategoricalGeneralizedCrossEntropy, Dice, Tversky)
+            CategoricalGeneralizedCrossEntropy, Dice, Tversky, CTC)
 
 
 def get(identifier):
@@ -503,4 +548,4 @@ _LEGACY_ALIASES = ["logcosh", "kullback_leibler_divergence"]
 API = {"keras.losses": [c.__name__ for c in _CLASSES if c is not LossFunctionWrapper]
        + [name for name in _FUNCTIONS if name not in ("bce", "BCE", "mean_squared_error", "mean_absolute_error",
           "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "kl_divergence", "log_cosh")]
-       + _LEGACY_ALIASES + ["get"]}
+       + _LEGACY_ALIASES + ["get", "Reduction"]}
