@@ -29,7 +29,7 @@ from ..framework.graph import is_automatic_control_output
 from ..framework.tensor import _as_stored
 from . import fusion, passes
 
-__all__ = ["compile_graph", "Compiled"]
+__all__ = ["compile_graph", "Compiled", "SPECIAL_TYPES"]
 
 _SOURCE_NUMBERS = itertools.count(1)  # next() is atomic under the GIL: threads compiling at once get distinct names
 _FREE_EARLY_ELEMENTS = 4096      # intermediates larger than this are freed right after their last use
@@ -521,6 +521,7 @@ def _accumulate(total, value):
 _SPECIAL = {"If": _emit_if, "StatelessIf": _emit_if, "While": _emit_while, "StatelessWhile": _emit_while,
             "WhileGrad": _emit_while_grad, "ReduceDataset": _emit_reduce_dataset,
             "ScanDataset": _emit_dataset_stage, "TakeWhileDataset": _emit_dataset_stage}
+SPECIAL_TYPES = frozenset(_SPECIAL)     # op types with no kernel: only generated code runs them
 
 
 def _source_comment(op):
