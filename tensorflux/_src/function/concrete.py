@@ -20,7 +20,7 @@ from ..framework.tensor import EagerTensor, Tensor, VariantTensor, _as_stored
 from ..ops import registry
 from ..ops.convert import convert_to_tensor
 from ..ops.control_flow import tensor_array as _tensor_array
-from ..runtime import codegen, passes, tiering
+from ..runtime import codegen, interpret, passes, tiering
 from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
@@ -76,6 +76,7 @@ class ConcreteFunction:
         # eager call, warned about once when changed (stale_capture.py). None: nothing to watch.
         self._guards = stale_capture.snapshot(python_function) if _user_code(python_function) else None
         self._compiled = None
+        self._interpret_first = True  # the first call walks the op list (runtime/interpret.py)
         self._fn = None                # what a call runs: the generated NumPy code, or a compiled kernel
         # jit_compile=True compiles on the first call; None tiers up after `tiering.threshold()` calls
         # (the countdown); False never compiles.
@@ -114,7 +115,14 @@ class ConcreteFunction:
         return self._compiled.fn
 
     def _first_runner(self, arrays, captures):
-        """The generated NumPy code, or for jit_compile=True the compiled kernel (compiled now)."""
+        """The generated NumPy code, or for jit_compile=True the compiled kernel (compiled now). The very
+        first call instead interprets the op list (not kept: the next call compiles), so a function
+        called once never pays for code generation."""
+        if self._interpret_first and not self._jit_compile and self._compiled is None:
+            self._interpret_first = False
+            graph_plan = interpret.plan(self.graph, self._trace.flat_outputs, self.graph.inputs)
+            if graph_plan is not None:
+                return interpret.runner(graph_plan)
         fn = self._executable()
         if self._jit_compile:
             fn = _jit.must_compile(self, fn, list(arrays) + list(captures))
@@ -187,8 +195,8 @@ class ConcreteFunction:
     def _runtime_error(self, exc):
         """The exception a failing kernel raised, as TensorFlow's error class naming the graph node."""
         tb = exc.__traceback__
-        node = None
-        while tb is not None:
+        node = getattr(exc, interpret.FAILED_OP_ATTRIBUTE, None)
+        while tb is not None and self._compiled is not None:
             if tb.tb_frame.f_code.co_filename == self._compiled.filename:
                 node = self._compiled.op_at_line(tb.tb_lineno)
             tb = tb.tb_next
