@@ -237,3 +237,38 @@ def test_size_arguments_are_converted_as_tensorflow_converts_them(method, what, 
             method(ds, tf.constant([2], tf.int64))
     method(ds, tf.constant(2, tf.int64))
     method(ds, np.int32(2))
+
+
+def test_group_by_window_sizes_are_checked_when_the_dataset_runs():
+    keyed = tf.data.Dataset.range(5)
+    for made in (lambda: keyed.group_by_window(lambda x: x % 2, lambda k, w: w.batch(5), window_size=0),
+                 lambda: keyed.group_by_window(lambda x: x % 2, lambda k, w: w.batch(5),
+                                               window_size_func=lambda k: tf.constant(0, tf.int64))):
+        grouped = made()     # made without complaint, as in TensorFlow: its kernel checks each window's size
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Window size must be greater than zero, but got 0."):
+            list(grouped)
+    with pytest.raises(ValueError, match="Tensor conversion requested dtype int64 for Tensor with dtype int32"):
+        keyed.group_by_window(lambda x: x % 2, lambda k, w: w.batch(5), window_size=tf.constant(2))
+    nested = tf.data.Dataset.range(1, 4).flat_map(
+        lambda n: tf.data.Dataset.range(n * 3).window(n).flat_map(lambda w: w.batch(n)).group_by_window(
+            lambda x: tf.reduce_sum(x) % 2, lambda k, w: w.batch(n), window_size=n))
+    assert _lists(nested) == [[[0]], [[1]], [[2]], [[0, 1], [2, 3]], [[4, 5]], [[3, 4, 5]], [[0, 1, 2], [6, 7, 8]]]
+
+
+def test_grouping_inside_a_tf_function():
+    @tf.function
+    def bucketed(n):
+        ds = tf.data.Dataset.range(n).map(lambda x: tf.range(x % 5))
+        buckets = ds.bucket_by_sequence_length(lambda x: tf.size(x), [2, 4], [2, 2, 2])
+        return buckets.reduce(tf.constant(0, tf.int64),
+                              lambda s, x: s * 3 + tf.reduce_sum(x) + tf.size(x, out_type=tf.int64))
+
+    @tf.function
+    def reduced(n):
+        reducer = tf.data.experimental.Reducer(lambda k: tf.constant(0, tf.int64), lambda s, x: s + x * n,
+                                               lambda s: s)
+        ds = tf.data.Dataset.range(10).apply(tf.data.experimental.group_by_reducer(lambda x: x % 3, reducer))
+        return ds.reduce(tf.constant(0, tf.int64), lambda s, x: s * 1000 + x)
+
+    assert int(bucketed(tf.constant(12, tf.int64))) == 1502
+    assert int(reduced(tf.constant(2, tf.int64))) == 36024030

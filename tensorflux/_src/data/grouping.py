@@ -18,6 +18,7 @@ import numpy as np
 from ..autograph.api import converted_call
 from ..framework import nest
 from ..framework.composite import CompositeTensor
+from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import EagerTensor, Tensor
 from ..function.polymorphic import Function
 from ..ops import convert as _convert
@@ -30,7 +31,8 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from .dataset import Dataset, DatasetSpec, call_with_element, flatten_up_to, pack_element, trace_arguments
-from .graph_values import with_bound_captures
+from .arguments import int64_scalar
+from .graph_values import deferred, is_symbolic, with_bound_captures
 from .traced_functions import DatasetFunction, as_state, trace_state_function
 
 __all__ = ["group_by_window", "bucket_by_sequence_length", "Reducer", "group_by_reducer"]
@@ -90,6 +92,7 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
         size_of = None if window_size_func is None else \
             _int64_scalar_function(window_size_func, (_KEY_SPEC,), "window_size_func")
         reducer = DatasetFunction(reduce_func, (_KEY_SPEC, DatasetSpec(spec)), "reduce_func", what="reduce_func")
+        fixed_size = None if window_size is None else _window_size(window_size)
 
         def reduced(key, window):
             rows = list(window)
@@ -101,8 +104,11 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
             for flat in dataset._arrays():
                 key = _key_value(key_of, pack_element(spec, flat))
                 if key not in sizes:
-                    sizes[key] = int(window_size) if size_of is None else \
+                    sizes[key] = fixed_size() if size_of is None else \
                         int(np.asarray(size_of(EagerTensor(np.int64(key)))))
+                    if sizes[key] <= 0:     # TensorFlow's kernel checks each window's size when it starts one
+                        raise InvalidArgumentError(None, None, f"Window size must be greater than zero, but got "
+                                                               f"{sizes[key]}.")
                 window = windows.setdefault(key, [])
                 window.append(flat)
                 if len(window) >= sizes[key]:
@@ -113,6 +119,16 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
 
         return Dataset(reducer.element_spec, arrays, "_GroupByWindowDataset")
     return apply
+
+
+def _window_size(window_size):
+    """`window_size` as a function giving its int when the dataset runs (a symbolic one is read then)."""
+    if isinstance(window_size, Tensor) and window_size.dtype != _dt.int64:
+        raise ValueError(f"Tensor conversion requested dtype int64 for Tensor with dtype {window_size.dtype.name}: "
+                         f"{window_size!r}")
+    size = int64_scalar(window_size)
+    later = deferred([size]) if is_symbolic(size) else None
+    return (lambda: size) if later is None else (lambda: int(later()[0]))
 
 
 # -- bucket_by_sequence_length -----------------------------------------------------------------------
