@@ -66,7 +66,10 @@ def test_all_reduce_and_merge_call_wait_for_every_replica():
 
     result = strategy.run(fn)
     assert order == [("before", 0), ("before", 1), ("after", 0), ("after", 1)]
-    np.testing.assert_array_equal(result.numpy(), [3.0, 6.0])   # the same tensor on both replicas
+    # TensorFlow 2.21 (recorded): each replica gets its copy of the sum, so the result is per replica
+    assert type(result).__name__ == "PerReplica"
+    assert [v.numpy().tolist() for v in strategy.experimental_local_results(result)] == [[3.0, 6.0]] * 2
+    assert strategy.reduce("SUM", result, axis=None).numpy().tolist() == [6.0, 12.0]
 
     def merge(strategy_, per_replica):
         assert tf.distribute.in_cross_replica_context()
@@ -739,3 +742,38 @@ def test_predict_on_two_replicas_runs_them_by_one_op_with_one_process_outputs():
             op.attrs["chooser"].choose(way)
         ways.append(mirrored.predict(x, batch_size=7, verbose=0))
     np.testing.assert_array_equal(ways[0], ways[1])
+
+
+def test_run_of_a_tf_function_is_traced_on_every_replica_as_tensorflow_lifts_it():
+    strategy = _two()
+    traced = []
+
+    @tf.function
+    def fn(x):
+        context = tf.distribute.get_replica_context()
+        traced.append(context.replica_id_in_sync_group)
+        y = context.all_reduce("SUM", x * tf.cast(context.replica_id_in_sync_group + 1, tf.float32))
+        return y, context.merge_call(lambda s, v: s.reduce("SUM", v, axis=None), args=(y,))
+
+    # recorded from TensorFlow 2.21: a merge_call inside the tf.function given to an eager run is allowed
+    for x, expected in ((2.0, [[6.0, 6.0], [12.0]]), (3.0, [[9.0, 9.0], [18.0]])):
+        y, total = strategy.run(fn, args=(tf.constant(x),))
+        assert [[float(v) for v in strategy.experimental_local_results(t)] for t in (y, total)] == expected
+    # traced once for both calls (replica 0 first traces on its own, then every replica in one graph)
+    assert traced == [0, 0, 1]
+
+
+def test_a_replica_that_fails_stops_the_later_ones_from_starting():
+    strategy = _two()
+    started = []
+
+    def fn():
+        rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+        started.append(rid)
+        if rid == 0:
+            raise ValueError("replica 0 failed")
+        return tf.constant(1.0)
+
+    with pytest.raises(ValueError, match="replica 0 failed"):      # TensorFlow's error, as raised
+        strategy.run(fn)
+    assert started == [0]

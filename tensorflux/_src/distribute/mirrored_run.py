@@ -137,6 +137,8 @@ def run_on_replicas(strategy, fn, args, kwargs, count, enter_replica, cross_repl
                         thread.has_paused.clear()
                         thread.should_run.set()
                         thread.has_paused.wait()
+                        if thread.error is not None:    # as TensorFlow's: the later replicas do not start
+                            raise thread.error
             failed = next((t for t in threads if t.error is not None), None)
             if failed is not None:
                 raise failed.error

@@ -19,6 +19,7 @@ the default strategy; inside `with strategy.scope():` it is in the strategy's cr
 import contextlib
 import enum
 import threading
+import weakref
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from ..state import worker_paths
 from ..framework.context import autograph_callable, init_scope, state as _state
 from ..framework.device import DeviceSpec, list_logical_devices
 from ..framework.graph import SymbolicTensor
+from ..framework.tensor import Tensor
+from ..function.polymorphic import Function
 from ..ops.math import reduce as math_reduce
 from ..ops.array import join
 from ..ops.math import arith as _arith
@@ -112,6 +115,7 @@ class Strategy:
         if self._world.size > 1:       # checkpoints: the chief writes the real files, others temporary ones
             worker_paths.set_worker(self._world.rank)
         self.extended = StrategyExtended(self, devices)
+        self._lifted_functions = weakref.WeakKeyDictionary()    # tf.function -> its run on every replica
 
     @property
     def num_replicas_in_sync(self):
@@ -197,6 +201,8 @@ class Strategy:
         this replica's value, as TensorFlow returns it with one local device). With several local replicas,
         once per replica (see mirrored_run.py): tensors that differ come back as PerReplica values."""
         if self._local > 1:
+            if type(fn) is Function and _state.graph is None and not _state.tape_active:
+                return self._lifted(fn)(*args, **(kwargs or {}))
             if _state.graph is not None and not _state.tape_active:
                 try:     # each replica's own function, run at once where that pays (replica_functions.py)
                     return replica_functions.trace_replica_functions(self, fn, args, kwargs or {})
@@ -209,6 +215,22 @@ class Strategy:
                 return fn(*args, **(kwargs or {}))
         finally:
             _STACK.replicas.pop()
+
+    def _lifted(self, function):
+        """For an eager `run(tf_function)`: as TensorFlow does, a tf.function (with `function`'s options)
+        that runs `function`'s Python function on every replica, made once per function, so the replicas'
+        steps are traced (and their merges allowed) as in `run` inside a tf.function."""
+        lifted = self._lifted_functions.get(function)
+        if lifted is None:
+            python_function = function.python_function
+
+            def on_every_replica(*args, **kwargs):
+                return self.run(python_function, args, kwargs)
+            lifted = Function(on_every_replica, name=function._name, input_signature=function._input_signature,
+                              autograph=function._autograph, reduce_retracing=function._reduce_retracing,
+                              jit_compile=function._jit_compile)
+            self._lifted_functions[function] = lifted
+        return lifted
 
     def _run_in_one_graph(self, fn, args=(), kwargs=None):
         """`run` over the local replicas in turn: eagerly, or inside a tf.function adding every replica's
@@ -366,7 +388,10 @@ class ReplicaContext:
             flat = nest.flatten(value)        # met by the other replicas when the function runs
             return nest.pack_sequence_as(value, replica_all_reduce.replica_all_reduce(flat, op.value))
         if thread is not None:
-            return self.merge_call(lambda strategy, v: strategy._all_reduce(op, v), args=(value,))
+            reduced = self.merge_call(lambda strategy, v: strategy._all_reduce(op, v), args=(value,))
+            # Each replica gets its own copy, as TensorFlow's (one per device): regrouped, the result is
+            # per replica, and a merge or `strategy.reduce` of it counts every replica's.
+            return nest.map_structure(lambda t: _shape_ops.identity(t) if isinstance(t, Tensor) else t, reduced)
         return self._strategy._all_reduce(op, value)
 
     def all_gather(self, value, axis, options=None):
