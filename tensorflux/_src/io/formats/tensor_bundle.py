@@ -22,6 +22,7 @@ hands out a value, with TensorFlow's exception classes and messages.
 import io
 import os
 import struct
+import threading
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from ...types import dtypes
 from .. import atomic
 from . import protos, sstable
 from .crc32c import crc32c, mask, unmask
+from .positioned_io import read_at
 
 __all__ = ["BundleWriter", "BundleReader", "write_bundle", "data_file_name", "index_file_name"]
 
@@ -281,6 +283,7 @@ class BundleReader:
             self._check_entry(key, entry)
             self._entries[key] = entry
         self._shards = {}
+        self._lock = threading.Lock()
 
     def _check_header(self, index):
         header = self.header
@@ -336,14 +339,15 @@ class BundleReader:
         return tuple(d.size for d in self.entry(key).shape.dim)
 
     def _shard(self, shard_id):
-        if shard_id not in self._shards:
-            path = data_file_name(self._prefix, shard_id, self.header.num_shards)
-            try:
-                f = open(path, "rb")
-            except FileNotFoundError:
-                raise NotFoundError(None, None, f"{path}; No such file or directory") from None
-            self._shards[shard_id] = (f, os.fstat(f.fileno()).st_size)
-        return self._shards[shard_id]
+        with self._lock:
+            if shard_id not in self._shards:
+                path = data_file_name(self._prefix, shard_id, self.header.num_shards)
+                try:
+                    f = open(path, "rb")
+                except FileNotFoundError:
+                    raise NotFoundError(None, None, f"{path}; No such file or directory") from None
+                self._shards[shard_id] = (f, os.fstat(f.fileno()).st_size)
+            return self._shards[shard_id]
 
     def read(self, key):
         entry = self.entry(key)
@@ -358,15 +362,17 @@ class BundleReader:
             raise OutOfRangeError(None, None, f"Read less bytes than requested: tensor {key!r} needs bytes "
                                   f"{entry.offset}..{entry.offset + entry.size} of a {file_size}-byte data file")
         shape = tuple(d.size for d in entry.shape.dim)
-        f.seek(entry.offset)
+        # positioned reads (no shared file position): tensors may be read by several threads at once
         if entry.dtype == _STRING:
-            data = f.read(entry.size)
-            crc, array = _parse_strings(data, shape, self._prefix, key)
+            data = bytearray(entry.size)
+            if read_at(f.fileno(), memoryview(data), entry.offset) != entry.size:
+                raise OutOfRangeError(None, None, f"Read less bytes than requested: tensor {key!r}")
+            crc, array = _parse_strings(bytes(data), shape, self._prefix, key)
         else:
             array = np.empty(shape, dtype=_numpy_dtype(dtypes.DType(entry.dtype)))
             if entry.size:
                 view = memoryview(array.reshape(-1).view(np.uint8))
-                if f.readinto(view) != entry.size:
+                if read_at(f.fileno(), view, entry.offset) != entry.size:
                     raise OutOfRangeError(None, None, f"Read less bytes than requested: tensor {key!r}")
                 crc = crc32c(view)
                 if not _LITTLE_ENDIAN_HOST:

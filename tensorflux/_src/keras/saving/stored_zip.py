@@ -10,8 +10,8 @@ CRC-32 and size once the writer is done (h5py seeks back to finish its superbloc
 be streamed through zipfile's sequential writer). `entry_window` finds a stored entry's bytes in an
 archive for reading in place; `crc32_of` checks them against the header, as zipfile's reader would.
 
-Reads and writes use `os.pread`/`os.pwrite` on the file descriptor: no shared file position, so a
-checksum can run in another thread while h5py reads.
+Reads and writes are positioned (io/formats/positioned_io.py): no shared file position, so a checksum
+can run in another thread while h5py reads.
 """
 import io
 import os
@@ -19,6 +19,8 @@ import struct
 import time
 import zipfile
 import zlib
+
+from ...io.formats.positioned_io import read_at, write_at
 
 __all__ = ["ByteWindow", "StoredZipWriter", "entry_window", "crc32_of"]
 
@@ -70,12 +72,7 @@ class ByteWindow(io.RawIOBase):
     def readinto(self, buffer):
         view = memoryview(buffer).cast("B")
         count = max(0, min(len(view), self._size - self._position))
-        done = 0
-        while done < count:         # pread may return fewer bytes than asked (signals, huge requests)
-            n = os.preadv(self._fd, [view[done:count]], self._start + self._position + done)
-            if n == 0:
-                break               # the file is shorter than the window: a truncated archive
-            done += n
+        done = read_at(self._fd, view[:count], self._start + self._position)    # short: a truncated archive
         self._position += done
         return done
 
@@ -83,12 +80,10 @@ class ByteWindow(io.RawIOBase):
         if not self._writable:
             raise io.UnsupportedOperation("write")
         view = memoryview(data).cast("B")
-        done = 0
-        while done < len(view):
-            done += os.pwrite(self._fd, view[done:], self._start + self._position + done)
-        self._position += done
+        write_at(self._fd, view, self._start + self._position)
+        self._position += len(view)
         self._size = max(self._size, self._position)
-        return done
+        return len(view)
 
     def truncate(self, size=None):
         if not self._writable:
@@ -107,7 +102,7 @@ def crc32_of(fd, start, size):
     crc, done, buffer = 0, 0, bytearray(min(_CHUNK, size))
     view = memoryview(buffer)
     while done < size:
-        n = os.preadv(fd, [view[:min(_CHUNK, size - done)]], start + done)
+        n = read_at(fd, view[:min(_CHUNK, size - done)], start + done)
         if n == 0:
             raise EOFError(f"the archive ends {size - done} bytes before its entry does")
         crc = zlib.crc32(view[:n], crc)
@@ -140,12 +135,6 @@ class StoredZipWriter:
         self._fd, self._end, self._entries = f.fileno(), 0, []
         self._date_time = time.localtime(time.time())[:6]
 
-    def _pwrite(self, data, offset):
-        view = memoryview(data).cast("B")
-        done = 0
-        while done < len(view):
-            done += os.pwrite(self._fd, view[done:], offset + done)
-
     def _local_header(self, entry, name, zip64):
         extra = _ZIP64_EXTRA.pack(1, 16, entry.size, entry.size) if zip64 else b""
         size = 0xFFFFFFFF if zip64 else entry.size
@@ -171,8 +160,8 @@ class StoredZipWriter:
         zip64 = entry.size * 1.05 > zipfile.ZIP64_LIMIT      # zipfile's rule for the header of a known size
         entry.version = _VERSION64 if zip64 else _VERSION
         header = self._local_header(entry, raw, zip64)
-        self._pwrite(header, entry.offset)
-        self._pwrite(data, entry.offset + len(header))
+        write_at(self._fd, header, entry.offset)
+        write_at(self._fd, data, entry.offset + len(header))
         self._end = entry.offset + len(header) + entry.size
         self._entries.append(entry)
 
@@ -211,7 +200,7 @@ class StoredZipWriter:
                     + _END_LOCATOR64.pack(b"PK\006\007", 0, end, 1))
         tail += _END_RECORD.pack(b"PK\005\006", 0, 0, min(count, 0xFFFF), min(count, 0xFFFF),
                                  min(len(directory), 0xFFFFFFFF), min(start, 0xFFFFFFFF), 0)
-        self._pwrite(directory + tail, start)
+        write_at(self._fd, directory + tail, start)
         self._end = end + len(tail)
         os.ftruncate(self._fd, self._end)
 
@@ -239,10 +228,15 @@ class _StreamedEntry:
             raise ValueError(f"the entry {entry.name!r} grew to {size} bytes, past the zip64 limit its header "
                              f"was sized for")
         entry.size, entry.crc = size, crc32_of(self._writer._fd, self._data_start, size)
-        self._writer._pwrite(self._writer._local_header(entry, self._raw, self._zip64), entry.offset)
+        write_at(self._writer._fd, self._writer._local_header(entry, self._raw, self._zip64), entry.offset)
         self._writer._end = self._data_start + size
         self._writer._entries.append(entry)
         return False
+
+
+def _read_bytes(fd, count, offset):
+    buffer = bytearray(count)
+    return bytes(buffer[:read_at(fd, buffer, offset)])
 
 
 def entry_window(fd, archive, info, label):
@@ -252,13 +246,13 @@ def entry_window(fd, archive, info, label):
         return None
     if info.flag_bits & 0x1:
         raise ValueError(f"{label}: the entry {info.filename!r} is encrypted.")
-    header = os.pread(fd, _LOCAL_HEADER.size, info.header_offset)
+    header = _read_bytes(fd, _LOCAL_HEADER.size, info.header_offset)
     if len(header) != _LOCAL_HEADER.size:
         raise ValueError(f"{label}: the archive ends inside the header of the entry {info.filename!r}.")
     fields = _LOCAL_HEADER.unpack(header)
     if fields[0] != b"PK\003\004":
         raise ValueError(f"{label}: bad magic number for the entry {info.filename!r}.")
-    name = os.pread(fd, fields[10], info.header_offset + _LOCAL_HEADER.size)
+    name = _read_bytes(fd, fields[10], info.header_offset + _LOCAL_HEADER.size)
     if name != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"):
         raise ValueError(f"{label}: the local header of the entry {info.filename!r} names another file.")
     start = info.header_offset + _LOCAL_HEADER.size + fields[10] + fields[11]
