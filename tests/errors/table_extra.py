@@ -27,6 +27,8 @@ JPEG_2X3 = bytes.fromhex(
 PNG_2X3 = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000000b49444154789c6360c004"
     "00001400017dfe1eee0000000049454e44ae426082")
+# A 2x3 black lossless WebP (Pillow's).
+WEBP_2X3 = bytes.fromhex("524946461a000000574542505650384c0e0000002f02400000071011fd0f4444ff03")
 # A 3x2 GIF (one frame, two-colour global table) and a 3x2 24-bit BMP.
 GIF_2X3 = bytes.fromhex("47494638376103000200810000000000ffffff0000000000002c000000000300020000080700010410283020003b")
 BMP_2X3 = bytes.fromhex(
@@ -112,6 +114,8 @@ CASES = [
          s=T("string", np.asarray(PNG_2X3))),
     Case("EncodePng", lambda tf, image: tf.io.encode_png(image), image=T("int", np.zeros((2, 3, 1), np.uint8))),
     Case("DecodeGif", lambda tf, s: tf.io.decode_gif(s), s=T("string", np.asarray(GIF_2X3))),
+    Case("DecodeWebP", lambda tf, s, channels: tf.io.decode_webp(s, channels=channels),
+         s=T("string", np.asarray(WEBP_2X3)), channels=P("size", 3)),
     Case("StringToHashBucketFast", lambda tf, s, n: tf.strings.to_hash_bucket_fast(s, n),
          s=T("string", np.array(["ab", "cde"])), n=P("size", 10)),
     Case("StringToHashBucket", lambda tf, s, n: tf.strings.to_hash_bucket(s, n),

@@ -1,4 +1,5 @@
-"""`tf.io.decode_jpeg`, `decode_png`, `decode_image`, `decode_and_crop_jpeg` and `encode_png` as ops.
+"""`tf.io.decode_jpeg`, `decode_png`, `decode_webp`, `decode_image`, `decode_and_crop_jpeg` and `encode_png`
+as ops (WebP pixels come from libwebp through Pillow, the `[io]` extra: webp_decode.py).
 
 As in TensorFlow 2.21, every decode op reads any supported format: the data's magic number picks the
 codec, and the op only decides which channel counts and dtypes it accepts and the static shape it
@@ -16,7 +17,7 @@ from ...ops.image.color import convert_image_dtype
 from ...ops.registry import OpDef, apply, constant_value
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from . import gif_bmp_decode, jpeg_decode, png_decode, png_encode
+from . import gif_bmp_decode, jpeg_decode, png_decode, png_encode, webp_decode
 
 _UNKNOWN_FORMAT = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
 
@@ -85,6 +86,9 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
             raise _invalid(f"Got {len(frames)} frames, but animated gifs can only be decoded by tf.io.decode_gif "
                            "or tf.io.decode_image")
         return frames[0]
+    if kind == "webp":
+        frames = webp_decode.decode(data, channels)
+        return frames if op == "DecodeWebP" or (op == "DecodeImage" and expand_animations) else frames[0]
     if op == "DecodeGif":
         return _decode(data, 3, op="DecodeImage")[None]
     if kind == "bmp":
@@ -98,11 +102,8 @@ def _decode(data, channels, sixteen_bits=False, dct_method="", fancy_upscaling=T
                                     recover_truncated, ratio)
     elif kind == "png":
         pixels = png_decode.decode(data, channels, sixteen_bits)
-    elif kind is None:
-        raise _invalid(_UNKNOWN_FORMAT)
     else:
-        raise errors.UnimplementedError(None, None, f"{kind.upper()} decoding is not implemented in tensorflux "
-                                        "(JPEG, PNG, GIF and BMP are)")
+        raise _invalid(_UNKNOWN_FORMAT)
     if crop is not None:
         y, x, h, w = (int(v) for v in crop)
         if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > pixels.shape[0] or x + w > pixels.shape[1]:
@@ -134,6 +135,13 @@ def _bmp_kernel(contents, channels):
     return _decode(_scalar_bytes(contents), channels, op="DecodeBmp")
 
 
+def _webp_kernel(contents, channels, dtype):
+    data = _scalar_bytes(contents)
+    if not data:
+        raise _invalid("Input is empty.")
+    return _decode(data, channels, op="DecodeWebP")
+
+
 def _png_kernel(contents, channels, dtype):
     return _decode(_scalar_bytes(contents), channels, sixteen_bits=dtype is _dt.uint16, op="DecodePng").astype(
         dtype._np)
@@ -144,6 +152,8 @@ def _image_kernel(contents, channels, dtype, expand_animations):
     keeps its precision); 8-bit pixels widen as `convert_image_dtype` does (x 256 to uint16, times
     float32(1 / 255) to float32)."""
     data = _scalar_bytes(contents)
+    if not data:
+        raise _invalid("Input is empty.")
     pixels = _decode(data, channels, sixteen_bits=dtype is not _dt.uint8 and _format(data) == "png",
                      expand_animations=expand_animations)
     if dtype is _dt.uint8:
@@ -181,6 +191,9 @@ DECODE_IMAGE = OpDef("DecodeImage", _decode_infer(lambda a: a["dtype"], lambda a
 
 DECODE_GIF = OpDef("DecodeGif", lambda i, a: (_scalar_contents(i), [(_dt.uint8, TensorShape([None, None, None, 3]))])[1],
                    _gif_kernel, allowed=(_dt.string,), input_names=("contents",))
+DECODE_WEBP = OpDef("DecodeWebP", lambda i, a: (_scalar_contents(i), [
+    (_dt.uint8, TensorShape([None, None, None, a["channels"] or None]))])[1], _webp_kernel, allowed=(_dt.string,),
+    input_names=("contents",))
 DECODE_BMP = OpDef("DecodeBmp", _decode_infer(lambda a: _dt.uint8), _bmp_kernel, allowed=(_dt.string,),
                    input_names=("contents",))
 
@@ -276,6 +289,17 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     return apply(DECODE_PNG, (convert_to_tensor(contents),), {"channels": channels, "dtype": dtype}, name or "DecodePng")
 
 
+def decode_webp(contents, channels=0, dtype=_dt.uint8, name=None):
+    """`tf.io.decode_webp`: uint8 `[frames, height, width, channels]` (one frame for a still image), 3 or 4
+    channels as the file has them; an animation's frames are RGBA. Needs Pillow (`tensorflux[io]`)."""
+    dtype = _dt.as_dtype(dtype)
+    if dtype is not _dt.uint8:
+        raise _invalid(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed values: uint8")
+    channels = _check_channels(channels)
+    return apply(DECODE_WEBP, (convert_to_tensor(contents),),
+                 {"channels": channels, "dtype": dtype}, name or "DecodeWebP")
+
+
 def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_animations=True):
     """`tf.io.decode_image`: any supported format, converted to `dtype` as `convert_image_dtype` does
     (a 16-bit PNG keeps its 16 bits for uint16 and float outputs)."""
@@ -294,5 +318,6 @@ def encode_png(image, compression=-1, name=None):
                  name or "EncodePng")
 
 
-_NAMES = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_image", "encode_png"]
+_NAMES = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_webp", "decode_image",
+          "encode_png"]
 API = {"io": _NAMES, "image": _NAMES}
