@@ -547,6 +547,8 @@ class FuncGraph(Graph):
         self.structured_outputs = None
         self.structured_input_signature = None
         self._captures = {}         # id(external tensor) -> (external tensor, internal placeholder)
+        self._captured_constants = {}   # id(small eager tensor) -> (that tensor, its Const in this graph)
+        self._captured_values = []      # every captured outside tensor, by placeholder or by value, in order
         self.handle_variables = {}  # id(resource placeholder) -> the tf.Variable it stands for
         self.arg_handles = {}       # id(resource placeholder of a variable argument) -> that call's handle
         self.control_captures = []
@@ -560,11 +562,22 @@ class FuncGraph(Graph):
         return t
 
     def capture(self, tensor, name=None):
-        """The placeholder standing for an outside tensor inside this graph (created on first use)."""
+        """The placeholder standing for an outside tensor inside this graph (created on first use); a small
+        eager tensor becomes a Const instead, as TensorFlow captures it by value."""
         key = id(tensor)
         hit = self._captures.get(key)
         if hit is not None:
             return hit[1]
+        if type(tensor) is EagerTensor and _small_value(tensor._value):
+            if not getattr(self.outer_graph, "is_func_graph", False):
+                return self._capture_by_value(tensor)
+            # A branch or loop body: the enclosing function holds the Const, and this graph captures it
+            # as an input of the If/While, as TensorFlow's nested graphs do.
+            tensor = self.outer_graph.capture(tensor)
+            hit = self._captures.get(id(tensor))
+            if hit is not None:
+                return hit[1]
+            key = id(tensor)
         if isinstance(tensor, SymbolicTensor):
             # As TensorFlow: a tensor leaked from a finished tf.function trace is captured like any outside
             # tensor, and calling the function fails (it has no value: ConcreteFunction._capture_values);
@@ -588,6 +601,7 @@ class FuncGraph(Graph):
                           name or _capture_name(tensor), [(tensor.dtype, tensor.shape)])
         internal = op.outputs[0]
         self._captures[key] = (tensor, internal, external)
+        self._captured_values.append(external)
         variable = getattr(tensor, "_variable", None)
         if variable is None:
             variable = self._outer_variable(tensor)
@@ -595,6 +609,18 @@ class FuncGraph(Graph):
             self.handle_variables[id(internal)] = variable
         self.inputs.append(internal)
         return internal
+
+    def _capture_by_value(self, tensor):
+        """TensorFlow's FuncGraph captures an eager tensor of at most 128 elements as a Const made where it is
+        first used (named `<op>/<input>` then), one per tensor, so the graph holds its value instead of an
+        input. The tensor is kept with its Const so that its id is not reused while the graph lives."""
+        hit = self._captured_constants.get(id(tensor))
+        if hit is not None:
+            return hit[1]
+        const = self.add_constant(tensor._value, "Const", implicit=True)
+        self._captured_constants[id(tensor)] = (tensor, const)
+        self._captured_values.append(tensor)
+        return const
 
     def _outer_variable(self, tensor):
         graph = getattr(getattr(tensor, "op", None), "graph", None)
@@ -618,6 +644,13 @@ class FuncGraph(Graph):
         return [(ext, internal) for _, internal, ext in self._captures.values()]
 
     @property
+    def captured_values(self):
+        """The outside tensors this graph uses, in capture order: those fed to a placeholder at each call
+        (`external_captures`) and the small eager tensors held as Consts."""
+        logged = {id(t) for t in self._captured_values}   # captures added directly (a GraphDef import) go last
+        return self._captured_values + [ext for ext in self.external_captures if id(ext) not in logged]
+
+    @property
     def external_captures(self):
         return [ext for _, _, ext in self._captures.values()]
 
@@ -628,6 +661,16 @@ class FuncGraph(Graph):
     def mark_out_of_scope(self):
         """Called when tracing ends: tensors of this graph may no longer be used from outside."""
         self._out_of_scope = True
+
+
+_EAGER_CONST_THRESHOLD = 128    # TensorFlow's limit for capturing an eager tensor by value
+
+
+def _small_value(value):
+    """Whether an eager tensor's value is captured as a Const: a plain (non-resource, non-variant) value of at
+    most 128 elements."""
+    size = getattr(value, "size", 1)
+    return size <= _EAGER_CONST_THRESHOLD and isinstance(value, (np.ndarray, np.generic))
 
 
 def _capture_name(tensor):

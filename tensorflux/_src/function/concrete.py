@@ -451,7 +451,7 @@ class ConcreteFunction:
     @property
     def function_type(self):
         params = [Parameter(n, k, False, t) for n, k, t in self._params]
-        captures = [f"{id(ext)}: {TensorSpec(ext.shape, ext.dtype)!r}" for ext in self.graph.external_captures]
+        captures = [f"{id(ext)}: {TensorSpec(ext.shape, ext.dtype)!r}" for ext in self.graph.captured_values]
         return FunctionType(params, self._output_type(), captures)
 
     def _output_type(self):
@@ -478,7 +478,7 @@ class ConcreteFunction:
 
     @property
     def captured_inputs(self):
-        return list(self.graph.external_captures)
+        return list(self.graph.captured_values)   # TensorFlow lists the tensors captured by value too
 
     @property
     def variables(self):
