@@ -243,3 +243,26 @@ def test_reduction_names():
     with pytest.raises(ValueError, match=r"""^Invalid Reduction Key: x. Expected keys are "\('auto', 'none', 'sum', """
                                          r"""'sum_over_batch_size'\)"$"""):
         reduction.validate("x")
+
+
+def test_circle_as_keras():
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=(6, 4)).astype(np.float32)
+    unit = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    labels = np.array([0, 1, 0, 2, 1, 0], np.int32)
+    ref = rng.normal(size=(5, 4)).astype(np.float32)
+    ref_unit = ref / np.linalg.norm(ref, axis=1, keepdims=True)
+    ref_labels = np.array([0, 0, 1, 2, 2], np.int32)
+    _close(L.circle(labels, unit), [276.89313, 320.15125, 264.23441, 0.0, 282.30548, 189.60033])
+    _close(L.circle(labels, unit, gamma=10, margin=0.25), [36.67118, 41.97046, 34.93451, 0.0, 37.42157, 25.63125])
+    _close(L.circle(labels, unit, remove_diagonal=False),
+           [276.89313, 320.15125, 264.23441, 37.70477, 282.30548, 189.60033])
+    _close(L.circle(labels, unit, ref_labels=ref_labels, ref_embeddings=ref_unit),
+           [218.74677, 144.71361, 28.50263, 40.97736, 73.52202, 21.26416])
+    _close(L.Circle(reduction="none")(labels, emb), [9670.59863, 801.06128, 9604.49707, 0.0, 801.06128, 1527.08264])
+    _close(L.Circle()(labels, emb), 4480.86035)      # the mean over the rows with a positive loss (5 of 6)
+    _close(L.Circle(reduction="sum", gamma=5.0)(labels, emb), 1402.68323)
+    _close(L.Circle(gamma=5.0)(labels, emb, sample_weight=[1, 2, 0, 1, 1, 3]), 208.84456)
+    _close(L.Circle(gamma=5.0)(np.array([0, 1, 2, 3], np.int32), emb[:4]), 0.0)   # no positive pair at all
+    assert list(L.Circle().get_config().items()) == [("name", "circle"), ("reduction", "sum_over_batch_size"),
+                                                     ("gamma", 80.0), ("margin", 0.4), ("remove_diagonal", True)]

@@ -4,6 +4,8 @@ A loss function returns one value per sample (the mean over the last axis); a `L
 arguments to float32, lines up their ranks (`(n,)` labels against `(n, 1)` predictions), applies
 `sample_weight`, and reduces with "sum_over_batch_size" (the mean over all values) unless told otherwise.
 """
+import numpy as np
+
 import tensorflux as tf
 
 from . import config as _config
@@ -270,6 +272,31 @@ def ctc(y_true, y_pred):
                           blank_index=0, logits_time_major=False)
 
 
+def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True, gamma=80, margin=0.4):
+    """The circle loss of embeddings `y_pred` (one row per sample, compared by cosine distance `1 - x . r`
+    with the reference rows, the batch itself by default): `softplus(logsumexp(positive terms) +
+    logsumexp(negative terms))`, where pairs of the same label (not a row with itself, with
+    `remove_diagonal`) are pulled in and the others pushed out, each weighted by how far it is from its
+    optimum. A row with no positive pair has loss 0."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    labels = tf.cast(y_true, tf.int32)
+    references = y_pred if ref_embeddings is None else tf.cast(ref_embeddings, y_pred.dtype)
+    reference_labels = labels if ref_labels is None else tf.cast(ref_labels, tf.int32)
+    distances = tf.maximum(1.0 - tf.matmul(y_pred, references, transpose_b=True), 0.0)
+    same = tf.equal(tf.reshape(labels, [-1, 1]), tf.reshape(reference_labels, [1, -1]))
+    positive, negative = same, tf.logical_not(same)
+    if remove_diagonal:
+        shape = tf.shape(distances)
+        positive = tf.logical_and(positive, tf.logical_not(tf.cast(tf.eye(shape[0], shape[1]), tf.bool)))
+    positive_weights = tf.maximum((margin + distances) * tf.cast(positive, y_pred.dtype), 0.0)
+    negative_weights = tf.maximum((1.0 + margin - distances) * tf.cast(negative, y_pred.dtype), 0.0)
+    pulled = -gamma * positive_weights * (margin - distances)
+    pushed = gamma * negative_weights * (1.0 - margin - distances)
+    excluded = tf.fill(tf.shape(distances), tf.constant(-np.inf, y_pred.dtype))
+    return tf.math.softplus(tf.reduce_logsumexp(tf.where(positive, pulled, excluded), axis=1)
+                            + tf.reduce_logsumexp(tf.where(negative, pushed, excluded), axis=1))
+
+
 def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size"):
     """Weights per-sample loss values and reduces them to a scalar ("sum_over_batch_size", "sum") or not."""
     if sample_weight is not None:
@@ -484,6 +511,30 @@ class Reduction:
             raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
 
 
+class Circle(LossFunctionWrapper):
+    def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True, reduction="sum_over_batch_size", name="circle",
+                 dtype=None):
+        super().__init__(circle, reduction=reduction, name=name, dtype=dtype, gamma=gamma, margin=margin,
+                         remove_diagonal=remove_diagonal)
+        self.gamma, self.margin, self.remove_diagonal = gamma, margin, remove_diagonal
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)     # labels (n,) against embeddings (n, d)
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        # As Keras: only the rows with a positive loss count, so "sum_over_batch_size" is their mean.
+        values = self.call(_to_dtype(y_true, self.dtype), _to_dtype(y_pred, self.dtype))
+        mask = tf.cast(values > 0, values.dtype)
+        if self.reduction == "sum_over_batch_size":
+            mask = mask * tf.math.divide_no_nan(tf.cast(tf.size(mask), mask.dtype), tf.reduce_sum(mask))
+        weights = mask if sample_weight is None else mask * tf.cast(sample_weight, mask.dtype)
+        return reduce_weighted_values(values, weights, self.reduction)
+
+    def get_config(self):
+        return {**super().get_config(), "gamma": self.gamma, "margin": self.margin,
+                "remove_diagonal": self.remove_diagonal}
+
+
 def _plain_loss_class(class_name, fn):
     """A `Loss` class around `fn`, which takes no options; its default name is the function's."""
     def __init__(self, reduction="sum_over_batch_size", name=fn.__name__, dtype=None):
@@ -514,14 +565,14 @@ _FUNCTIONS = {fn.__name__: fn for fn in (
     sparse_categorical_crossentropy, binary_focal_crossentropy, huber, log_cosh, kl_divergence, poisson,
     cosine_similarity, hinge, squared_hinge, categorical_hinge, mean_absolute_percentage_error,
     mean_squared_logarithmic_error, categorical_focal_crossentropy, categorical_generalized_cross_entropy, dice,
-    tversky, ctc)}
+    tversky, ctc, circle)}
 _FUNCTIONS.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape, "msle": msle,
                    "MSLE": msle, "kld": kld, "KLD": kld, "bce": bce, "BCE": bce})
 _CLASSES = (Loss, LossFunctionWrapper, MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
             CategoricalCrossentropy, SparseCategoricalCrossentropy, BinaryFocalCrossentropy, Huber, LogCosh,
             KLDivergence, Poisson, CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge,
             MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CategoricalFocalCrossentropy,
-            CategoricalGeneralizedCrossEntropy, Dice, Tversky, CTC)
+            CategoricalGeneralizedCrossEntropy, Dice, Tversky, CTC, Circle)
 
 
 def get(identifier):
