@@ -4,10 +4,14 @@ data-parallel training throughput with 1, 2 and 4 workers.
     python bench/distributed.py            # launches the workers itself with mpiexec
     python bench/distributed.py --workers 1 2 --tf-python ~/venv-tf/bin/python
     python bench/distributed.py --local    # Keras fit on local replicas (logical CPUs) in one process
+    python bench/distributed.py --local-loop   # the guide's custom loop on local replicas, three models
 
 `--local` needs no MPI: Keras `fit` of an MLP (784-512-512-10, batch 256) with no strategy, with
 MirroredStrategy over one logical CPU and over two, their epochs interleaved in one process (the
 machine's load then weighs on all three alike); examples/s of the wall clock and of the CPU time.
+`--local-loop` does the same for a custom training loop (`strategy.run` in a tf.function) on a wide MLP,
+a narrow MLP (products too small to share out over the cores) and a small convnet, with the two-replica
+step adaptive and pinned to each of its ways (replica_functions.py), and checks the ways' weights agree.
 
 With `--tf-python`, the same training loop also runs on TensorFlow's MultiWorkerMirroredStrategy (gRPC
 workers on localhost configured through TF_CONFIG, a custom loop as in TensorFlow's multi-worker guide),
