@@ -37,7 +37,7 @@ from .unroll_check import PythonLoopChecker
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 __all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_compound", "set_compound", "if_stmt", "while_stmt",
-           "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options", "list_append"]
+           "for_stmt", "and_", "or_", "not_", "if_exp", "set_loop_options", "list_append", "ret"]
 
 
 class Undefined:
@@ -71,6 +71,14 @@ class Undefined:
 
 class UndefinedReturnValue:
     """The return value before any `return` ran (a function that falls off its end returns None)."""
+
+
+def ret(value, did_return):
+    """The result of a function whose returns were lowered to `do_return`/`retval_`: None when no return
+    statement ran (it fell off its end). It takes the flag as TensorFlow's `fscope.ret` does: the flag is
+    then read at the end, so it is live after every `if` that sets it (an output of those tensor `if`s)."""
+    del did_return
+    return None if isinstance(value, UndefinedReturnValue) else value
 
 
 def ld(scope, name):
@@ -168,16 +176,18 @@ def _structure_mismatch(a, b):
 
 
 # -- if ----------------------------------------------------------------------------------------------
-def if_stmt(cond, body, orelse, get_state, set_state, names):
+def if_stmt(cond, body, orelse, get_state, set_state, names, inputs_only=()):
+    """`inputs_only`: symbols only read inside the statement (not after it); a tensor `if` leaves them as
+    they were, as TensorFlow does, instead of making them outputs."""
     if _is_graph_tensor(cond):
-        _tf_if(cond, body, orelse, get_state, set_state, names)
+        _tf_if(cond, body, orelse, get_state, set_state, names, inputs_only)
     elif cond:
         body()
     else:
         orelse()
 
 
-def _tf_if(cond, body, orelse, get_state, set_state, names):
+def _tf_if(cond, body, orelse, get_state, set_state, names, inputs_only=()):
     if cond.dtype is not _dt.bool:
         cond = _math.cast(cond, _dt.bool)
     init = get_state()
@@ -194,7 +204,9 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
     final = list(init)
     staged = []
     for i, (name, a, b) in enumerate(zip(names, then_state, else_state)):
-        if a is b:
+        if name in inputs_only:
+            continue
+        if a is b and not _carriable(a):
             final[i] = a
         elif isinstance(a, UndefinedReturnValue) != isinstance(b, UndefinedReturnValue):
             missing = "else" if isinstance(b, UndefinedReturnValue) else "main"
@@ -218,6 +230,10 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
         else:
             raise ValueError(f"'{name}' must have the same type in the main and else branches; got "
                              f"{type(a).__name__} in the main branch and {type(b).__name__} in the else branch.")
+    # TensorFlow's outputs: every carried symbol, Python numbers and flags included (`do_return` is an
+    # output even when both branches set it to True), in the order of the symbols' names.
+    staged.sort(key=lambda i: names[i])
+    _python_leaves_as_tensors(else_graph, [(then_state[i], else_state[i]) for i in staged])
     then_flat, else_flat = [], []
     for i in staged:
         ta = [_cf.graph_tensor(then_graph, t) for t in _flat(then_state[i])]
@@ -239,6 +255,22 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
         final[i] = _rebuild(then_state[i], outs[pos:pos + n])
         pos += n
     set_state(tuple(final))
+
+
+def _python_leaves_as_tensors(graph, pairs):
+    """TensorFlow checks the branches' dtypes from inside the else branch, converting each Python number of
+    either branch to a tensor there: those constants stay in the else branch's graph (unused), and its
+    GraphDef shows them."""
+    previous = _state.graph
+    _state.graph = graph
+    try:
+        for a, b in pairs:
+            for x, y in zip(_flat(a), _flat(b)):
+                for leaf in (x, y):
+                    if isinstance(leaf, (bool, int, float)):
+                        convert_to_tensor(leaf)
+    finally:
+        _state.graph = previous
 
 
 def _user_site():
@@ -553,52 +585,81 @@ def _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names):
     range_op = iter_.op if isinstance(iter_, SymbolicTensor) and iter_.op.type == "Range" and \
         iter_.op.graph is _state.graph else None
     if range_op is not None:
-        # `for i in tf.range(start, limit, delta)`: count the trips arithmetically (as TensorFlow does) and
-        # carry `i` itself, instead of indexing into the materialised range every iteration.
-        start, limit, delta = range_op.inputs[:3]
-        span = limit - start
-        trips = span // delta + _math.cast(_math.not_equal(span % delta, 0), span.dtype)
-        trips = _math.maximum(trips, 0)
-        box = {"i": convert_to_tensor(0, dtype=trips.dtype), "value": start}
-
-        def item():
-            return box["value"]
-
-        def advance():
-            box["value"] = _math.add(box["value"], delta)
-    else:
-        n = iter_.shape[0]
-        trips = n if n is not None else _array.shape(iter_)[0]
-        box = {"i": convert_to_tensor(0), "value": None}
-
-        def item():
-            return _indexing.gather(iter_, box["i"])
-
-        def advance():
-            pass
-
-    carried = ("value",) if range_op is not None else ()
-    state_names = tuple(names) + ("itr_count",) + tuple(f"itr_{k}" for k in carried)
+        _tf_for_range(range_op, extra_test, body, get_state, set_state, names)
+        return
+    n = iter_.shape[0]
+    trips = n if n is not None else _array.shape(iter_)[0]
+    box = {"i": convert_to_tensor(0)}
 
     def get_full():
-        return tuple(get_state()) + (box["i"],) + tuple(box[k] for k in carried)
+        return tuple(get_state()) + (box["i"],)
 
     def set_full(values):
-        n_user = len(values) - 1 - len(carried)
-        set_state(tuple(values[:n_user]))
-        box["i"] = values[n_user]
-        for k, v in zip(carried, values[n_user + 1:]):
-            box[k] = v
+        set_state(tuple(values[:-1]))
+        box["i"] = values[-1]
 
     def test():
         return _math.less(box["i"], trips)
 
     def step():
-        body(item())
-        advance()
+        body(_indexing.gather(iter_, box["i"]))
         box["i"] = _math.add(box["i"], 1)
 
-    _tf_while(test, step, get_full, set_full, state_names, extra_test)
+    _tf_while(test, step, get_full, set_full, tuple(names) + ("itr_count",), extra_test)
+
+
+def _tf_for_range(range_op, extra_test, body, get_state, set_state, names):
+    """`for i in tf.range(start, limit, delta)`, as TensorFlow stages it: the range is never materialised;
+    the loop carries the iterate itself (first, ahead of the user's symbols), adds `delta` after each
+    body and tests it against `limit`."""
+    start, limit, delta = range_op.inputs[:3]
+    # TensorFlow computes the trip count for XLA's loop bound; outside XLA its ops stay in the graph unused
+    # (the runtime prunes them), so graphs list TensorFlow's ops.
+    _range_length(start, limit, delta)
+    box = {"iterate": start}
+
+    def get_full():
+        return (box["iterate"],) + tuple(get_state())
+
+    def set_full(values):
+        box["iterate"] = values[0]
+        set_state(tuple(values[1:]))
+
+    known_delta = _constant_scalar(delta)
+
+    def test():
+        iterate = box["iterate"]
+        if known_delta is not None:
+            return _math.less(iterate, limit) if known_delta >= 0 else _math.greater(iterate, limit)
+        return _math.logical_or(_math.logical_and(_math.greater_equal(delta, 0), _math.less(iterate, limit)),
+                                _math.logical_and(_math.less(delta, 0), _math.greater(iterate, limit)))
+
+    def step():
+        body(box["iterate"])
+        box["iterate"] = _math.add(box["iterate"], delta)
+
+    _tf_while(test, step, get_full, set_full, ("<internal iterate>",) + tuple(names), extra_test)
+
+
+def _range_length(start, limit, delta):
+    """max(ceil((limit - start) / delta), 0) with TensorFlow's ops (its zeros are `zeros_like` constants)."""
+    span = limit - start
+    whole = span // delta
+    length = whole + _math.cast(_math.not_equal(span % delta, _zeros(whole.shape, whole.dtype, name="zeros_like")),
+                                span.dtype)
+    return _math.maximum(length, _zeros(length.shape, length.dtype, name="zeros_like"))
+
+
+def _constant_scalar(t):
+    """The value of a Const scalar tensor of the graph, else None."""
+    op = getattr(t, "op", None)
+    if op is None or op.type != "Const":
+        return None
+    value = op.attrs.get("value")
+    try:
+        return value.item() if value is not None and value.size == 1 else None
+    except AttributeError:
+        return None
 
 
 # -- expressions -------------------------------------------------------------------------------------

@@ -150,16 +150,33 @@ class ControlFlowConverter(ast.NodeTransformer):
         return [ast.keyword(arg=arg, value=ast.Tuple(elts=[ast.Constant(n) for n in sorted(v)], ctx=ast.Load()))
                 for arg, v in (("live_out", live_out), ("read", read))]
 
+    def _if_symbols(self, node, names):
+        """TensorFlow's symbols of an `if`: the names it assigns that are read after it (its outputs), or
+        `global`/`nonlocal`, plus those only read inside it (inputs: a tensor `if` does not output them).
+        The others are local to each branch."""
+        found = self.liveness.get(id(node))
+        if found is None:
+            return names, []
+        live_out, read = found
+        outputs = [n for n in names if n in live_out or n in self.globals or n in self.nonlocals]
+        inputs_only = [n for n in names if n not in outputs and n in read]
+        return outputs + inputs_only, inputs_only
+
     def visit_If(self, node):
         self.generic_visit(node)
         k = self._fresh()
         names, compounds = self._state(node.body + node.orelse)
+        names, inputs_only = self._if_symbols(node, names)
         out = self._scaffold(k, names, compounds)
         out.append(_def(f"if_body_{k}", [], self._with_nonlocal(names, node.body)))
         out.append(_def(f"else_body_{k}", [], self._with_nonlocal(names, node.orelse)))
-        out.append(ast.Expr(_call(_ag("if_stmt"), [node.test, _name(f"if_body_{k}"), _name(f"else_body_{k}"),
-                                                   _name(f"get_state_{k}"), _name(f"set_state_{k}"),
-                                                   self._symbols(names, compounds)])))
+        call = _call(_ag("if_stmt"), [node.test, _name(f"if_body_{k}"), _name(f"else_body_{k}"),
+                                      _name(f"get_state_{k}"), _name(f"set_state_{k}"),
+                                      self._symbols(names, compounds)])
+        if inputs_only:
+            call.keywords = [ast.keyword(arg="inputs_only", value=ast.Tuple(
+                elts=[ast.Constant(n) for n in inputs_only], ctx=ast.Load()))]
+        out.append(ast.Expr(call))
         return out
 
     def _extra_test(self, node, k):

@@ -8,7 +8,7 @@ functions that AutoGraph can stage as `while_loop`/`cond`.
 
 Statements after one that may set a flag are guarded by `if not flag:` (which AutoGraph converts in
 turn, so a tensor-valued flag becomes a `cond`). Returns inside control flow become `do_return = True;
-retval_ = value`, and the function ends with `return retval_`.
+retval_ = value`, and the function ends with `return ag__.ret(retval_, do_return)`.
 """
 import ast
 
@@ -143,4 +143,7 @@ def lower_function(fn_node, names):
         _assign(retval, ast.Call(func=ast.Attribute(value=ast.Name(id="ag__", ctx=ast.Load()),
                                                      attr="UndefinedReturnValue", ctx=ast.Load()),
                                  args=[], keywords=[])),
-    ] + lowered + [ast.Return(value=ast.Name(id=retval, ctx=ast.Load()))]
+    ] + lowered + [ast.Return(value=ast.Call(  # `ag__.ret(retval_, do_return)`: as TF's fscope.ret, it
+        # reads the flag, so the flag is live to the end and each tensor `if` that sets it outputs it
+        func=ast.Attribute(value=ast.Name(id="ag__", ctx=ast.Load()), attr="ret", ctx=ast.Load()),
+        args=[ast.Name(id=retval, ctx=ast.Load()), ast.Name(id=flag, ctx=ast.Load())], keywords=[]))]

@@ -183,7 +183,7 @@ def _blocks(stmt):
 
 
 def loop_liveness(fn_node):
-    """{id(loop): (names read after the loop, names read inside it)} for the loops of a function.
+    """{id(statement): (names read after it, names read inside it)} for the loops and `if`s of a function.
 
     A conservative static approximation of TensorFlow's liveness analysis: "after" is every later
     statement of each enclosing block, the whole of each enclosing loop (its next iteration), and every
@@ -202,8 +202,13 @@ def loop_liveness(fn_node):
                 inside = _loads(s.body + ([s.test] if isinstance(s, ast.While) else []))
                 result[id(s)] = (later | _loads(s.orelse) | _loads(getattr(s, "ag_after", ())) | closure_reads,
                                  inside)
+                # the next iteration, and the flags that lowering made the loop's own test read (break_1)
                 for block in _blocks(s):
-                    visit(block, later | _loads([s]))
+                    visit(block, later | _loads([s]) | set(getattr(s, "ag_extra_tests", ())))
+            elif isinstance(s, ast.If):
+                result[id(s)] = (later | closure_reads, _loads([s]))
+                for block in _blocks(s):
+                    visit(block, later)
             elif not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 extra = set()
                 if isinstance(s, ast.Try):

@@ -12,6 +12,8 @@ Ops are `If`/`While` when a branch or body holds a stateful op, `StatelessIf`/`S
     tf.cond(x > 0, lambda: x, lambda: -x)
     tf.while_loop(lambda i: i < 10, lambda i: i + 1, [0])
 """
+import weakref
+
 from ...framework import nest
 from ...framework.context import autograph_callable, state as _state
 from ...framework.graph import FuncGraph, Operation
@@ -24,7 +26,7 @@ from ..registry import OpDef, apply
 from ..shapes.shape_ops import identity
 
 __all__ = ["cond", "while_loop", "case", "switch_case", "CompositeFlow", "trace_branch", "build_if",
-           "build_while", "LoopVar", "graph_tensor"]
+           "build_while", "LoopVar", "graph_tensor", "return_conversions"]
 
 
 def _infer_from_attrs(inputs, attrs):
@@ -118,10 +120,10 @@ class LoopVar:
 
 
 def graph_tensor(graph, value):
+    """`value` as a tensor of `graph` (captured if it comes from outside, converted if a Python value)."""
     if value is None:
         raise ValueError("A branch or loop body of a graph control-flow op returned None; every output must "
                          "be a tensor or a value convertible to one.")
-    """`value` as a tensor of `graph` (captured if it comes from outside, converted if a Python value)."""
     if isinstance(value, Tensor):
         if getattr(value, "op", None) is not None and value.op.graph is graph:
             return value
@@ -129,9 +131,22 @@ def graph_tensor(graph, value):
     previous = _state.graph
     _state.graph = graph
     try:
-        return convert_to_tensor(value)
+        tensor = convert_to_tensor(value)
     finally:
         _state.graph = previous
+    if getattr(tensor, "op", None) is not None and tensor.op.graph is graph:
+        _RETURN_CONVERSIONS.setdefault(graph, set()).add(id(tensor.op))
+    return tensor
+
+
+# Ops made by converting a Python value that a branch or loop body returned. TensorFlow converts each such
+# value when the function returns, next to that output's Identity; the graph exporter places them there.
+_RETURN_CONVERSIONS = weakref.WeakKeyDictionary()
+
+
+def return_conversions(graph):
+    """ids of the ops of `graph` that converted a returned Python value (see `graph_tensor`)."""
+    return _RETURN_CONVERSIONS.get(graph, frozenset())
 
 
 # -- cond ------------------------------------------------------------------------------------------
