@@ -2,15 +2,15 @@
 with TensorFlow's settings): the same JFIF header, quantisation tables scaled from the standard ones by
 the quality factor, RGB -> YCbCr in 16-bit fixed point, 2x2 chroma averaging with alternating rounding,
 the accurate integer forward DCT, rounding quantisation, and the standard Huffman tables -- or, with
-`optimize_size`, the optimal ones built from the image's own symbol counts.
-
-Progressive encoding is not implemented (`progressive=True` raises UnimplementedError).
+`optimize_size`, the optimal ones built from the image's own symbol counts. `progressive=True` codes the
+same coefficients in libjpeg-turbo's progressive scans (jpeg_progressive.py).
 """
 import struct
 
 import numpy as np
 
 from ...framework import errors
+from . import jpeg_progressive
 from .jpeg_decode import ZIGZAG
 
 _LUMA = np.array([
@@ -256,9 +256,6 @@ def _segment(marker, payload):
 def encode(image, quality=95, progressive=False, optimize_size=False, chroma_downsampling=True,
            density_unit="in", x_density=300, y_density=300, xmp_metadata=b""):
     """JPEG bytes of a uint8 `[height, width, 1 or 3]` image."""
-    if progressive:
-        raise errors.UnimplementedError(None, None, "encode_jpeg: progressive=True is not implemented in "
-                                        "tensorflux (baseline JPEG is)")
     height, width, channels = image.shape
     if height == 0 or width == 0 or height > 65535 or width > 65535:
         raise invalid(f"Invalid image size {width}x{height} for JPEG")
@@ -308,12 +305,35 @@ def encode(image, quality=95, progressive=False, optimize_size=False, chroma_dow
                             for _ in range(h):
                                 last = _dummy(dc)
                                 units.append((index, last))
-    symbol_lists, predictions = [], [0] * len(components)
+    luma_chroma = [0] + [1] * (len(components) - 1)
+    if progressive:
+        scans = jpeg_progressive.encode_scans(units, [c[0] for c in components], luma_chroma, _BitWriter,
+                                              optimal_table, _codes)
+    else:
+        scans = _baseline_scan(units, len(components), luma_chroma, optimize_size)
+    unit = {"in": 1, "cm": 2}[density_unit]
+    out = [b"\xff\xd8", _segment(0xE0, b"JFIF\x00\x01\x01" + bytes([unit]) + struct.pack(">HH", x_density,
+                                                                                       y_density) + b"\x00\x00")]
+    if xmp_metadata:
+        out.append(_segment(0xE1, b"http://ns.adobe.com/xap/1.0/\x00" + xmp_metadata))
+    for tq in sorted(set(table_ids)):
+        out.append(_segment(0xDB, bytes([tq]) + bytes(tables[tq][ZIGZAG].astype(np.uint8))))
+    frame = struct.pack(">BHHB", 8, height, width, len(components))
+    for i, (_, h, v, tq, _, _) in enumerate(components):
+        frame += bytes([i + 1, (h << 4) | v, tq])
+    out.append(_segment(0xC2 if progressive else 0xC0, frame))
+    out.append(scans)
+    out.append(b"\xff\xd9")
+    return b"".join(out)
+
+
+def _baseline_scan(units, n_components, luma_chroma, optimize_size):
+    """The Huffman tables (standard, or optimal for `optimize_size`), the one scan's header and its data."""
+    symbol_lists, predictions = [], [0] * n_components
     for index, block in units:
         symbols = _symbols(block, predictions[index])
         predictions[index] = int(block[0])
         symbol_lists.append((index, symbols))
-    luma_chroma = [0] + [1] * (len(components) - 1)
     if optimize_size:
         counts = [[[0] * 256 for _ in range(2)] for _ in range(2)]     # [table][dc/ac][symbol]
         for index, symbols in symbol_lists:
@@ -340,27 +360,15 @@ def encode(image, quality=95, progressive=False, optimize_size=False, chroma_dow
             if value is not None:
                 bits, size = _value_bits(value)
                 writer.write(bits, size)
-    data = writer.flush()
-    unit = {"in": 1, "cm": 2}[density_unit]
-    out = [b"\xff\xd8", _segment(0xE0, b"JFIF\x00\x01\x01" + bytes([unit]) + struct.pack(">HH", x_density,
-                                                                                       y_density) + b"\x00\x00")]
-    if xmp_metadata:
-        out.append(_segment(0xE1, b"http://ns.adobe.com/xap/1.0/\x00" + xmp_metadata))
-    for tq in sorted(set(table_ids)):
-        out.append(_segment(0xDB, bytes([tq]) + bytes(tables[tq][ZIGZAG].astype(np.uint8))))
-    frame = struct.pack(">BHHB", 8, height, width, len(components))
-    for i, (_, h, v, tq, _, _) in enumerate(components):
-        frame += bytes([i + 1, (h << 4) | v, tq])
-    out.append(_segment(0xC0, frame))
-    for t in sorted({luma_chroma[i] for i in range(len(components))}):
+    out = []
+    for t in sorted({luma_chroma[i] for i in range(n_components)}):
         for k in (0, 1):
             if (t, k) in huffman:
                 counts, symbols = huffman[(t, k)]
                 out.append(_segment(0xC4, bytes([(k << 4) | t]) + counts + symbols))
-    scan = bytes([len(components)])
-    for i in range(len(components)):
+    scan = bytes([n_components])
+    for i in range(n_components):
         scan += bytes([i + 1, (luma_chroma[i] << 4) | luma_chroma[i]])
     out.append(_segment(0xDA, scan + b"\x00\x3f\x00"))
-    out.append(data)
-    out.append(b"\xff\xd9")
+    out.append(writer.flush())
     return b"".join(out)

@@ -87,8 +87,8 @@ def _choice(value, allowed, name):
 
 def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False, chroma_downsampling=True,
                 density_unit="in", x_density=300, y_density=300, xmp_metadata="", name=None):
-    """`tf.io.encode_jpeg`: baseline JPEG bytes of a uint8 `[height, width, 1 or 3]` image, identical to
-    TensorFlow's (progressive encoding is not implemented)."""
+    """`tf.io.encode_jpeg`: JPEG bytes of a uint8 `[height, width, 1 or 3]` image, identical to
+    TensorFlow's (baseline, or libjpeg-turbo's progressive scans with `progressive=True`)."""
     xmp = xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata)
     attrs = {"format": _choice(format, _FORMATS, "format"), "quality": image_ops._int_attr(quality, "quality"),
              "progressive": bool(progressive), "optimize_size": bool(optimize_size),
@@ -96,9 +96,6 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
              "density_unit": _choice(density_unit, _UNITS, "density_unit"),
              "x_density": image_ops._int_attr(x_density, "x_density"),
              "y_density": image_ops._int_attr(y_density, "y_density"), "xmp_metadata": xmp}
-    if progressive:
-        raise errors.UnimplementedError(None, None, "encode_jpeg: progressive=True is not implemented in "
-                                        "tensorflux (baseline JPEG is)")
     return apply(ENCODE_JPEG, (_uint8_image(image),), attrs, name or "EncodeJpeg")
 
 
