@@ -270,3 +270,36 @@ def test_embedding_gradient_densified_matches_tensorflow():
         np.arange(1, 6, dtype=np.float32)[:, None] * np.ones((1, 16), np.float32)))
     assert isinstance(grad, tf.IndexedSlices)
     np.testing.assert_array_equal(tf.convert_to_tensor(grad).numpy()[:, 0], [7.0, 0.0, 4.0, 4.0])
+
+
+# -- stacked einsum products (attention) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("equation", ["aecd,abcd->acbe", "acbe,aecd->abcd", "acbe,abcd->aecd", "abcd,acbe->aecd"])
+def test_attention_products_are_whole_sgemm_calls_into_the_output(two_workers, monkeypatch, equation):
+    # The four attention products of a [4, 50, 3, 16] query/key/value (keys 60): computed in blocks of the
+    # first batch label straight into the output's order; each [queries, keys] matrix must equal one
+    # np.matmul of the same two matrices copied contiguous (one whole sgemm call), bit for bit.
+    calls = _counting_blocks(monkeypatch)
+    monkeypatch.setattr(blas_threads, "PARALLEL_MIN_FLOPS", 1)
+    einsum_module._PLANS.clear()
+    rng = np.random.RandomState(12)
+    sizes = dict(a=4, b=50, c=3, d=16, e=60)
+    terms, out_term = equation.split("->")
+    operands = [rng.randn(*[sizes[ch] for ch in t]).astype(np.float32) for t in terms.split(",")]
+    out = registry.OPS["Einsum"].kernel(*operands, equation=equation)
+    assert out.flags.c_contiguous and out.shape == tuple(sizes[ch] for ch in out_term)
+    assert calls and min(calls) >= 2
+    x_term, y_term = terms.split(",")
+    for a in range(sizes["a"]):
+        for c in range(sizes["c"]):
+            def matrix(array, term, rows, cols):
+                index = tuple(a if ch == "a" else c if ch == "c" else slice(None) for ch in term)
+                kept = [ch for ch in term if ch not in "ac"]
+                return np.ascontiguousarray(array[index].transpose(kept.index(rows), kept.index(cols)))
+            free = [ch for ch in out_term if ch not in "ac"]          # the output's (rows, cols) labels
+            (summed,) = (set(x_term) & set(y_term)) - set(out_term)
+            row_op, col_op = (0, 1) if free[0] in x_term else (1, 0)
+            expected = np.matmul(matrix(operands[row_op], (x_term, y_term)[row_op], free[0], summed),
+                                 matrix(operands[col_op], (x_term, y_term)[col_op], summed, free[1]))
+            got = out[tuple(a if ch == "a" else c if ch == "c" else slice(None) for ch in out_term)]
+            _same(np.ascontiguousarray(got), expected)
