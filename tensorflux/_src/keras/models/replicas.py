@@ -118,11 +118,12 @@ class LocalReplicasStep:
         return self._step(self._pack(x, y, sample_weight))
 
     def _whole_step(self, x, y, sample_weight):
-        """The step of every replica in one graph: the replicas traced in turn, their ops run in order."""
+        """The step of every replica in one tf.function: the replicas traced in turn, run by a ReplicaCall op
+        (in turn or at once, whichever its timing finds faster; the bits of one graph either way)."""
         x, y, sample_weight = (_split(part, self._first, self._local, self._replicas)
                                for part in (x, y, sample_weight))
-        return self._strategy._run_in_one_graph(lambda *parts: self._step(self._pack(*parts)),
-                                                args=(x, y, sample_weight))
+        return self._strategy.run(lambda *parts: self._step(self._pack(*parts)),
+                                  args=(x, y, sample_weight))
 
     def relax(self, *specs):
         """Keras' trace for an unknown batch size (trainer.trace_for_batch): the step's functions are traced
