@@ -75,11 +75,11 @@ def test_function_def_has_tensorflow_names_and_attrs():
     args = [(a.name, a.type) for a in fdef.signature.input_arg]
     assert args[0] == ("x", tf.float32.as_datatype_enum) and args[1][1] == tf.resource.as_datatype_enum
     nodes = {n.name: n for n in fdef.node_def}
-    read = nodes["ReadVariableOp"]
+    read = nodes["MatMul/ReadVariableOp"]     # TensorFlow reads a variable input inside the consumer's scope
     assert read.op == "ReadVariableOp" and list(read.input) == [args[1][0]]
     assert read.attr["dtype"].type == tf.float32.as_datatype_enum
     matmul = nodes["MatMul"]
-    assert list(matmul.input) == ["x", "ReadVariableOp:value:0"]
+    assert list(matmul.input) == ["x", "MatMul/ReadVariableOp:value:0"]
     assert set(matmul.attr) >= {"T", "transpose_a", "transpose_b", "_output_shapes"}
     total = nodes["Sum"]
     assert total.input[1] == "Sum/reduction_indices:output:0"

@@ -230,7 +230,9 @@ class Graph:
         self.outer_graph = None
         self._finalized = False
         self._control_dependencies = []
-        self._implicit_consts = set()   # ids of Const ops converted from Python values, not yet consumed
+        # ids of ops an input conversion made (Consts from Python values, reads of variables passed as
+        # inputs), not yet consumed: the op that consumes them names them inside its own scope
+        self._implicit_consts = set()
         self._device = ""               # the innermost tf.device scope, as "/device:CPU:0"
 
     # -- building ------------------------------------------------------------------------------
@@ -356,8 +358,14 @@ class Graph:
             self._implicit_consts.add(id(op))
         return op.outputs[0]
 
+    def mark_implicit_read(self, read):
+        """`read` (a ReadVariableOp) converts a variable passed as an op input: TensorFlow reads it inside
+        that op's name scope (`mul/ReadVariableOp`), which `_scope_implicit_constants` gives it."""
+        self._implicit_consts.add(id(read.op))
+
     def _scope_implicit_constants(self, op, input_names):
-        """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`."""
+        """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`, and
+        implicit variable reads to `<op.name>/ReadVariableOp`."""
         trailing = set()
         ops = self._ops
         for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
@@ -374,8 +382,9 @@ class Graph:
                 self._release_name(const.name)
                 del self._by_name[const.name]
                 stack, self._name_stack = self._name_stack, ""   # op.name already holds the name scope
+                scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
                 try:
-                    const.name = self.unique_name(f"{op.name}/{input_names[i]}")
+                    const.name = self.unique_name(f"{op.name}/{scoped}")
                 finally:
                     self._name_stack = stack
                 self._by_name[const.name] = const

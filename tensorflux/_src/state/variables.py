@@ -241,7 +241,11 @@ class Variable:
         if dtype is not None and _dt.as_dtype(dtype) is not self._dtype:
             raise ValueError(f"Incompatible type conversion requested to type {_dt.as_dtype(dtype).name} for "
                              f"`tf.Variable of type {self._dtype.name}. (Variable: {self!r})")
-        return self._read()
+        read = self._read()
+        graph = _state.graph
+        if graph is not None:   # read as an op's input: TensorFlow names it in that op's scope
+            graph.mark_implicit_read(read)
+        return read
 
     def __array__(self, dtype=None, copy=None):
         return self._read().__array__(dtype, copy)
