@@ -165,6 +165,26 @@ def _u16(data, i):
     return (data[i] << 8) | data[i + 1]
 
 
+# Segments libjpeg reads byte by byte with a local copy of the source's position (synced at their end).
+_RESYNCED_SEGMENTS = frozenset([0xC0, 0xC1, 0xC2, 0xC4, 0xDA, 0xDB, 0xDD])
+
+
+def _cycled_segment(data, i):
+    """`data` with the segment starting at `i` (its length field), cut by the end of the data, as
+    libjpeg reads it through TensorFlow's recovering source: when its local copy runs dry, the source
+    (not yet synced) still reports the bytes from `i` on, so the reader starts over at `i`; the bytes
+    after the segment are the rest of the last pass (see jpeg_truncated)."""
+    cut = data[i:]
+    if not cut:
+        raise JpegError("premature end of data")
+    length = (cut[0] << 8) | cut[1 % len(cut)]
+    if length < 2:
+        raise JpegError("bad marker length")
+    segment = (cut * (length // len(cut) + 1))[:length]
+    rest = length % len(cut)
+    return data[:i] + segment + (cut[rest:] if rest else b"")
+
+
 class _Decoder:
     def __init__(self, data, recover=False):
         self.data = data
@@ -201,6 +221,11 @@ class _Decoder:
                 break
             if 0xD0 <= marker <= 0xD7 or marker == 0x01:
                 continue
+            if self.recover and (i + 2 > n or i + _u16(data, i) > n):
+                if marker not in _RESYNCED_SEGMENTS:
+                    break               # libjpeg skips APPn/COM bodies through the source: the fake EOI
+                data = self.data = _cycled_segment(data, i)
+                n = len(data)
             if i + 2 > n:
                 raise JpegError("premature end of data")
             length = _u16(data, i)

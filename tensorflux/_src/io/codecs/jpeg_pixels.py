@@ -78,19 +78,27 @@ def ifast_multipliers(quant):
     return (quant * AAN_SCALES + (1 << 11)) >> 12
 
 
+def _mulhi(x, constant):
+    """SSE2's `psllw x, 2` then `pmulhw` by `constant << 6`: (x * constant) >> 8 with x's shift wrapping at
+    16 bits, as libjpeg-turbo's fast IDCT computes it."""
+    return ((x << 2).astype(np.int32) * (constant << 6) >> 16).astype(np.int16)
+
+
 def _ifast_1d(s0, s1, s2, s3, s4, s5, s6, s7):
+    """One pass of libjpeg-turbo's SSE2 fast IDCT on int16 lanes: every add, subtract and shift wraps at
+    16 bits as paddw/psubw/psllw do (it only shows on corrupt data, whose huge coefficients overflow)."""
     tmp10, tmp11 = s0 + s4, s0 - s4
     tmp13 = s2 + s6
-    tmp12 = (((s2 - s6) * _A1414) >> 8) - tmp13
+    tmp12 = _mulhi(s2 - s6, _A1414) - tmp13
     tmp0, tmp3 = tmp10 + tmp13, tmp10 - tmp13
     tmp1, tmp2 = tmp11 + tmp12, tmp11 - tmp12
     z13, z10 = s5 + s3, s5 - s3
     z11, z12 = s1 + s7, s1 - s7
     tmp7 = z11 + z13
-    tmp11 = ((z11 - z13) * _A1414) >> 8
-    z5 = ((z10 + z12) * _A1847) >> 8
-    tmp10 = ((z12 * _A1082) >> 8) - z5
-    tmp12 = ((z10 * -_A2613) >> 8) + z5
+    tmp11 = _mulhi(z11 - z13, _A1414)
+    z5 = _mulhi(z10 + z12, _A1847)      # (z10 << 2) + (z12 << 2) wraps as (z10 + z12) << 2 does
+    tmp10 = _mulhi(z12, _A1082) - z5
+    tmp12 = _mulhi(z10, 256 - _A2613) - z10 + z5     # -2.613 as -1.613 - 1, as the SIMD code avoids overflow
     tmp6 = tmp12 - tmp7
     tmp5 = tmp11 - tmp6
     tmp4 = tmp10 + tmp5
@@ -98,13 +106,16 @@ def _ifast_1d(s0, s1, s2, s3, s4, s5, s6, s7):
 
 
 def idct_ifast(coefs):
-    """Like `idct_islow`, with the fast method (coefficients already multiplied by `ifast_multipliers`)."""
+    """Like `idct_islow`, with the fast method (coefficients already multiplied by `ifast_multipliers`):
+    int16 arithmetic throughout (the products' low 16 bits, as pmullw keeps them), the result shifted,
+    saturated to a signed byte and re-centred."""
     rows, cols = coefs.shape[:2]
-    blocks = coefs.reshape(-1, 8, 8).astype(np.int64)
-    work = np.stack(_ifast_1d(*(blocks[:, i, :] for i in range(8))), axis=1)
-    outs = _ifast_1d(*(work[:, :, i] for i in range(8)))
-    samples = np.stack([o >> (_PASS1_BITS + 3) for o in outs], axis=2) + 128
-    samples = np.clip(samples, 0, 255).astype(np.uint8)
+    blocks = coefs.reshape(-1, 8, 8).astype(np.int16)
+    with np.errstate(over="ignore"):
+        work = np.stack(_ifast_1d(*(blocks[:, i, :] for i in range(8))), axis=1)
+        outs = _ifast_1d(*(work[:, :, i] for i in range(8)))
+    samples = np.stack([o >> (_PASS1_BITS + 3) for o in outs], axis=2).astype(np.int32)
+    samples = (np.clip(samples, -128, 127) + 128).astype(np.uint8)
     return samples.reshape(rows, cols, 8, 8).transpose(0, 2, 1, 3).reshape(rows * 8, cols * 8)
 
 
