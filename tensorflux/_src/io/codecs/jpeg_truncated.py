@@ -377,8 +377,8 @@ class TruncatedScan:
                         if r < 0:
                             break
                     k += 1
-                if s and k <= 63:
-                    block[self.zz[k]] = s
+                if s:       # past 63, libjpeg's natural-order padding points at 63
+                    block[self.zz[k] if k < 64 else 63] = s
                 k += 1
         if self.eobrun > 0:
             while k <= se:
