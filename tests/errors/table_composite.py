@@ -40,6 +40,7 @@ CASES = [
             axis=P("axis", 1)),
     _sparse("SparseReduceSumSparse", lambda tf, sp, axis: tf.sparse.reduce_sum(sp, axis=axis, output_is_sparse=True),
             axis=P("axis", 1)),
+    _sparse("SparseReduceSum", lambda tf, sp, axis: tf.sparse.reduce_sum(sp, axis=axis), axis=P("axis", 1)),
     _sparse("SparseFillEmptyRows", lambda tf, sp: tf.sparse.fill_empty_rows(sp, 0.0)),
     _sparse("SparseConcat", lambda tf, sp: tf.sparse.concat(0, [sp, sp])),
     _sparse("SparseSlice", lambda tf, sp, size: tf.sparse.slice(sp, [0, 0], size), size=P("ints", [1, 2])),

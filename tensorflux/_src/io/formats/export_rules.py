@@ -155,6 +155,9 @@ rule("ArgMax", "ArgMin")(_axis_rule("dimension", None))
 rule("ReverseV2")(_axis_rule("axis", None))
 rule("Cumsum", "Cumprod", "CumulativeLogsumexp")(_axis_rule("axis", None))
 rule("Split")(_axis_rule("split_dim", 0))
+rule("SparseReduceSum", "SparseReduceSumSparse", "SparseReduceMax", "SparseReduceMaxSparse")(
+    lambda b, op, ins: generic(b, op, list(ins) + [_axis_input(b, op, list(op.attrs["axes"]), "reduction_axes")],
+                               attrs=_without(op.attrs, "axes")))
 rule("SplitV")(_axis_rule("split_dim", None))
 
 

@@ -258,6 +258,14 @@ rule("ArgMax", "ArgMin")(_scalar_axis_rule(1))
 rule("Cumsum", "Cumprod", "CumulativeLogsumexp")(_scalar_axis_rule(1))
 rule("ReverseV2")(_scalar_axis_rule(1, as_tuple=True))
 rule("Split")(_scalar_axis_rule(0))
+
+
+@rule("SparseReduceSum", "SparseReduceSumSparse", "SparseReduceMax", "SparseReduceMaxSparse")
+def _sparse_reduce(builder, node, inputs, attrs):
+    axis = _axes(builder, node, inputs[3])
+    rest = {k: v for k, v in attrs.items() if k != "keep_dims"}    # the kernels' own name (not `keepdims`)
+    return generic(builder, node, inputs[:3], rest, extra={"axes": (axis,) if isinstance(axis, int) else axis,
+                                                           "keep_dims": bool(_python(attrs.get("keep_dims", False)))})
 rule("SplitV")(_scalar_axis_rule(2))
 
 

@@ -3,8 +3,8 @@
 SparseTensor times or divided by a dense tensor (`sp * dense`).
 
 Gradients reach the values (and dense operands) where TensorFlow defines them: SparseAdd (through
-SparseAddGrad), SparseTensorDenseMatMul, SparseTensorDenseAdd and the reductions composed of
-differentiable ops. SparseSparseMaximum/Minimum, SparseReduceMax and SparseSoftmax have none in TensorFlow
+SparseAddGrad), SparseTensorDenseMatMul, SparseTensorDenseAdd, SparseReduceSum (TensorFlow's gradient) and
+the reductions composed of differentiable ops. SparseSparseMaximum/Minimum, SparseReduceMax and SparseSoftmax have none in TensorFlow
 either (softmax's is TensorFlow's too; here it is composed of segment ops, so it has one).
 """
 import numpy as np
@@ -15,9 +15,8 @@ from ...types.shape import TensorShape
 from ..array import gather as _gather
 from ..array import join as _join
 from ..array import segment as _segments
-from ..array import scatter as _scatter
 from ..convert import convert_to_tensor
-from ..math.logic import not_equal
+from ..math.logic import equal, not_equal
 from ..linalg import matrix as _matrix
 from ..math import arith as _arith
 from ..math import reduce as _reduce
@@ -270,6 +269,7 @@ def _axes(axis, rank):
 def _reduce_kernel(ufunc, sparse_out):
     def kernel(indices, values, shape, axes, keep_dims):
         rank = len(shape)
+        axes = {int(a) % rank for a in axes} if rank else set()     # an imported graph's axes may be negative
         kept = [d for d in range(rank) if d not in axes]
         out_shape = [1 if d in axes else int(shape[d]) for d in range(rank)] if keep_dims else \
             [int(shape[d]) for d in kept]
@@ -322,6 +322,35 @@ SPARSE_REDUCE_SUM_SPARSE = OpDef("SparseReduceSumSparse", _reduce_infer(True), _
                                  multi=True, input_names=("input_indices", "input_values", "input_shape"))
 
 
+def _reduce_sum_grad(op, grad):
+    """TensorFlow's gradient of SparseReduceSum: each stored value receives the upstream gradient of the
+    output entry it was summed into (read at its indices with the reduced axes set to 0)."""
+    indices, _, shape = op.inputs
+    positions = _creators.range(_shape_ops.shape(shape, out_type=_dt.int64)[0], dtype=_dt.int64)
+    axes = convert_to_tensor(np.asarray(sorted(op.attrs["axes"]), np.int64).reshape(-1, 1))
+    reduced = _arith.cast(_reduce.reduce_any(equal(axes, positions), axis=0), _dt.int64)
+    kept_shape = shape * (1 - reduced) + reduced       # the output's shape with the reduced axes kept as 1
+    at = indices * (1 - reduced)                        # each value's output entry, in that shape
+    return [None, _gather.gather_nd(_shaping.reshape(grad, kept_shape), at), None]
+
+
+_SUM_KERNEL = _reduce_kernel(np.add, False)
+
+
+def _reduce_sum_kernel(indices, values, shape, axes, keep_dims):
+    if values.dtype.kind not in "iufc":       # TensorFlow's T: number types only
+        raise errors.InvalidArgumentError(
+            None, None, f"Value for attr 'T' of {dtype_error_name(_dt.FROM_NUMPY[values.dtype])} is not in the "
+            f"list of allowed values: float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
+            f"qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64\n\t; NodeDef: "
+            f"{{{{node SparseReduceSum}}}}")
+    return _SUM_KERNEL(indices, values, shape, axes, keep_dims)
+
+
+SPARSE_REDUCE_SUM = OpDef("SparseReduceSum", _reduce_infer(False), _reduce_sum_kernel,
+                          grad=_reduce_sum_grad, input_names=("input_indices", "input_values", "input_shape"))
+
+
 def _static_axes(sp, axis):
     rank = rank_of(sp)
     if rank is None:
@@ -337,11 +366,8 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
         outs = apply(SPARSE_REDUCE_SUM_SPARSE, (sp.indices, sp.values, sp.dense_shape),
                      {"axes": axes, "keep_dims": bool(keepdims)}, name or "SparseReduceSumSparse")
         return sparse_from_outputs(outs)
-    # composed: scatter into the dense shape, then reduce (differentiable in the values)
-    dense = _scatter.scatter_nd(sp.indices, sp.values, sp.dense_shape)
-    if sp.shape.is_fully_defined():
-        dense = _shaping.reshape(dense, sp.shape.as_list())
-    return _reduce.reduce_sum(dense, axis=list(axes) if axis is not None else None, keepdims=bool(keepdims))
+    return apply(SPARSE_REDUCE_SUM, (sp.indices, sp.values, sp.dense_shape),
+                 {"axes": axes, "keep_dims": bool(keepdims)}, name or "SparseReduceSum")
 
 
 def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
