@@ -686,3 +686,26 @@ def test_graph_def_views_and_trace_export_of_an_unexportable_graph(tmp_path):
         logging.getLogger("tensorflow").removeHandler(handler)
     assert any("left out" in m and "Dropout" in m for m in messages)
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path))
+
+
+def test_audio_summaries_hold_tensorflows_wav_bytes(tmp_path):
+    import hashlib
+    writer = tf_summary.create_file_writer(str(tmp_path))
+    clips = np.stack([np.sin(np.linspace(0, 20, 100)).reshape(50, 2) * s for s in (0.5, 1.0, 0.25, 0.1)])
+    clips = clips.astype(np.float32)
+    with writer.as_default():
+        assert tf.summary.audio("clip", clips, 8000, step=3, max_outputs=2, description="two").numpy()
+        tf.summary.audio("mono", clips[:1, :, :1], 16000, step=4)
+        with pytest.raises(ValueError, match=r"^Tensor  must have rank 3\.  Received rank 2, shape \(50, 2\)$"):
+            tf.summary.audio("b", clips[0], 8000, step=1)
+        with pytest.raises(ValueError, match=r"^Unknown encoding: 'mp3'$"):
+            tf.summary.audio("b", clips, 8000, step=1, encoding="mp3")
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Condition x >= 0 did not hold element-wise"):
+            tf.summary.audio("b", clips, 8000, step=1, max_outputs=-1)
+    clip, mono = summaries(writer)
+    assert (clip["tag"], clip["step"], clip["plugin"], clip["description"]) == ("clip", 3, "audio", "two")
+    # md5 prefixes of the WAV files TensorFlow 2.21 wrote for the same calls (the labels are empty)
+    digests = [[hashlib.md5(b).hexdigest()[:8] for b in row] for row in clip["value"].tolist()]
+    assert digests == [["790a23a8", "d41d8cd9"], ["e2006940", "d41d8cd9"]]
+    assert [hashlib.md5(b).hexdigest()[:8] for b in mono["value"].ravel().tolist()] == ["e4ee6163", "d41d8cd9"]
+    assert mono["value"].shape == (1, 2) and len(mono["value"][0, 0]) == 144

@@ -368,6 +368,42 @@ def image(name, data, step=None, max_outputs=3, description=None):
                       encode=lambda images: _image_strings(images, max_outputs), check=check)
 
 
+_AUDIO_WAV = b"\x10\x0b"   # TensorBoard's AudioPluginData: version 0, encoding WAV (11)
+
+
+def _audio_strings(clips, sample_rate, max_outputs):
+    """`[k, 2]` strings: each clip as a 16-bit PCM WAV file (tf.audio.encode_wav's bytes) and an empty label."""
+    from .audio import _encode_wav_kernel
+    shown = clips[:max_outputs]
+    strings = np.empty((len(shown), 2), dtype=object)
+    for i, clip in enumerate(shown):
+        strings[i] = (_encode_wav_kernel(clip, sample_rate).item(), b"")
+    return strings
+
+
+def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, description=None):
+    """`tf.summary.audio`: writes up to `max_outputs` clips of a `[k, frames, channels]` float batch (samples
+    in [-1, 1]) as WAV files for TensorBoard's audio plugin."""
+    if encoding is None:
+        encoding = "wav"
+    if encoding != "wav":
+        raise ValueError(f"Unknown encoding: {encoding!r}")
+    max_outputs, rate = int(max_outputs), int(np.asarray(getattr(sample_rate, "numpy", lambda: sample_rate)()))
+
+    def check(data):
+        if data.shape.rank != 3:
+            tensor_name = "" if _context.graph is None else data.name
+            raise ValueError(f"Tensor {tensor_name} must have rank 3.  Received rank {data.shape.rank}, "
+                             f"shape {data.shape}")
+        if max_outputs < 0:
+            raise errors.InvalidArgumentError(None, None, f"\nCondition x >= 0 did not hold element-wise:\nx (shape=() "
+                                                          f"dtype=int32) = \n{max_outputs}")
+
+    with summary_scope(name, "audio_summary") as (tag, _):
+        return _write(tag, data, step, encode_summary_metadata("audio", _AUDIO_WAV, description),
+                      encode=lambda clips: _audio_strings(clips, rate, max_outputs), check=check)
+
+
 # -- graphs ----------------------------------------------------------------------------------------
 
 _logger = logging.getLogger("tensorflow")
@@ -529,7 +565,7 @@ def trace_export(name, step=None, profiler_outdir=None):
 
 
 API = {
-    "summary": ["SummaryWriter", "create_file_writer", "create_noop_writer", "write", "scalar", "histogram",
+    "summary": ["SummaryWriter", "create_file_writer", "create_noop_writer", "write", "scalar", "histogram", "audio",
                 "text", "image", "flush", "record_if", "should_record_summaries", "graph", "trace_on",
                 "trace_off", "trace_export"],
     "summary.experimental": ["set_step", "get_step", "summary_scope"],
