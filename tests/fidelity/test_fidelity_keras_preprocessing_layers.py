@@ -204,13 +204,7 @@ def ex_image_standardization_layers():
     print(layers.CenterCrop(4, 4)(images).shape)
 
 
-XFAILS = {
-    "text_as_token_indices": "the trained GRU model's output differs in the 8th digit (0.37151313 for Keras' "
-                             "0.37151307): float32 matmul summation order (TensorFlow's CPU GEMM). Checked: the "
-                             "untrained model's eager output already differs; the first differing value is the "
-                             "step-0 input projection [2,16]@[16,24], and given TensorFlow's projections the "
-                             "GRU gates (sigmoid, tanh, z*h + (1-z)*hh) give TensorFlow's bits at every step",
-}
+XFAILS = {}
 
 
 @pytest.mark.parametrize("name", params(EXAMPLES, XFAILS))

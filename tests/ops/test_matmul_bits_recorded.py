@@ -23,7 +23,9 @@ def _inputs(index, m, k, n):
 # shape "MxKxN" -> TensorFlow's result bytes. The shapes span the classes: M = 2 (unfused even/odd
 # chains), M = 1 below and above K = 128 (Eigen's matrix-vector blocks), a last tile of 3 rows, full
 # and 4/5-row tiles in 16-wide and narrow column blocks, 1- and 2-row last tiles after full tiles,
-# a last single column, and 73 rows (oneDNN's two row blocks of 37 and 36).
+# a last single column, 73 rows (oneDNN's two row blocks of 37 and 36), and one column: Eigen's
+# coefficient-by-coefficient product (K + M + 1 < 20), its packets of 8 with the half packet of an odd
+# last row, and one row times one column.
 RECORDED = {
     "2x3x3": (
         "15572d3f657039c09401743ef063f5be9d34024072aab3bf"
@@ -120,6 +122,23 @@ RECORDED = {
         "38e541403e99c540db701b411d120cc0d3ea69bef7e7e3c0e5aca5406f7110c1cafd73c150e0c8400728bb4073c51dbf"
         "fe411c407769d43f73138dc085820cc16a0155bf21364941"
     ),
+    "3x31x1": (
+        "201f93c085b505c11dac0641"
+    ),
+    "2x20x1": (
+        "24e4c5c0309928c1"
+    ),
+    "33x7x1": (
+        "c20c92bff0a06640c4dcad3fabef4e4022d83c4088b936c0a63cba3e8c6c6dbf2a6e13c0cb3b893f2b9c54c058e7123f"
+        "6e2739c0f81a4e4014e04e3fded45dc02366b73f4058803f22d00dc00655c13fc021663fb3d2f4becc7a8e3f4cd87ec0"
+        "4edadebf6ac4e63eab53f13f18afda3f0b7b01c0b2f5aec0971e91c0f6d6ba3ee106ca3f"
+    ),
+    "1x300x1": (
+        "3ed4a0c1"
+    ),
+    "4x12x1": (
+        "0f1a8f40ea6ba9bd7992bcc022edbcc0"
+    ),
 }
 
 
@@ -180,7 +199,7 @@ def test_fused_step_is_exact_on_random_and_midpoint_inputs():
     assert (naive[:400] != want[:400]).all()      # the trap is real on these inputs
 
 
-@pytest.mark.parametrize("shape", [(2, 300, 4), (40, 120, 8), (3, 4, 1), (3, 1, 4), (2, 4, 49)])
+@pytest.mark.parametrize("shape", [(2, 300, 4), (40, 120, 8), (3, 600, 1), (3, 1, 4), (2, 4, 49)])
 def test_shapes_outside_the_classes_keep_numpy(shape):
     m, k, n = shape
     rng = np.random.default_rng(11)
@@ -197,3 +216,42 @@ def test_transposed_and_float64_operands_keep_numpy():
     np.testing.assert_array_equal(tf.matmul(a, b, transpose_a=True).numpy(), a.T @ b)
     np.testing.assert_array_equal(tf.matmul(a.astype(np.float64), b[:, :6].T.astype(np.float64)).numpy(),
                                   a.astype(np.float64) @ b[:, :6].T.astype(np.float64))
+
+
+def _trap_operands():
+    """[4, 2] @ [2, 16] (fused chains) whose second step hits the double-rounding trap in every
+    element: round(a0 * b0) = 1 + 2**-23 and a1 * b1 = 2**-24 (1 - 2**-30), scaled per row."""
+    scale = np.float32([1.0, -2.0 ** 5, 2.0 ** -9, -1.0])[:, None]
+    a = np.empty((4, 2), np.float32)
+    a[:, :1] = scale
+    a[:, 1:] = scale * np.float32(1 - 2.0 ** -15)
+    b = np.empty((2, 16), np.float32)
+    b[0] = np.float32(1 + 2.0 ** -23)
+    b[1] = np.float32(2.0 ** -24 * (1 + 2.0 ** -15))
+    return a, b
+
+
+def test_fused_chains_take_the_exact_path_on_midpoints():
+    a, b = _trap_operands()
+    want = np.array([[_exact_fma(a[i, 1], b[1, j], np.float32(a[i, 0] * b[0, j])) for j in range(16)]
+                     for i in range(4)], np.float32)
+    naive = (a[:, 1:].astype(np.float64) * b[1:].astype(np.float64) + a[:, :1] * b[:1]).astype(np.float32)
+    assert (naive != want).all()
+    np.testing.assert_array_equal(exact_matmul._contraction(a, b), want)      # the NumPy form
+
+
+def test_compiled_loops_give_the_numpy_forms_bits():
+    numba = pytest.importorskip("numba")
+    kernels = exact_matmul._compiled.build(numba)
+    rng = np.random.default_rng(5)
+    shapes = [(1, 40, 7), (1, 200, 3), (2, 9, 20), (3, 8, 5), (5, 17, 40), (7, 6, 9), (8, 31, 8),
+              (9, 12, 25), (13, 5, 18), (20, 33, 17), (74, 3, 5), (40, 96, 8)]
+    for m, k, n in shapes:
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = (rng.standard_normal((k, n)) * np.exp(rng.uniform(-6, 6, (k, n)))).astype(np.float32)
+        assert exact_matmul.covers(a, b), (m, k, n)
+        numpy_form = exact_matmul._row_times_matrix(a, b) if m == 1 else exact_matmul._contraction(a, b)
+        np.testing.assert_array_equal(exact_matmul._run_compiled(kernels, a, b).view(np.int32),
+                                      numpy_form.view(np.int32))
+    a, b = _trap_operands()
+    np.testing.assert_array_equal(exact_matmul._run_compiled(kernels, a, b), exact_matmul._contraction(a, b))
