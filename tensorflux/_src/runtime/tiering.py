@@ -296,14 +296,15 @@ def u_eigen_flat_total(flat, max_threads):
 
 
 def u_max_total(a):
-    # NumPy's max: NaN wins; TensorFlow's empty reduction is the lowest value.
+    # NumPy's max: NaN wins; TensorFlow's empty reduction is the lowest value; of tied values (-0.0 and
+    # +0.0) the last, as TensorFlow and the NumPy path (reduce._last_zero_sign).
     flat = np.ascontiguousarray(a).reshape(-1)
     best = a.dtype.type(-np.inf)
     for i in range(flat.size):
         v = flat[i]
         if v != v:
             return v
-        if v > best:
+        if v >= best:
             best = v
     return best
 
@@ -315,7 +316,7 @@ def u_min_total(a):
         v = flat[i]
         if v != v:
             return v
-        if v < best:
+        if v <= best:
             best = v
     return best
 

@@ -60,8 +60,31 @@ def _extreme_kernel(fn, identity_of):
         axes = _reduction_axes(x, axis)
         if x.size == 0:  # TensorFlow reduces empty tensors to the reduction's identity
             return fn(x, axis=axes, keepdims=keepdims, initial=identity_of(x.dtype))
-        return fn(x, axis=axes, keepdims=keepdims)
+        result = fn(x, axis=axes, keepdims=keepdims)
+        if x.dtype.kind == "f" and (result == 0 if result.ndim == 0 else np.count_nonzero(result) != result.size):
+            result = _last_zero_sign(x, axes, result)
+        return result
     return kernel
+
+
+def _last_zero_sign(x, axes, result):
+    """A max/min that is zero takes the sign of the last zero it reduced, as TensorFlow's reductions keep
+    the last of tied values (TF 2.21 on CPU: every all-zero array of 1 to 100003 elements, along any axis;
+    with other values around, its 8-lane accumulation can pick another zero of arrays of 16 or more).
+    NumPy's own sign is its SIMD blocks' order; the compiled kernels keep the last tie too."""
+    axes = tuple(range(x.ndim)) if axes is None else tuple(np.atleast_1d(axes) % max(x.ndim, 1))
+    kept = [d for d in range(x.ndim) if d not in axes]
+    if not kept:   # a total: one zero result
+        flat = x.reshape(-1)
+        last = flat[flat.size - 1 - int(np.argmax(flat[::-1] == 0))]
+        return np.full(np.shape(result), last, x.dtype) if np.ndim(result) else last
+    rows = np.transpose(x, kept + list(axes)).reshape([x.shape[d] for d in kept] + [-1])
+    last = rows.shape[-1] - 1 - np.argmax(rows[..., ::-1] == 0, axis=-1)
+    negative = np.signbit(np.take_along_axis(rows, last[..., None], axis=-1)[..., 0])
+    shape = np.shape(result)
+    fixed = np.where(np.reshape(result, negative.shape) == 0, np.where(negative, -0.0, 0.0).astype(x.dtype),
+                     np.reshape(result, negative.shape))
+    return fixed.reshape(shape) if shape else x.dtype.type(fixed)
 
 
 def _lowest(dtype):
