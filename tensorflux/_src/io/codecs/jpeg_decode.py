@@ -12,7 +12,7 @@ inverse DCT, upsampling and colour conversion -- is vectorised over all blocks a
 import numpy as np
 
 from ...framework import errors
-from . import jpeg_compiled, jpeg_pixels
+from . import jpeg_compiled, jpeg_pixels, jpeg_smoothing
 
 # Position in the 8x8 block (row-major) of the k-th coefficient in zig-zag order.
 ZIGZAG = np.array([
@@ -198,6 +198,10 @@ class _Decoder:
         self.adobe_transform = None
         self.jfif = False
         self.eobrun = 0
+        self.scan_number = 0
+        self.coef_bits = None       # per component, the bit the first 10 coefficients are known to (-1: none)
+        self.prev_bits = None       # the same before each component's latest scan
+        self.last_good_row = 0      # the last MCU row the latest scan reached before its data ran out
 
     # -- markers -------------------------------------------------------------------------------------
     def run(self, accurate, ratio=1):
@@ -343,11 +347,27 @@ class _Decoder:
                 if self.quant[comp.tq] is None:
                     raise JpegError("quantization table missing")
                 comp.quant = self.quant[comp.tq].copy()
+        if frame.progressive:
+            self._note_coef_bits(comps, ss, se, al)
         segments, end = _segments(self.data, end_of_header)
         truncated = self.recover and end == len(self.data)
         self.truncated = self.truncated or truncated
         self._decode_scan(comps, ss, se, ah, al, segments, truncated, end_of_header)
         return end
+
+    def _note_coef_bits(self, comps, ss, se, al):
+        """What libjpeg's progressive decoder records when a scan starts (its block smoothing reads it)."""
+        frame = self.frame
+        if self.coef_bits is None:
+            self.coef_bits = [[-1] * 10 for _ in frame.components]
+            self.prev_bits = [[-1] * 10 for _ in frame.components]
+        self.scan_number += 1
+        for comp, _, _ in comps:
+            i = frame.components.index(comp)
+            for k in range(min(ss, 1), min(max(se, 9), 9) + 1):
+                self.prev_bits[i][k] = self.coef_bits[i][k] if self.scan_number > 1 else 0
+            for k in range(ss, min(se, 9) + 1):
+                self.coef_bits[i][k] = al
 
     def _scan_blocks(self, comps):
         """`[blocks, 3]` (component index, block row, block column) in scan order, and blocks per unit.
@@ -387,6 +407,7 @@ class _Decoder:
             raise JpegError("AC scans must have one component")
         blocks, per_unit = self._scan_blocks(comps)
         n_units = len(blocks) // per_unit
+        self.last_good_row = frame.mcus_y - 1
         interval = self.restart_interval or n_units or 1
         if not progressive and not truncated:
             compiled = jpeg_compiled.baseline_segment()
@@ -402,8 +423,10 @@ class _Decoder:
             # jpeg_truncated); the scan's bytes reach the end of the data
             from . import jpeg_truncated
             try:
-                jpeg_truncated.TruncatedScan(self, comps, self.data[scan_start:], _ZZ).run(
-                    units, self.restart_interval, ss, se, ah, al, progressive)
+                scan = jpeg_truncated.TruncatedScan(self, comps, self.data[scan_start:], _ZZ)
+                scan.run(units, self.restart_interval, ss, se, ah, al, progressive)
+                index, row, _ = units[scan.last_good_unit][0] if units else (0, 0, 0)
+                self.last_good_row = row // comps[index][0].v
             except (IndexError, jpeg_truncated.JpegError) as e:
                 raise JpegError(str(e) or "premature end of data") from None
             return
@@ -572,15 +595,23 @@ class _Decoder:
         frame = self.frame
         planes = []
         self.sizes = jpeg_pixels.scaled_sizes(frame, ratio)
-        for comp, size in zip(frame.components, self.sizes):
+        smoothing = frame.progressive and self.coef_bits is not None and \
+            jpeg_smoothing.smoothing_ok(frame.components, self.coef_bits)
+        for i, (comp, size) in enumerate(zip(frame.components, self.sizes)):
             if comp.quant is None:
                 raise JpegError("component has no scan")
+            coefs = comp.coefs
+            if smoothing:       # a progressive file cut before its last scan, as libjpeg smooths it
+                coefs = jpeg_smoothing.smooth(coefs, comp.quant, comp.v, frame.mcus_y, -(-comp.width // 8),
+                                              -(-comp.height // 8), self.coef_bits[i],
+                                              self.prev_bits[i] if self.scan_number > 1 else [-1] * 10,
+                                              self.last_good_row)
             if size < 8:
-                samples = jpeg_pixels.idct_scaled(comp.coefs * comp.quant, size)
+                samples = jpeg_pixels.idct_scaled(coefs * comp.quant, size)
             elif accurate:
-                samples = jpeg_pixels.idct_islow(comp.coefs * comp.quant)
+                samples = jpeg_pixels.idct_islow(coefs * comp.quant)
             else:
-                samples = jpeg_pixels.idct_ifast(comp.coefs * jpeg_pixels.ifast_multipliers(comp.quant))
+                samples = jpeg_pixels.idct_ifast(coefs * jpeg_pixels.ifast_multipliers(comp.quant))
             # the component's samples at this scale: ceil(image size * sampling * size / (largest sampling * 8))
             width = -(-frame.width * comp.h * size // (frame.hmax * 8))
             height = -(-frame.height * comp.v * size // (frame.vmax * 8))

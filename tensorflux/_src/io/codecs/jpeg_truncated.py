@@ -252,7 +252,10 @@ class TruncatedScan:
         predictions = [0] * len(comps)
         restarts_to_go = decoder.restart_interval
         next_restart = 0
-        for unit in units:
+        self.last_good_unit = 0
+        for number, unit in enumerate(units):
+            if not bits.insufficient:
+                self.last_good_unit = number     # libjpeg's last_good_iMCU_row, noted before the unit
             if decoder.restart_interval:
                 if restarts_to_go == 0:
                     bits.restart(0xD0 + next_restart)
