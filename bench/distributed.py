@@ -225,7 +225,8 @@ def local_replicas(epochs, steps, batch):
     two = "MirroredStrategy, 2 logical CPUs"
     models = {"no strategy": build(None), "MirroredStrategy, 1 logical CPU": build(tf.distribute.MirroredStrategy(["cpu:0"])),
               two: build(tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])),
-              two + ": replicas at once": pinned("at once"), two + ": one graph, replicas in order": pinned("whole")}
+              two + ": per-replica functions in replica threads": pinned("at once"),
+              two + ": whole step (its ReplicaCall: in turn or at once)": pinned("whole")}
     wall = {name: [] for name in models}
     cpu = {name: [] for name in models}
     for _ in range(epochs):
