@@ -272,3 +272,19 @@ def test_grouping_inside_a_tf_function():
 
     assert int(bucketed(tf.constant(12, tf.int64))) == 1502
     assert int(reduced(tf.constant(2, tf.int64))) == 36024030
+
+
+def test_a_shuffled_dataset_made_in_a_tf_function_reshuffles_within_a_run_and_repeats_across_runs():
+    ds = tf.data.Dataset.range(6)
+
+    @tf.function
+    def two_epochs(n):
+        shuffled = ds.shuffle(n, seed=5)
+        first = shuffled.reduce(tf.constant(0, tf.int64), lambda s, x: s * 10 + x)
+        second = shuffled.reduce(tf.constant(0, tf.int64), lambda s, x: s * 10 + x)
+        return first, second
+
+    first_run = [int(x) for x in two_epochs(tf.constant(6, tf.int64))]
+    assert first_run[0] != first_run[1]     # TensorFlow 2.21 printed [125034, 215403] twice (its own stream)
+    assert [int(x) for x in two_epochs(tf.constant(6, tf.int64))] == first_run
+    assert all(sorted(str(v).zfill(6)) == list("012345") for v in first_run)

@@ -35,7 +35,7 @@ from ..types.shape import TensorShape
 from ..types.spec import TensorSpec
 from ..framework.composite import CompositeTensor
 from .arguments import int64_scalar as _int64_argument, run_time_count
-from .graph_values import bound_arrays, deferred, is_symbolic, record, recorded, resolve, with_bound_captures
+from .graph_values import bound_arrays, current_binding, deferred, is_symbolic, record, recorded, resolve, with_bound_captures
 
 __all__ = ["Dataset", "Iterator"]
 
@@ -460,13 +460,19 @@ class Dataset:
         _, current = run_time_count(buffer_size, "buffer_size", "ShuffleDatasetV3", lambda n: None if n > 0 or
                                     n == Dataset.UNKNOWN else "buffer_size must be greater than zero or "
                                     "UNKNOWN_CARDINALITY")
-        # A dataset made while tracing is made anew by each run of the graph: a seeded one repeats its order.
-        fresh_per_run = _state.graph is not None
-        rng = None if fresh_per_run else np.random.default_rng(seed)
+        # A dataset made while tracing is made anew by each run of the graph (a seeded one repeats its order
+        # run after run) and reshuffles when iterated again within a run.
+        per_run = {"binding": None, "rng": None} if _state.graph is not None else None
+        rng = np.random.default_rng(seed)
 
         def arrays():
             buffer, size = [], current()
-            order = np.random.default_rng(seed) if fresh_per_run else rng
+            order = rng
+            if per_run is not None:
+                binding = current_binding()
+                if binding is None or binding is not per_run["binding"]:
+                    per_run.update(binding=binding, rng=np.random.default_rng(seed))
+                order = per_run["rng"]
             if size == Dataset.UNKNOWN:  # TensorFlow's code for "the whole dataset"
                 size = float("inf")
             for flat in source._arrays():
@@ -570,8 +576,12 @@ class Dataset:
             return self._graph_tensor
         graph = _state.graph
         tensors = recorded(graph) if graph is not None else ()
-        if tensors:
-            return apply(BOUND_DATASET, tensors, {"recipe": self, "tensors": tuple(tensors)}, "BoundDataset")
+        if tensors:     # one op per dataset and graph: every loop over it in a run sees one dataset, as in TF
+            made = graph.__dict__.setdefault("_bound_datasets", {})
+            if id(self) not in made:
+                made[id(self)] = (self, apply(BOUND_DATASET, tensors, {"recipe": self, "tensors": tuple(tensors)},
+                                              "BoundDataset"))
+            return made[id(self)][1]
         return VariantTensor(self)
 
     def _ag_for_stmt(self, extra_test, body, get_state, set_state, names):

@@ -28,7 +28,7 @@ from ..framework.context import state as _state
 from ..framework.graph import SymbolicTensor
 from ..types import dtypes as _dt
 
-__all__ = ["bound_arrays", "deferred", "is_symbolic", "note_file_reader", "recorded", "reads_files", "resolve",
+__all__ = ["bound_arrays", "current_binding", "deferred", "is_symbolic", "note_file_reader", "recorded", "reads_files", "resolve",
            "with_bound_captures"]
 
 # The values in force while an element is pulled: (mapping id(symbolic tensor) -> value, enclosing scope).
@@ -84,6 +84,13 @@ def resolve(tensor):
             return values[key]
     raise RuntimeError(f"The dataset reading {tensor!r} was made while a function was traced; it can only be "
                        f"iterated by that function's graph (return the dataset's elements, not the dataset).")
+
+
+def current_binding():
+    """The values (a dict) of the graph run whose dataset is being pulled, None outside one: the same object
+    for every pull of one run's dataset, another for the next run."""
+    scope = _SCOPE.get()
+    return None if scope is None else scope[0]
 
 
 def deferred(values):
