@@ -1,6 +1,7 @@
 """SavedModels of Keras lookup layers exported by real TensorFlow 2.21 + Keras 3.15 (`model.export()`: hash
-tables as `resource` objects, HashTableV2 / LookupTableImportV2 / LookupTableFindV2) load and serve in
-tensorflux with TensorFlow's outputs (run with TENSORFLOW_PYTHON=~/venv-tf/bin/python)."""
+tables as `resource` objects, HashTableV2 / LookupTableImportV2 / LookupTableFindV2; several OOV buckets;
+TextVectorization's string ops) load and serve in tensorflux with TensorFlow's outputs (run with
+TENSORFLOW_PYTHON=~/venv-tf/bin/python)."""
 import numpy as np
 import pytest
 
@@ -8,7 +9,8 @@ import tensorflux as tf
 from _tensorflow_side import run_tensorflow
 
 INPUTS = {"sl": [["a", "z", "c"]], "sl_mask": [["a", "", "q"]], "sl_inv": [[1, 2, 7]], "sl_onehot": [["b"], ["q"]],
-          "sl_idf": [["a", "b", "a"]], "il": [[3, 9, 7]], "il_count": [[3, 3, 7]]}
+          "sl_idf": [["a", "b", "a"]], "il": [[3, 9, 7]], "il_count": [[3, 3, 7]], "sl_oov2": [["a", "zz", "q"]],
+          "il_oov3": [[3, 9, 11]], "tv": ["the cat ran", "a b c d e f", "Dog!"], "tv_ngrams": ["the cat", "dog sat x"]}
 
 _KERAS_SIDE = '''
 import json, sys, numpy as np, tensorflow as tf, keras
@@ -24,7 +26,18 @@ models = {
                                                             idf_weights=[0.5, 1.5])),
     "il": seq((3,), "int64", keras.layers.IntegerLookup(vocabulary=[3, 5, 7])),
     "il_count": seq((3,), "int64", keras.layers.IntegerLookup(vocabulary=[3, 5, 7], output_mode="count")),
+    # more than one OOV index: StringToHashBucketFast (its num_buckets attr) / FloorMod picks the bucket
+    "sl_oov2": seq((3,), "string", keras.layers.StringLookup(vocabulary=["a", "b", "c"], num_oov_indices=2)),
+    "il_oov3": seq((3,), "int64", keras.layers.IntegerLookup(vocabulary=[3, 5, 7], num_oov_indices=3)),
 }
+# TextVectorization: StringLower, StaticRegexReplace, StringSplitV2 (a SparseTensor's parts), the lookup, then
+# RaggedTensorToTensor (first-dim size + value row ids); with ngrams, StringNGrams too
+tv = keras.layers.TextVectorization(max_tokens=10, output_sequence_length=4)
+tv.adapt(["the cat sat", "the dog ran far", "a cat"])
+tv_ngrams = keras.layers.TextVectorization(ngrams=2, output_sequence_length=5)
+tv_ngrams.adapt(["The cat sat", "the dog"])
+models["tv"] = seq((), "string", tv)
+models["tv_ngrams"] = seq((), "string", tv_ngrams)
 out = {}
 for name, model in models.items():
     model.export(f"{folder}/{name}", verbose=False)

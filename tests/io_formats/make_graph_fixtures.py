@@ -37,7 +37,8 @@ STRUCTURAL = ("Const Placeholder PartitionedCall StatefulPartitionedCall If Stat
               "SparseSoftmaxCrossEntropyWithLogits SoftmaxCrossEntropyWithLogits BroadcastTo Size Rank Where "
               "StatelessRandomUniformV2 StatelessRandomNormalV2 StatelessRandomGetKeyCounter "
               "RandomUniform RandomStandardNormal Cumsum ReverseV2 Equal NotEqual LogicalAnd LogicalOr LogicalNot "
-              "GreaterEqual LessEqual Pow Sin Cos ClipByValue Xlogy DivNoNan Round Ceil Sign VarIsInitializedOp").split()
+              "GreaterEqual LessEqual Pow Sin Cos ClipByValue Xlogy DivNoNan Round Ceil Sign VarIsInitializedOp "
+              "RaggedTensorToTensor").split()   # the last: TensorFlow ops imported by rules (import_rules.py)
 
 
 def _dtype(enum):

@@ -155,6 +155,9 @@ rule("ArgMax", "ArgMin")(_axis_rule("dimension", None))
 rule("ReverseV2")(_axis_rule("axis", None))
 rule("Cumsum", "Cumprod", "CumulativeLogsumexp")(_axis_rule("axis", None))
 rule("Split")(_axis_rule("split_dim", 0))
+rule("StringToHashBucketStrong")(   # tensorflux's two key attrs are TensorFlow's `key` list (signed 64-bit)
+    lambda b, op, ins: generic(b, op, ins, attrs=dict(_without(op.attrs, "k0", "k1"), key=[
+        k - (1 << 64) if k >= 1 << 63 else k for k in (int(op.attrs["k0"]), int(op.attrs["k1"]))])))
 rule("SparseReduceSum", "SparseReduceSumSparse", "SparseReduceMax", "SparseReduceMaxSparse")(
     lambda b, op, ins: generic(b, op, list(ins) + [_axis_input(b, op, list(op.attrs["axes"]), "reduction_axes")],
                                attrs=_without(op.attrs, "axes")))

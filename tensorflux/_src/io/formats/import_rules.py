@@ -449,6 +449,82 @@ def _random(builder, node, inputs, attrs):
     return generic(builder, node, inputs, attrs, extra={"stream": stream})
 
 
+# -- strings ----------------------------------------------------------------------------------------------
+@rule("StringToHashBucketFast", "StringToHashBucket")
+def _hash_bucket(builder, node, inputs, attrs):
+    # the kernels take their attrs as keywords (**key for the keyed hash), so they are passed by name here
+    return generic(builder, node, inputs, {}, extra={"num_buckets": int(attrs["num_buckets"])})
+
+
+@rule("StringToHashBucketStrong")
+def _hash_bucket_strong(builder, node, inputs, attrs):
+    key = [int(k) for k in attrs["key"]]
+    if len(key) != 2:
+        raise errors.InvalidArgumentError(None, None, f"The {builder.where(node)} has a key of {len(key)} "
+                                                      f"elements; it must have 2.")
+    mask = (1 << 64) - 1
+    return generic(builder, node, inputs, {}, extra={"num_buckets": int(attrs["num_buckets"]), "k0": key[0] & mask,
+                                                     "k1": key[1] & mask})
+
+
+@rule("StringSplitV2")
+def _string_split(builder, node, inputs, attrs):
+    """TensorFlow's StringSplitV2 gives the parts of a SparseTensor (indices, values, dense shape: one row per
+    string); tensorflux's op gives a ragged tensor's row splits and values, made sparse here."""
+    from ...ops.ragged.ragged_tensor import RaggedTensor
+    separator = constant_of(builder, node, inputs[1], "separator")
+    if separator.size != 1:
+        raise errors.InvalidArgumentError(None, None, f"The separator of the {builder.where(node)} must be a scalar.")
+    separator = separator.reshape(()).item()
+    separator = separator if isinstance(separator, bytes) else str(separator).encode("utf-8")
+    graph = builder.graph
+    splits, values = graph.create_op(registry.OPS["StringSplitV2"], [inputs[0]],
+                                     {"sep": separator, "maxsplit": int(attrs.get("maxsplit", -1))}, node.name)
+    with graph.as_default():
+        sparse = RaggedTensor._make(values, splits).to_sparse(name=f"{node.name}/to_sparse")
+    return [sparse.indices, sparse.values, sparse.dense_shape]
+
+
+def _bytes_attr(value):
+    value = _python(value)
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+
+
+@rule("StaticRegexReplace")
+def _static_regex_replace(builder, node, inputs, attrs):
+    # the kernel matches bytes with a bytes pattern and rewrite (tf.strings.regex_replace encodes them)
+    as_bytes = {k: _bytes_attr(attrs[k]) for k in ("pattern", "rewrite")}
+    return generic(builder, node, inputs, {k: v for k, v in attrs.items() if k not in as_bytes}, extra=as_bytes)
+
+
+@rule("StringNGrams")
+def _string_ngrams(builder, node, inputs, attrs):
+    # TensorFlow's attr names, and its outputs in the other order: (ngrams, ngrams_splits)
+    splits, ngrams = builder.graph.create_op(registry.OPS["StringNGrams"], list(inputs), {
+        "separator": _bytes_attr(attrs["separator"]), "widths": tuple(int(w) for w in attrs["ngram_widths"]),
+        "left_pad": _bytes_attr(attrs["left_pad"]), "right_pad": _bytes_attr(attrs["right_pad"]),
+        "pad_width": int(attrs["pad_width"]), "preserve_short": bool(attrs["preserve_short_sequences"])}, node.name)
+    return [ngrams, splits]
+
+
+@rule("RaggedTensorToTensor")
+def _ragged_to_tensor(builder, node, inputs, attrs):
+    """A ragged tensor of ragged rank 1 (one ROW_SPLITS partition, or FIRST_DIM_SIZE + VALUE_ROWIDS as
+    `RaggedTensor.to_tensor` writes it) made dense through tensorflux's RaggedTensor; the shape input is a
+    constant (-1: any size)."""
+    from ...ops.ragged.ragged_tensor import RaggedTensor
+    kinds = [k.decode() if isinstance(k, bytes) else str(k) for k in attrs.get("row_partition_types", ())]
+    if kinds not in (["ROW_SPLITS"], ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]) or len(inputs) != 3 + len(kinds):
+        raise _unsupported(builder, node, f"row_partition_types={kinds}")
+    shape = constant_of(builder, node, inputs[0], "shape")
+    shape = None if shape.ndim == 0 else [None if int(d) < 0 else int(d) for d in shape.reshape(-1)]
+    graph = builder.graph
+    with graph.as_default():
+        ragged = RaggedTensor._make(inputs[1], inputs[3]) if kinds == ["ROW_SPLITS"] else \
+            RaggedTensor.from_value_rowids(inputs[1], inputs[4], nrows=inputs[3], validate=False)
+        return [ragged.to_tensor(default_value=inputs[2], shape=shape, name=node.name)]
+
+
 @rule("Select")
 def _select(builder, node, inputs, attrs):
     """TensorFlow 1's Select: a condition of the values' shape, or a vector choosing whole rows."""
