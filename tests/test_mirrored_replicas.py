@@ -777,3 +777,25 @@ def test_a_replica_that_fails_stops_the_later_ones_from_starting():
     with pytest.raises(ValueError, match="replica 0 failed"):      # TensorFlow's error, as raised
         strategy.run(fn)
     assert started == [0]
+
+
+def test_keras_fit_on_two_replicas_runs_its_whole_step_by_a_replica_call_with_the_bits_of_each_way():
+    x, y = _regression_data()
+    histories, weights = [], []
+    for way in (None, "in turn", "at once"):
+        model = _mlp_in(_two())
+        model.fit(x[:24], y[:24], batch_size=12, epochs=1, verbose=0, shuffle=False)   # eager step, then traced
+        step = model.make_train_function()._one_step
+        assert step._chooser._chosen == "whole"
+        calls = [op for cf in step._whole._list_all_concrete_functions() for op in cf.graph.get_operations()
+                 if op.type == "ReplicaCall"]
+        assert calls and all(op.attrs["concurrent_safe"] for op in calls)
+        if way is not None:
+            for op in calls:
+                op.attrs["chooser"].choose(way)
+        histories.append(model.fit(x, y, batch_size=12, epochs=2, verbose=0, shuffle=False).history)
+        weights.append(model.get_weights())
+    assert histories[0] == histories[1] == histories[2]
+    for other in weights[1:]:
+        for a, b in zip(weights[0], other):
+            np.testing.assert_array_equal(a, b)

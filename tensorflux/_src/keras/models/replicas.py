@@ -89,11 +89,13 @@ class LocalReplicasStep:
     its slice of the batch.
 
     Called directly, the step runs eagerly, the replicas one at a time (the first step: it builds the
-    metrics and the optimizer's slots inside the replicas). `traced(...)` runs each replica's step as a
-    tf.function of its own (traced per replica device, so each graph holds that replica's variable
-    copies), the replicas at once: their gradients meet in a `ReplicaAllReduce` op, reduced in replica
-    order in the caller's thread, so the results are the one-at-a-time run's bits. A step whose input
-    shapes are new (it traces), or whose graphs hold an op with effects beyond its replica, runs the
+    metrics and the optimizer's slots inside the replicas). `traced(...)` runs the whole step, a
+    tf.function whose `strategy.run` is one ReplicaCall op (distribute/replica_functions.py: the replicas'
+    own functions, in turn or at once, whichever its timing finds faster, the bits of one graph either
+    way). Pinned to "at once", it runs each replica's step as a tf.function of its own (traced per replica
+    device, so each graph holds that replica's variable copies) in replica threads: their gradients meet
+    in a `ReplicaAllReduce` op, reduced in replica order in the caller's thread. A step whose input shapes
+    are new (it traces), or whose graphs hold an op with effects beyond its replica, then runs the
     replicas one at a time.
 
     Metrics keep one state per replica while the replicas step; after each step, every replica's totals
@@ -111,7 +113,12 @@ class LocalReplicasStep:
         self._concurrent = True       # False once a traced graph holds an op unsafe to run at once
         self._specs = None            # the step's input specs when Keras traces for an unknown batch size
         self._relaxed = set()         # replicas whose functions were traced for those specs
-        self._chooser = FasterWay()   # "whole" (one graph, replicas in order) or "at once"
+        self._chooser = FasterWay()   # "whole" (the ReplicaCall step) or "at once" (replica threads)
+        # The whole step's ReplicaCall itself runs the replicas in turn or at once (persistent workers, one
+        # graph's bits either way); the replica-thread way gave other last bits than one graph on a wide MLP
+        # and a convnet (1e-8 in the weights after a few steps), so alternating with it made the weights
+        # depend on timing. It stays for a step pinned to it.
+        self._chooser.choose("whole")
         self.__name__ = getattr(step, "__name__", "one_step")
 
     def _replica_step(self, x, y, sample_weight):
