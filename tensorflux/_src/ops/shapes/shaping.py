@@ -78,6 +78,11 @@ def _reshape_kernel(x, shape):
 
 def _reshape_infer(inputs, attrs):
     x, shape = inputs
+    if shape.shape.rank not in (None, 1):       # TensorFlow's shape function checks the rank first
+        dims = ", ".join("[" + ",".join("?" if d is None else str(d) for d in t.shape.as_list()) + "]"
+                         if t.shape.rank is not None else "?" for t in inputs)
+        raise ValueError(f"Shape must be rank 1 but is rank {shape.shape.rank} for '{{{{node Reshape}}}}' with input "
+                         f"shapes: {dims}.")
     requested = value_dims(shape)
     if requested is None:
         return [(x.dtype, unknown_vector_dims(shape))]
