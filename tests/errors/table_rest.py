@@ -200,8 +200,6 @@ UNREACHABLE = {
                         "over several local devices (distribute room); it runs only inside strategy.run's replicas",
     "ReplicaCall": "made by strategy.run traced in a tf.function under a MirroredStrategy over several local devices "
                    "(distribute room); its inputs are the captures of the replicas' own traced functions",
-    "ReplicaCall": "made by strategy.run traced in a tf.function under a MirroredStrategy over several local devices "
-                   "(distribute room); its inputs are the captures of the replicas' own traced functions",
     "Dilation2DBackpropInput": _GRADIENT_ONLY.format("Dilation2D"),
     "Dilation2DBackpropFilter": _GRADIENT_ONLY.format("Dilation2D"),
     "LRNGrad": _GRADIENT_ONLY.format("LRN"),
