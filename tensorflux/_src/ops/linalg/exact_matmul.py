@@ -24,8 +24,9 @@ What TensorFlow runs, for C[M, N] = A[M, K] @ B[K, N] with one matrix (no batch)
   blocks of 16 terms added to the running result.
 - N == 1: Eigen's products for one column (`_matrix_times_column`).
 - K == 1: one rounded product per element, as NumPy.
-Other cases (batches of small matrices, transposed operands, other dtypes) are left to NumPy: they
-run other kernels whose order was not established.
+Transposed operands give the same bits when M, N > 1. Other cases (batches of more than one matrix,
+one row or column with a transposed operand, other dtypes) are left to NumPy: they run other
+kernels whose order was not established.
 
 Fused steps are computed exactly: the product of two float32 values is exact in float64, and the
 float64 sum with the accumulator rounds to float32 correctly unless it lands exactly on a float32
@@ -42,11 +43,13 @@ from . import exact_matmul_compiled as _compiled
 __all__ = ["tensorflow_matmul", "covers"]
 
 # Emulation costs two NumPy calls per k step (about 2 ns per term once compiled), against
-# microseconds for BLAS: it takes over small products only. Measured on a Dense layer call (2
-# loaded cores; 45 us without it): +30 us at [2,16]@[16,24] and +880 us at [32,32]@[32,32] in the
-# NumPy form, +7 us and +55 us compiled. Bigger products keep NumPy's bits.
+# microseconds for BLAS: it takes over small products only, and the limit does not depend on whether
+# the compiled loops are built (a product's bits never change during a run). Measured in one process
+# on a Dense layer call (2 cores at load 10; about 80-140 us without it): [2,16]@[16,24] +30 to
+# +200 us and [8,16]@[16,24] +150 to +500 us in the NumPy form, +7 us and +15 us compiled; [32,32]@
+# [32,32] would cost +880 us in the NumPy form, so it keeps NumPy's bits.
 MAX_DEPTH = 256               # deeper products are cut into K blocks in an order not established
-MAX_TERMS = 1 << 15            # M * K * N
+MAX_TERMS = 1 << 13            # M * K * N (M * K for one column)
 # Eigen hands oneDNN blocks of A whose rows are cut by cache size once A[M, K] outgrows about 16 KB
 # (measured: the first mismatches at M * K = 4750); those cuts were not modelled.
 MAX_PANEL = 4096               # M * K
@@ -70,13 +73,18 @@ _KERNEL_KEY = "exact_matmul"
 _background = {"calls": 0}
 
 
-def covers(a, b):
+def covers(a, b, transposed=False):
     """True when `tensorflow_matmul(a, b)` reproduces TensorFlow's bits: 2-D float32 operands of a
-    shape class whose order is known, small enough for the emulation."""
+    shape class whose order is known, small enough for the emulation. `transposed`: a or b is an
+    operand MatMul transposes (transpose_a/b); the contraction packs either layout into the same
+    blocks (checked: 297 of 297 random shapes in each of the three transposed forms), Eigen's
+    matrix-vector kernels do not (one row or one column: left to NumPy)."""
     if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
         return False
     m, k = a.shape
     n = b.shape[1]
+    if transposed and (m == 1 or n == 1):
+        return False
     if n == 1:
         shape_known = 1 < k <= _COLUMN_MAX_DEPTH and m * k <= MAX_TERMS
     else:

@@ -54,7 +54,7 @@ def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
     if x.shape[-1] != y.shape[-2]:
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible: In[0]: {_dims_text(a.shape)}, In[1]: {_dims_text(b.shape)}")
-    if not (transpose_a or transpose_b) and _exact.covers(x, y):   # small float32: TensorFlow's bits
+    if _exact.covers(x, y, transposed=transpose_a or transpose_b):   # small float32: TensorFlow's bits
         return _exact.tensorflow_matmul(x, y)
     return _product(x, y)
 
