@@ -15,32 +15,28 @@ CELL_HEAD = ["units", "activation", "recurrent_activation", "use_bias"]
 INITIALIZERS = ["kernel_initializer", "recurrent_initializer", "bias_initializer"]
 CELL_TAIL = ["kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "kernel_constraint",
              "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout"]
-NEEDS_KERAS_CONFIG_ORDER = pytest.mark.xfail(strict=True, reason="needs a per-class key order in keras_config.py")
 NEEDS_BASE_KEYS_PLACEMENT = pytest.mark.xfail(strict=True, reason="Keras writes the base keys after the arguments")
 
 CASES = [
-    *[pytest.param(lambda cls=cls: cls(pool_size=2), POOLING, id=cls.__name__, marks=NEEDS_KERAS_CONFIG_ORDER)
+    *[pytest.param(lambda cls=cls: cls(pool_size=2), POOLING, id=cls.__name__)
       for cls in (K.AveragePooling1D, K.AveragePooling2D, K.AveragePooling3D, K.MaxPooling1D, K.MaxPooling2D,
                   K.MaxPooling3D)],
     pytest.param(lambda: K.Bidirectional(K.LSTM(2)), BASE + ["merge_mode", "layer", "backward_layer"],
-                 id="Bidirectional", marks=NEEDS_KERAS_CONFIG_ORDER),
-    pytest.param(lambda: K.CenterCrop(4, 4), BASE + ["data_format", "height", "width"], id="CenterCrop",
-                 marks=NEEDS_KERAS_CONFIG_ORDER),
-    pytest.param(lambda: K.Dropout(0.5), BASE + ["rate", "seed", "noise_shape"], id="Dropout",
-                 marks=NEEDS_KERAS_CONFIG_ORDER),
+                 id="Bidirectional"),
+    pytest.param(lambda: K.CenterCrop(4, 4), BASE + ["data_format", "height", "width"], id="CenterCrop"),
+    pytest.param(lambda: K.Dropout(0.5), BASE + ["rate", "seed", "noise_shape"], id="Dropout"),
     pytest.param(lambda: K.GRUCell(4), BASE + CELL_HEAD + INITIALIZERS + CELL_TAIL + ["reset_after", "seed"],
-                 id="GRUCell", marks=NEEDS_KERAS_CONFIG_ORDER),
+                 id="GRUCell"),
     pytest.param(lambda: K.LSTMCell(4), BASE + CELL_HEAD + ["unit_forget_bias"] + INITIALIZERS + CELL_TAIL + ["seed"],
-                 id="LSTMCell", marks=NEEDS_KERAS_CONFIG_ORDER),
-    pytest.param(lambda: K.Normalization(), BASE + ["axis", "invert", "mean", "variance"], id="Normalization",
-                 marks=NEEDS_KERAS_CONFIG_ORDER),
+                 id="LSTMCell"),
+    pytest.param(lambda: K.Normalization(), BASE + ["axis", "invert", "mean", "variance"], id="Normalization"),
     pytest.param(lambda: K.RNN(K.SimpleRNNCell(2)), BASE + ["return_sequences", "return_state", "go_backwards",
                                                              "stateful", "unroll", "zero_output_for_mask", "cell"],
-                 id="RNN", marks=NEEDS_KERAS_CONFIG_ORDER),
+                 id="RNN"),
     pytest.param(lambda: K.Resizing(4, 4), BASE + ["data_format", "height", "width", "interpolation",
                                                    "crop_to_aspect_ratio", "pad_to_aspect_ratio", "fill_mode",
                                                    "fill_value", "antialias"],
-                 id="Resizing", marks=NEEDS_KERAS_CONFIG_ORDER),
+                 id="Resizing"),
     pytest.param(lambda: K.ELU(), ["name", "alpha", "trainable", "dtype"], id="ELU", marks=NEEDS_BASE_KEYS_PLACEMENT),
     pytest.param(lambda: K.SpatialDropout1D(0.5), ["rate", "seed", "name", "dtype"], id="SpatialDropout1D",
                  marks=NEEDS_BASE_KEYS_PLACEMENT),

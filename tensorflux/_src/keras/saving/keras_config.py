@@ -181,8 +181,31 @@ _OPTIMIZER_FIRST = ("name", "learning_rate", "weight_decay", "clipnorm", "global
                     "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor", "gradient_accumulation_steps")
 
 
+# Keras 3.15's get_config() order of the arguments of the layers whose constructor signature gives another one
+# (Keras' MaxPooling2D takes (pool_size, strides, padding) but writes pool_size, padding, strides), recorded
+# from Keras; the arguments not listed follow in signature order.
+_POOLING_ORDER = ("pool_size", "padding", "strides", "data_format")
+_KERAS_ARGUMENT_ORDER = {
+    **{f"{kind}Pooling{d}D": _POOLING_ORDER for kind in ("Max", "Average") for d in (1, 2, 3)},
+    "Bidirectional": ("merge_mode", "layer", "backward_layer"),
+    "CenterCrop": ("data_format", "height", "width"),
+    "Resizing": ("data_format", "height", "width"),
+    "Dropout": ("rate", "seed", "noise_shape"),
+    "SpatialDropout2D": ("rate", "seed", "data_format"),
+    "SpatialDropout3D": ("rate", "seed", "data_format"),
+    "Normalization": ("axis", "invert", "mean", "variance"),
+    "RNN": ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "zero_output_for_mask", "cell"),
+    "LSTMCell": ("units", "activation", "recurrent_activation", "use_bias", "unit_forget_bias"),
+    "GRUCell": ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                "recurrent_initializer", "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
+                "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout",
+                "recurrent_dropout", "reset_after"),
+}
+
+
 def _in_keras_order(cls, config):
-    order = []
+    ours = cls.__module__.startswith("tensorflux.")     # a user's class of the same name keeps its own order
+    order = list(_KERAS_ARGUMENT_ORDER.get(cls.__name__, ())) if ours else []
     for klass in cls.__mro__:
         init = vars(klass).get("__init__")
         if init is None or klass is object:
