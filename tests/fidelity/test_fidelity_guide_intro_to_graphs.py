@@ -18,7 +18,6 @@ import os
 import sys
 import timeit
 
-import pytest
 
 import tensorflux as tf
 
@@ -583,11 +582,6 @@ versions {
 SUBS_GRAPH_DEF_PRINTOUT = [(r'cond_(true|false)_\d+', r'cond_\1_<n>')]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'The traced graph is TF\'s (the If stages do_return and retval_, the else branch holds the dtype check\'s '
-    'constants); what differs is the order of the else branch\'s nodes: TensorFlow converts each returned Python '
-    'value as the branch returns, next to its Identity (Const_3, Identity, Const_4, Identity_1), the exporter '
-    'puts every Const first. Needs the exporter to place cond_while.return_conversions(graph) there'))
 def test_graph_def_printout():
     with fid.capture() as out:
         def relu_branches(x):

@@ -155,9 +155,6 @@ rule("ArgMax", "ArgMin")(_axis_rule("dimension", None))
 rule("ReverseV2")(_axis_rule("axis", None))
 rule("Cumsum", "Cumprod", "CumulativeLogsumexp")(_axis_rule("axis", None))
 rule("Split")(_axis_rule("split_dim", 0))
-rule("StringToHashBucketStrong")(   # tensorflux's two key attrs are TensorFlow's `key` list (signed 64-bit)
-    lambda b, op, ins: generic(b, op, ins, attrs=dict(_without(op.attrs, "k0", "k1"), key=[
-        k - (1 << 64) if k >= 1 << 63 else k for k in (int(op.attrs["k0"]), int(op.attrs["k1"]))])))
 rule("SparseReduceSum", "SparseReduceSumSparse", "SparseReduceMax", "SparseReduceMaxSparse")(
     lambda b, op, ins: generic(b, op, list(ins) + [_axis_input(b, op, list(op.attrs["axes"]), "reduction_axes")],
                                attrs=_without(op.attrs, "axes")))
@@ -352,9 +349,14 @@ def _while(b, op, ins):
                           f"which TensorFlow's While cannot express; export the function outside the tape.")
     has_max = bool(op.attrs.get("has_max"))
     ins = list(ins)
-    limit = _as_int32(b, op, ins.pop()) if has_max else \
-        b.const(np.asarray(-1, np.int32), f"{op.name}/maximum_iterations")
-    counter = b.const(np.asarray(0, np.int32), f"{op.name}/loop_counter")
+    # the loop's own counter and limit constants (`while/loop_counter`), made with it as TensorFlow does
+    counter, limit = [b.values.get(id(t)) if t is not None else None for t in op.attrs.get("lead", (None, None))]
+    if has_max:
+        limit = _as_int32(b, op, ins.pop())
+    elif limit is None:
+        limit = b.const(np.asarray(-1, np.int32), f"{op.name}/maximum_iterations")
+    if counter is None:
+        counter = b.const(np.asarray(0, np.int32), f"{op.name}/loop_counter")
     loop, cond_caps, body_caps = ins[:n_vars], ins[n_vars:n_vars + n_cond], ins[n_vars + n_cond:]
     cond_in, body_in = list(cond_graph.inputs), list(body_graph.inputs)
     # Every function sees [counter, limit, loop vars, cond captures, body captures]

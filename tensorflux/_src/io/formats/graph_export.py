@@ -23,6 +23,7 @@ import weakref
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from . import attr_values as _av
+from ...ops.control_flow.cond_while import return_conversions
 from .export_rules import ExportError, rule_for
 from .op_interfaces import NO_DEFAULT, interface
 
@@ -208,7 +209,11 @@ class _Builder:
             if user_name is None and self.outer_names is None:
                 user_name = "unused"
             args.append(self._argument(placeholder, dtype, shape, user_name, node_name))
+        # A cond branch's Python results are converted as it returns, each next to its Identity (as in TF)
+        late = return_conversions(graph) if self.scope and not self.named_lead and wrap is not None else ()
         for op in graph.get_operations():
+            if id(op) in late:
+                continue
             if op.type == "Placeholder":
                 if id(op.outputs[0]) in self._pending:
                     continue
@@ -222,9 +227,19 @@ class _Builder:
             self._export_op(op)
         self.op = None
         self._late_controls(graph)
-        results = [self.value(t) for t in outputs]
-        if wrap is not None:
-            results = wrap(self, args, results)
+        if late and not self.stateful_nodes:
+            results = []
+            for t in outputs:
+                if id(t) not in self.values:
+                    self._export_op(t.op)
+                results += wrap(self, args, [self.value(t)])
+        else:
+            for op in graph.get_operations():
+                if id(op) in late:
+                    self._export_op(op)
+            results = [self.value(t) for t in outputs]
+            if wrap is not None:
+                results = wrap(self, args, results)
         results += [args[i] for i in passthrough]
         if self.graph_mode:
             return

@@ -14,6 +14,8 @@ Ops are `If`/`While` when a branch or body holds a stateful op, `StatelessIf`/`S
 """
 import weakref
 
+import numpy as np
+
 from ...framework import nest
 from ...framework.context import autograph_callable, state as _state
 from ...framework.graph import FuncGraph, Operation
@@ -277,8 +279,26 @@ def build_while(init, specs, cond_graph, keep_going, body_graph, body_out, maxim
              "has_max": maximum_iterations is not None}
     if maximum_iterations is not None:
         inputs.append(maximum_iterations)
+    name = name or "while"
+    attrs["lead"] = _loop_lead_constants(name, maximum_iterations)
     opdef = WHILE if (_has_stateful(cond_graph) or _has_stateful(body_graph)) else STATELESS_WHILE
-    return apply(opdef, inputs, attrs, name or "while")
+    return apply(opdef, inputs, attrs, name)
+
+
+def _loop_lead_constants(name, maximum_iterations):
+    """TensorFlow's While carries an iteration counter and its limit ahead of the loop variables, made as
+    constants in the loop's name scope (`while/loop_counter`; `while/maximum_iterations`, -1 when the
+    loop has no limit). The loop here counts in its generated code; the constants are kept as the graph's
+    record of them (graphs list them, the GraphDef exporter wires them into the While node)."""
+    graph = _state.graph
+    parent = name.rpartition("/")[0]
+    scope = graph.unique_name(name, mark_as_used=False).rpartition("/")[2]
+    scope = f"{parent}/{scope}" if parent else scope
+    limit = None
+    if maximum_iterations is None:
+        limit = graph.add_constant(np.asarray(-1, np.int32), f"{scope}/maximum_iterations")
+    counter = graph.add_constant(np.asarray(0, np.int32), f"{scope}/loop_counter")
+    return counter, limit
 
 
 def _var_name(t):
