@@ -464,12 +464,6 @@ def ex_tensorboard_callback():
 
 
 XFAILS = {
-    "multi_output_compile_variants":
-        "last digit of one metric: score_output_mean_absolute_percentage_error 1011.9210, Keras 1011.9208. Not the "
-        "metric: MeanAbsolutePercentageError and its Mean accumulation give TensorFlow's bits on equal inputs "
-        "(tests/keras/test_metric_accumulation_bits.py) and the first batch's total matches; the model's first "
-        "forward pass already differs by one ulp in 14 of 32 score outputs because Conv2D/Conv1D sum their "
-        "27/30 products in another order than Eigen's spatial convolution (75 % of conv outputs differ by an ulp)",
 }
 
 

@@ -42,18 +42,9 @@ def _two_outputs():
 
 
 @pytest.mark.parametrize("samples, run_eagerly, warned", [(100, False, 2), (96, False, 2), (100, True, 4)])
-def test_missing_gradients_warned_once_per_trace(samples, run_eagerly, warned, monkeypatch):
+def test_missing_gradients_warned_once_per_trace(samples, run_eagerly, warned):
     # Keras 3.15 warns each time the step is traced (twice: variables are made on the first trace) or,
     # run eagerly, at every step (4 batches).
-    # numba compiles inside `warnings.catch_warnings`, whose state is process-wide before Python 3.14: a
-    # background build of the exact-matmul loops overlapping this block would swallow the warnings counted
-    # here, so none may start or run during it.
-    import threading
-    from tensorflux._src.ops.linalg import exact_matmul
-    monkeypatch.setitem(exact_matmul._background, "calls", exact_matmul.HOT_CALLS)
-    for thread in threading.enumerate():
-        if thread.name == "tensorflux-exact-matmul-build":
-            thread.join()
     rng = np.random.default_rng(6)
     net = _two_outputs()
     net.compile(optimizer="rmsprop", loss=[None, keras.losses.CategoricalCrossentropy()], run_eagerly=run_eagerly)

@@ -8,8 +8,10 @@ builds in the caller's thread. (A background build was tried: on two cores its G
 compile stretched the concurrent first calls from 40 ms to 600 ms.)
 """
 import threading
+import warnings
 
-__all__ = ["numba_or_none", "when_hot", "build_now", "built", "COMPILE_FROM"]
+__all__ = ["numba_or_none", "when_hot", "build_now", "built", "COMPILE_FROM", "background_compile",
+           "build_in_background"]
 
 # Inputs smaller than this never make a kernel get built (they use it once built): the NumPy form costs
 # microseconds there, and importing and compiling numba costs a second -- a program's first small ops
@@ -60,3 +62,52 @@ def build_now(key, build):
             except Exception:   # a compiler failure leaves the NumPy path in place; it is never retried
                 _BUILT[key] = False
     return _BUILT[key] or None
+
+
+# numba compiles inside `warnings.catch_warnings` blocks. Before Python 3.14 their state (the filters, the
+# showwarning hook) is the whole process's, so a compile running on a background thread would swallow, or
+# reorder, the warnings the program's own threads raise meanwhile (and undo a `catch_warnings` the
+# program entered). In a thread marked by `background_compile()` those blocks therefore do nothing; numba
+# still adds its NumbaWarning filters, which concern only its own warnings.
+_COMPILING = threading.local()
+
+
+class _CatchWarningsOutsideBackgroundCompiles(warnings.catch_warnings):
+    """`warnings.catch_warnings`, inert in a thread compiling in the background (see above)."""
+
+    def __enter__(self):
+        if getattr(_COMPILING, "on", False):
+            return [] if self._record else None
+        return super().__enter__()
+
+    def __exit__(self, *exc_info):
+        if getattr(_COMPILING, "on", False):
+            return None
+        return super().__exit__(*exc_info)
+
+
+class background_compile:
+    """Marks the current thread as a background compiler for the duration (see above)."""
+
+    def __enter__(self):
+        if warnings.catch_warnings is _ORIGINAL_CATCH_WARNINGS:   # installed once; never over someone else's
+            warnings.catch_warnings = _CatchWarningsOutsideBackgroundCompiles
+        _COMPILING.on = True
+        return self
+
+    def __exit__(self, *exc_info):
+        _COMPILING.on = False
+        return None
+
+
+_ORIGINAL_CATCH_WARNINGS = warnings.catch_warnings
+
+
+def build_in_background(key, build, name):
+    """Starts a daemon thread building `key` (see `build_now`) as a background compiler."""
+    def work():
+        with background_compile():
+            build_now(key, build)
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    return thread

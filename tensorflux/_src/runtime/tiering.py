@@ -514,7 +514,7 @@ def compile_in_background(lowered, sample_args, done):
 
     def work():
         try:
-            with _LOCK:
+            with _LOCK, jit.background_compile():
                 runner = build(lowered, numba, sample_args)
         except Exception as e:   # the NumPy path stays; tiering is an optimisation only
             logger.debug("tensorflux: background compile failed: %s", e)

@@ -20,6 +20,7 @@ from ..shapes.shape_ops import shape
 from ..shapes.shaping import expand_dims, squeeze
 from ..convert import convert_to_tensor
 from . import compiled_col2im, winograd
+from ..linalg import exact_matmul as _exact
 from ..linalg import blas_threads
 from ..linalg.blas_threads import gemm, gemm_tn
 from ..registry import OpDef, apply
@@ -162,6 +163,8 @@ def _tap_major_transposed_times(cols_t, g2d):
 def _patches_times(windows, w2d):
     """[N·OH·OW, O] = im2col(windows [N, OH, OW, KH, KW, C]) @ w2d [KH·KW·C, O]."""
     n, pixels, k = windows.shape[0], windows.shape[1] * windows.shape[2], w2d.shape[0]
+    if w2d.shape[1] <= _exact.CONV_MAX_CHANNELS and _exact.covers_conv(windows.reshape(n * pixels, k), w2d):
+        return _exact.conv_product(windows.reshape(n * pixels, k), w2d)     # small float32: TensorFlow's order
     blocks = _image_blocks(n, pixels * k * windows.itemsize, n * pixels * k * w2d.shape[1])
     if len(blocks) == 1:
         return gemm(windows.reshape(n * pixels, k), w2d)
