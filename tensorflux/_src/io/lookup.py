@@ -68,6 +68,19 @@ class KeyValueTensorInitializer:
                                 "LookupTableImportV2"))
 
 
+def _check_column(role, index, dtype, line_number_wording, period):
+    """TensorFlow's checks of a text-file table's key or value column and dtype (its messages word the two
+    roles slightly differently, hence the wording arguments)."""
+    if index < -2:
+        raise ValueError(f"`{role}_index` should be >= -2, received: {index}{period}")
+    if index == TextFileIndex.LINE_NUMBER and dtype is not _dt.int64:
+        raise ValueError(f"`{role}_dtype` must be int64 {line_number_wording} {TextFileIndex.LINE_NUMBER}, received: "
+                         f"{dtype}")
+    if index == TextFileIndex.WHOLE_LINE and not (dtype.is_integer or dtype is _dt.string):
+        raise ValueError(f"`{role}_dtype` should be either integer or string for `{role}_index` "
+                         f"{TextFileIndex.WHOLE_LINE}, received: {dtype}")
+
+
 class TextFileInitializer:
     """Fills a table from a text file: one entry per line, the key and the value each a column (split at
     `delimiter`), the whole line, or the line number (`TextFileIndex`)."""
@@ -77,22 +90,8 @@ class TextFileInitializer:
         if filename is None or (isinstance(filename, (str, bytes)) and not filename):
             raise ValueError("`filename` argument required for tf.lookup.TextFileInitializer")
         key_dtype, value_dtype = _dt.as_dtype(key_dtype), _dt.as_dtype(value_dtype)
-        if key_index < -2:
-            raise ValueError(f"`key_index` should be >= -2, received: {key_index}.")
-        if key_index == TextFileIndex.LINE_NUMBER and key_dtype is not _dt.int64:
-            raise ValueError(f"`key_dtype` must be int64 if `key_index` is {TextFileIndex.LINE_NUMBER}, received: "
-                             f"{key_dtype}")
-        if key_index == TextFileIndex.WHOLE_LINE and not (key_dtype.is_integer or key_dtype is _dt.string):
-            raise ValueError(f"`key_dtype` should be either integer or string for `key_index` "
-                             f"{TextFileIndex.WHOLE_LINE}, received: {key_dtype}")
-        if value_index < -2:
-            raise ValueError(f"`value_index` should be >= -2, received: {value_index}")
-        if value_index == TextFileIndex.LINE_NUMBER and value_dtype is not _dt.int64:
-            raise ValueError(f"`value_dtype` must be int64 for `value_index` {TextFileIndex.LINE_NUMBER}, received: "
-                             f"{value_dtype}")
-        if value_index == TextFileIndex.WHOLE_LINE and not (value_dtype.is_integer or value_dtype is _dt.string):
-            raise ValueError(f"`value_dtype` should be either integer or string for `value_index` "
-                             f"{TextFileIndex.WHOLE_LINE}, received: {value_dtype}")
+        _check_column("key", key_index, key_dtype, "if `key_index` is", ".")
+        _check_column("value", value_index, value_dtype, "for `value_index`", "")
         if vocab_size is not None and vocab_size <= 0:
             raise ValueError(f"`vocab_size` should be > 0, received: {vocab_size}")
         with init_scope():

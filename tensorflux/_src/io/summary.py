@@ -350,16 +350,21 @@ def _image_strings(images, max_outputs):
     return strings
 
 
+def _check_rank(data, rank):
+    """The ValueError TensorBoard's image and audio summaries raise for a batch of another rank."""
+    if data.shape.rank != rank:
+        tensor_name = "" if _context.graph is None else data.name
+        raise ValueError(f"Tensor {tensor_name} must have rank {rank}.  Received rank {data.shape.rank}, "
+                         f"shape {data.shape}")
+
+
 def image(name, data, step=None, max_outputs=3, description=None):
     """`tf.summary.image`: writes up to `max_outputs` images of a `[k, height, width, channels]` batch as
     PNGs (floats are taken to lie in [0, 1])."""
     max_outputs = int(max_outputs)
 
     def check(data):
-        if data.shape.rank != 4:
-            tensor_name = "" if _context.graph is None else data.name
-            raise ValueError(f"Tensor {tensor_name} must have rank 4.  Received rank {data.shape.rank}, "
-                             f"shape {data.shape}")
+        _check_rank(data, 4)
         if max_outputs < 0:
             raise errors.InvalidArgumentError(None, None, "max_outputs must be non-negative")
 
@@ -391,11 +396,8 @@ def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, desc
     max_outputs, rate = int(max_outputs), int(np.asarray(getattr(sample_rate, "numpy", lambda: sample_rate)()))
 
     def check(data):
-        if data.shape.rank != 3:
-            tensor_name = "" if _context.graph is None else data.name
-            raise ValueError(f"Tensor {tensor_name} must have rank 3.  Received rank {data.shape.rank}, "
-                             f"shape {data.shape}")
-        if max_outputs < 0:
+        _check_rank(data, 3)
+        if max_outputs < 0:     # TensorBoard's audio summary asserts it (tf.debugging.assert_non_negative)
             raise errors.InvalidArgumentError(None, None, f"\nCondition x >= 0 did not hold element-wise:\nx (shape=() "
                                                           f"dtype=int32) = \n{max_outputs}")
 
