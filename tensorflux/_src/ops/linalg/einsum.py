@@ -268,32 +268,27 @@ def _pair_step(x_labels, y_labels, keep, sizes, order=None):
 
         def step(x, y):
             return np.einsum(equation, x, y)
-    elif swap:
-        result_labels = batch + free_y + free_x
-        result_shape = batch_shape + tuple(sizes[c] for c in free_y + free_x)
-        perm_xt = [x_labels.index(c) for c in batch + contracted + free_x]
-        perm_yt = [y_labels.index(c) for c in batch + free_y + contracted]
+    else:
+        if swap:   # the product y·x: its rows are y's free labels
+            result_labels = batch + free_y + free_x
+            result_shape = batch_shape + tuple(sizes[c] for c in free_y + free_x)
+            first = ([x_labels.index(c) for c in batch + contracted + free_x], (depth, rows))
+            second = ([y_labels.index(c) for c in batch + free_y + contracted], (cols, depth))
+            first, second = second, first
+        else:
+            first, second = (perm_x, (rows, depth)), (perm_y, (depth, cols))
+        (perm_a, dims_a), (perm_b, dims_b) = first, second
 
         if not batch_shape:
             def step(x, y):
-                return _tall_product(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
-                                     _matrix_stack(x, perm_xt, batch_shape, depth, rows)).reshape(result_shape)
+                a, b = (y, x) if swap else (x, y)
+                return _tall_product(_matrix_stack(a, perm_a, batch_shape, *dims_a),
+                                     _matrix_stack(b, perm_b, batch_shape, *dims_b)).reshape(result_shape)
         else:
             def step(x, y, out=None):
-                return _stacked_product(_matrix_stack(y, perm_yt, batch_shape, cols, depth),
-                                        _matrix_stack(x, perm_xt, batch_shape, depth, rows),
-                                        out).reshape(result_shape)
-            step.single_free_labels = len(free_x) == 1 and len(free_y) == 1
-    else:
-        if not batch_shape:
-            def step(x, y):
-                return _tall_product(_matrix_stack(x, perm_x, batch_shape, rows, depth),
-                                     _matrix_stack(y, perm_y, batch_shape, depth, cols)).reshape(result_shape)
-        else:
-            def step(x, y, out=None):
-                return _stacked_product(_matrix_stack(x, perm_x, batch_shape, rows, depth),
-                                        _matrix_stack(y, perm_y, batch_shape, depth, cols),
-                                        out).reshape(result_shape)
+                a, b = (y, x) if swap else (x, y)
+                return _stacked_product(_matrix_stack(a, perm_a, batch_shape, *dims_a),
+                                        _matrix_stack(b, perm_b, batch_shape, *dims_b), out).reshape(result_shape)
             step.single_free_labels = len(free_x) == 1 and len(free_y) == 1
     return step, result_labels
 
