@@ -19,8 +19,8 @@ from .base import (binary_focal_crossentropy, categorical_hinge, cosine_similari
                    kl_divergence, kld, kullback_leibler_divergence, log_cosh, logcosh, mape,
                    mean_absolute_percentage_error, mean_squared_logarithmic_error, msle, poisson,
                    sparse_top_k_categorical_accuracy, squared_hinge, top_k_categorical_accuracy)
-from .probabilistic import (BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,  # noqa: F401
-                            MSE, MAE, MAPE, MSLE, KLD, categorical_focal_crossentropy)
+from .base import MSE, MAE, MAPE, MSLE, KLD, categorical_focal_crossentropy  # noqa: F401  (Keras' upper-case aliases)
+from .probabilistic import BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy
 from .iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from .operating_point import PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity, SpecificityAtSensitivity
 from .regression import (ConcordanceCorrelation, PearsonCorrelation, R2Score, concordance_correlation,

@@ -272,10 +272,11 @@ class RootMeanSquaredError(Mean):
         return tf.sqrt(super().result())
 
 
-mean_squared_error = mse = _losses.mean_squared_error
-mean_absolute_error = mae = _losses.mean_absolute_error
-mean_absolute_percentage_error = mape = _losses.mean_absolute_percentage_error
-mean_squared_logarithmic_error = msle = _losses.mean_squared_logarithmic_error
+mean_squared_error = mse = MSE = _losses.mean_squared_error
+mean_absolute_error = mae = MAE = _losses.mean_absolute_error
+mean_absolute_percentage_error = mape = MAPE = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = _losses.mean_squared_logarithmic_error
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
 binary_crossentropy = _losses.binary_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
@@ -283,7 +284,7 @@ binary_focal_crossentropy = _losses.binary_focal_crossentropy
 hinge = _losses.hinge
 squared_hinge = _losses.squared_hinge
 categorical_hinge = _losses.categorical_hinge
-kl_divergence = kld = kullback_leibler_divergence = _losses.kl_divergence
+kl_divergence = kld = KLD = kullback_leibler_divergence = _losses.kl_divergence
 poisson = _losses.poisson
 huber = _losses.huber
 log_cosh = logcosh = _losses.log_cosh

@@ -40,12 +40,3 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         return {**super().get_config(), "from_logits": self.from_logits, "ignore_class": self.ignore_class,
                 "axis": self.axis}
 
-
-MSE = _losses.mean_squared_error
-MAE = _losses.mean_absolute_error
-MAPE = _losses.mean_absolute_percentage_error
-MSLE = _losses.mean_squared_logarithmic_error
-KLD = _losses.kl_divergence
-categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
-
-__all__ += ["MSE", "MAE", "MAPE", "MSLE", "KLD", "categorical_focal_crossentropy"]
