@@ -18,11 +18,17 @@ import threading
 
 import numpy as np
 
+from ..framework import errors
 from ..framework.context import init_scope
 from ..framework.tensor import EagerTensor
+from ..ops.array.where import where
 from ..ops.convert import convert_to_tensor
+from ..ops.fingerprints import to_hash_bucket_fast
+from ..ops.math.arith import add, cast
+from ..ops.math.logic import not_equal
 from ..ops.registry import apply
 from ..ops.state import ResourceHandle
+from ..ops.strings import as_string
 from ..types import dtypes as _dt
 from . import lookup_ops as _ops
 from .formats import table_rules as _tables
@@ -150,7 +156,6 @@ def _shared_table(shared_name, key_dtype, value_dtype):
                                                                              "shared_name": shared_name})
     table = handle._value
     if (table.key_dtype, table.value_dtype) != (key_dtype, value_dtype):
-        from ..framework import errors
         names = [_type_string(d) for d in (key_dtype, value_dtype, table.key_dtype, table.value_dtype)]
         raise errors.eager_error(errors.InvalidArgumentError, f"Conflicting key/value dtypes {names[0]}->{names[1]} "
                                  f"with {names[2]}-{names[3]} for table {shared_name}", "HashTableV2", "hash_table")
@@ -160,7 +165,6 @@ def _shared_table(shared_name, key_dtype, value_dtype):
 def _new_table(op, attrs, inputs=()):
     """Runs a table-creating op's kernel eagerly (its output is the table state itself, which an eager
     tensor cannot hold) and wraps the table as a resource handle; a failure reads as the eager op's."""
-    from ..framework import errors
     arrays = [t._value for t in inputs]
     try:
         table = op.kernel(*arrays, **attrs)
@@ -231,7 +235,6 @@ class StaticHashTable(_Table):
                 raise ValueError(f"Shapes {default.shape} and () are not compatible")
             self._default_value = default
         if self._key_dtype not in _KEY_DTYPES:
-            from ..framework import errors
             raise errors.NotFoundError(None, "HashTableV2",
                                        f"Could not find device for node: {{{{node HashTableV2}}}} = HashTableV2["
                                        f"key_dtype={_enum_name(self._key_dtype)}, value_dtype="
@@ -294,15 +297,9 @@ class StaticVocabularyTable(_Table):
         if self._table is None:
             with init_scope():
                 return convert_to_tensor(np.int64(self._num_oov_buckets))
-        from ..ops.math.arith import add
         return add(self._table.size(), np.int64(self._num_oov_buckets), name=name)
 
     def lookup(self, keys, name=None):
-        from ..ops.array.where import where
-        from ..ops.fingerprints import to_hash_bucket_fast
-        from ..ops.math.arith import add, cast
-        from ..ops.math.logic import not_equal
-        from ..ops.strings import as_string
         flat, rebuild = _values_of(keys)
         _check_key_dtype(keys, self._key_dtype)
         if flat.dtype.is_integer:
