@@ -17,15 +17,19 @@ so the loss has something to decrease):
   mlp            Dense 784-128-128-10 on 6000 flattened images, batch 128
   mlp_60k        the same on 60,000 images, MNIST's training set size
 
-Every (framework, model) pair runs in its own fresh process, frameworks interleaved model by model. In
-that process: the model is built and compiled, the loss is evaluated once before training, a warm-up
-`fit` of a few batches runs (it traces the train step for both the full and the final partial batch
-shape, so the timed epoch pays no tracing), then ONE `fit` epoch over the whole data set is timed.
-Printed: seconds per epoch, the CPU seconds the process used in it (all threads: on a shared machine
-the work done, which the load changes less than the wall time), examples/s, the ratio
-tensorflux/TensorFlow of the wall times (below 1 means tensorflux is faster) and the loss before
-training and after the epoch in both frameworks (the two must fall alike; weights start from different
-random draws, so the values agree only roughly).
+Every (framework, model) pair runs in its own fresh process, which builds and compiles the model,
+evaluates the loss once before training and runs a warm-up `fit` of a few batches (it traces the train
+step for both the full and the final partial batch shape, so the timed epochs pay no tracing). Then the
+two processes of a model take turns: ONE `fit` epoch over the whole data set in one, then one in the
+other, --epochs rounds (who goes first alternates), only one process working at a time. Each side's
+figure is its best epoch (the least disturbed by other processes on a shared machine: both sides get
+the same chances, since their epochs alternate), its median is printed too. The work of a timed epoch
+is the same as ever: one pass over the data set, same model, batch and data.
+Printed: seconds per epoch (best and median), the CPU seconds of the best epoch (all threads: on a
+shared machine the work done, which the load changes less than the wall time), examples/s, the ratio
+tensorflux/TensorFlow of the best wall times (below 1 means tensorflux is faster) and the loss before
+training and after the first timed epoch in both frameworks (the two must fall alike; weights start
+from different random draws, so the values agree only roughly).
 """
 import argparse
 import json
@@ -173,8 +177,8 @@ BUILDERS = {"mnist_convnet": build_mnist_convnet, "addition_rnn": build_addition
             "transformer": build_transformer, "mlp": build_mlp, "mlp_60k": build_mlp}
 
 
-def measure(impl, name, quick):
-    """Builds, warms up and times one epoch of `name` under `impl`; returns a dict for the parent."""
+def prepare(impl, name, quick):
+    """Builds and warms up `name` under `impl`; returns (a function timing one epoch, the facts so far)."""
     import time
     import importlib
 
@@ -192,14 +196,27 @@ def measure(impl, name, quick):
     # Warm-up: full batches and one of the final partial batch's size, so both shapes are traced.
     warm = WARMUP_BATCHES * batch + n % batch
     model.fit(x[:warm], y[:warm], batch_size=batch, epochs=1, verbose=0, shuffle=False)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    history = model.fit(x, y, batch_size=batch, epochs=1, verbose=0)
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "examples": n, "loss_before": loss_before,
-            "loss_after": float(history.history["loss"][-1])}
+
+    def epoch():
+        start, cpu_start = time.perf_counter(), time.process_time()
+        history = model.fit(x, y, batch_size=batch, epochs=1, verbose=0)
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+        return {"seconds": seconds, "cpu_seconds": cpu_seconds, "loss": float(history.history["loss"][-1])}
+    return epoch, {"examples": n, "loss_before": loss_before}
 
 
-# -- the parent: one process per (framework, model), a table at the end --------------------------------
+def serve(impl, name, quick):
+    """The worker: prepares, says so, then times one epoch per "epoch" line read until "quit" (or EOF),
+    one JSON line out per line in."""
+    epoch, facts = prepare(impl, name, quick)
+    print(json.dumps(facts), flush=True)
+    for line in sys.stdin:
+        if line.strip() != "epoch":
+            break
+        print(json.dumps(epoch()), flush=True)
+
+
+# -- the parent: one process per (framework, model), their epochs interleaved, a table at the end ------
 
 
 def _env():
@@ -212,22 +229,82 @@ def _env():
     return env
 
 
-def run_one(python, impl, name, quick, timeout):
-    cmd = [python, os.path.abspath(__file__), "--worker", impl, name] + (["--quick"] if quick else [])
-    try:
-        proc = subprocess.run(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout} s"}
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
-        return {"error": tail[0][:100]}
-    return json.loads(lines[-1])
+class Worker:
+    """One (framework, model) process; `error` is set (and the process gone) once anything went wrong."""
+
+    def __init__(self, python, impl, name, quick, timeout):
+        import tempfile
+        self.error, self.facts, self.epochs, self.timeout = None, {}, [], timeout
+        cmd = [python, os.path.abspath(__file__), "--worker", impl, name] + (["--quick"] if quick else [])
+        self._stderr = tempfile.TemporaryFile(mode="w+")      # a file: a chatty child never blocks on it
+        self.proc = subprocess.Popen(cmd, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, text=True)
+        self.facts = self._answer() or {}
+
+    def _answer(self):
+        """The next JSON line from the child (other printed lines skipped), or None with `error` set."""
+        import selectors
+        import time
+        deadline = time.monotonic() + self.timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            while True:
+                if not sel.select(max(0.0, deadline - time.monotonic())):
+                    self._fail(f"timed out after {self.timeout:.0f} s")
+                    return None
+                line = self.proc.stdout.readline()
+                if not line:
+                    self._stderr.seek(0)
+                    tail = self._stderr.read().strip().splitlines()[-1:] or ["?"]
+                    self._fail(tail[0][:100])
+                    return None
+                if line.startswith("{"):
+                    return json.loads(line)
+
+    def _fail(self, message):
+        self.error = message
+        self.proc.kill()
+        self.proc.wait()
+
+    def epoch(self):
+        if self.error:
+            return
+        self.proc.stdin.write("epoch\n")
+        self.proc.stdin.flush()
+        result = self._answer()
+        if result is not None:
+            self.epochs.append(result)
+
+    def close(self):
+        if not self.error:
+            self.proc.stdin.close()
+            self.proc.wait()
+        self._stderr.close()
+
+    def result(self):
+        """The row's dict: the best epoch's seconds and CPU seconds, the median, the losses."""
+        if self.error:
+            return {"error": self.error}
+        import statistics
+        best = min(self.epochs, key=lambda e: e["seconds"])
+        return dict(self.facts, seconds=best["seconds"], cpu_seconds=best["cpu_seconds"],
+                    median_seconds=statistics.median(e["seconds"] for e in self.epochs),
+                    loss_after=self.epochs[0]["loss"], epochs=self.epochs)
 
 
-def _cell(result, key, form):
-    return form.format(result[key]) if result and key in result else "-"
+def run_model(pythons, name, quick, timeout, rounds):
+    """{impl: result} for one model: its workers prepared one after the other, then `rounds` rounds of
+    one epoch each, taking turns (the first to go alternates)."""
+    workers = {}
+    for impl, python in pythons.items():
+        workers[impl] = Worker(python, impl, name, quick, timeout)
+    order = list(workers.values())
+    for r in range(rounds):
+        for worker in (order if r % 2 == 0 else order[::-1]):
+            worker.epoch()
+    for worker in order:
+        worker.close()
+    return {impl: worker.result() for impl, worker in workers.items()}
 
 
 def main(argv=None):
@@ -236,24 +313,27 @@ def main(argv=None):
     ap.add_argument("-k", default=None, help="only models whose name contains this text")
     ap.add_argument("--quick", action="store_true", help="small data sets (same model shapes)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds allowed per (framework, model)")
+    ap.add_argument("--epochs", type=int, default=3, help="timed epochs per side, taking turns (best kept)")
     ap.add_argument("--json", action="store_true", help="print the raw results as one JSON line too")
     ap.add_argument("--worker", nargs=2, metavar=("IMPL", "MODEL"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        print(json.dumps(measure(args.worker[0], args.worker[1], args.quick)), flush=True)
+        serve(args.worker[0], args.worker[1], args.quick)
         return 0
+    if args.epochs < 1:
+        ap.error("--epochs must be at least 1")
     names = [n for n in BUILDERS if not args.k or args.k in n]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
           "(shared with other processes: timings vary with the load)")
-    results = {}
-    for name in names:
-        results[name] = {"tensorflux": run_one(sys.executable, "tensorflux", name, args.quick, args.timeout)}
-        if args.tf_python:
-            results[name]["tensorflow"] = run_one(args.tf_python, "tensorflow", name, args.quick, args.timeout)
+    print(f"each side: the best of {args.epochs} epochs, the two sides' epochs taking turns")
+    pythons = {"tensorflux": sys.executable}
+    if args.tf_python:
+        pythons["tensorflow"] = args.tf_python
+    results = {name: run_model(pythons, name, args.quick, args.timeout, args.epochs) for name in names}
     impls = ["tensorflux"] + (["tensorflow"] if args.tf_python else [])
     header = f"{'model':<14} {'examples':>8}"
     for impl in impls:
-        header += f" | {impl + ' s/epoch':>20} {'cpu s':>6} {'ex/s':>8} {'loss before->after':>19}"
+        header += f" | {impl + ' s best (median)':>28} {'cpu s':>6} {'ex/s':>8} {'loss before->after':>19}"
     if args.tf_python:
         header += f" | {'ratio':>6}"
     print(header)
@@ -265,10 +345,11 @@ def main(argv=None):
         for impl in impls:
             r = row[impl]
             if "error" in r:
-                row_text += f" | {'ERROR ' + r['error']:<56.56}"
+                row_text += f" | {'ERROR ' + r['error']:<64.64}"
                 continue
             losses = f"{r['loss_before']:.3f}->{r['loss_after']:.3f}"
-            row_text += (f" | {r['seconds']:>20.3f} {r.get('cpu_seconds', float('nan')):>6.2f} "
+            seconds = f"{r['seconds']:.3f} ({r['median_seconds']:.3f})"
+            row_text += (f" | {seconds:>28} {r['cpu_seconds']:>6.2f} "
                          f"{r['examples'] / r['seconds']:>8.0f} {losses:>19}")
         if args.tf_python:
             try:
