@@ -17,16 +17,21 @@ cores), a convnet epoch took 29 s sharing against 37 s keeping blocks on the cal
 was full (the blocks of a descheduled thread are taken over by the other, and the scheduler gives a
 process with two runnable threads a larger share). The blocks depend on the shapes only, so results are
 the same bits however they ran.
+
+Mid-size products (a Dense layer's [60, 784] @ [784, 128], its weight gradient) are cut differently: in
+two blocks of rows whose boundary is a multiple of the BLAS kernel's row period, which gives the unsplit
+product's bits exactly, and only when a timer per shape finds the split faster (see `_mid_product`).
 """
 import glob
 import itertools
 import os
 import threading
+import time
 
 import numpy as np
 
 __all__ = ["gemm", "gemm_tn", "matmul", "worker_count", "usable_workers", "run_blocks", "keep_blocks_on_this_thread",
-           "PARALLEL_MIN_FLOPS"]
+           "PARALLEL_MIN_FLOPS", "MID_MIN_FLOPS", "two_row_blocks"]
 
 # Products below this many multiply-adds run on the calling thread: waking a worker costs 20-40 µs on
 # an idle machine and a GIL hand-over that can take milliseconds on a busy one. Measured on 2 cores
@@ -37,34 +42,68 @@ BLOCKS = 6                    # blocks per big product: three per thread on two 
                               # descheduled thread holds back a third of its share
 MIN_BLOCK_ROWS = 64           # thinner blocks make BLAS run below speed
 
-_state = {"blas": None, "workers": None, "queue": None}
+# Mid-size products, between MID_MIN_FLOPS and PARALLEL_MIN_FLOPS multiply-adds (or with fewer rows than
+# two big blocks), in two blocks of rows. NumPy passes a row-major product to OpenBLAS as the transposed
+# column-major one, so rows of the result are OpenBLAS's columns, which its Haswell kernels (also the ones
+# Zen runs) compute in groups of 12 (float32) or 4 (float64) with every group's order fixed by the group
+# alone: a cut at a multiple of that period leaves each element's order, and so its bits, as the unsplit
+# call computes them (checked on 700 random shapes, transposed operands included, K up to 3000; any other
+# cut changes the last digits of the rows near it, and so does a part of one row or a product of one
+# column, which run OpenBLAS's matrix-vector kernels). Other kernels (AVX-512, other CPUs) were not
+# checked: their mid-size products run unsplit.
+MID_MIN_FLOPS = 1 << 21
+_KERNEL_ROW_PERIOD = {"haswell": {"f": 12, "d": 4}, "zen": {"f": 12, "d": 4}}
+# Whether the split pays depends on the machine's load, not on the shape alone: each block packs all of
+# `b` again, and a helper thread takes 10-40 us to wake on an idle machine and up to a scheduler slice on
+# a loaded one. Measured in one process, interleaved: [60, 784] @ [784, 128] single 160 us, split at
+# load 3.5 on two cores 290-400 us (the other core was busy). So each shape keeps the running mean
+# time of both ways and takes the faster one, trying the other after MID_PROBE_EVERY calls, and after
+# twice as many each time it loses again (up to MID_PROBE_MAX).
+MID_PROBE_EVERY = 16
+MID_PROBE_MAX = 1024
+_MID_SHAPES_KEPT = 1024
+_MID_OUTLIER = 8.0             # one sample counts at most this many times the running mean
+_mid_times = {}                # (m, k, n, dtype char) -> [single mean, split mean, calls]
+
+_state = {"blas": None, "workers": None, "queue": None, "row_period": {}}
 _lock = threading.Lock()
 # Per thread: True on a thread that computes its products' blocks itself (a replica of a strategy whose
 # replicas run at once already keep the cores busy: sharing out would queue them behind each other).
 _this_thread = threading.local()
 
 
-def _openblas_set_threads():
-    """OpenBLAS's set-num-threads function from the library NumPy loaded, or None."""
+def _openblas_function(symbols, argtypes, restype):
+    """The first of `symbols` found in the OpenBLAS library NumPy loaded (a ctypes function), or None."""
     roots = [os.path.dirname(np.__file__) + ".libs", os.path.join(os.path.dirname(np.__file__), ".dylibs"),
              os.path.join(os.path.dirname(np.__file__), "_core")]
     candidates = [p for root in roots for p in sorted(glob.glob(os.path.join(root, "*openblas*")))]
-    try:
-        import ctypes
-    except ImportError:     # pragma: no cover - ctypes is part of CPython
-        return None
+    import ctypes   # here, not at import: only the first product needs it
     for path in candidates:
         try:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        for symbol in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                       "openblas_set_num_threads64_", "openblas_set_num_threads"):
+        for symbol in symbols:
             fn = getattr(lib, symbol, None)
             if fn is not None:
-                fn.argtypes, fn.restype = [ctypes.c_int], None
+                fn.argtypes, fn.restype = argtypes, restype
                 return fn
     return None
+
+
+def _openblas_set_threads():
+    """OpenBLAS's set-num-threads function, or None."""
+    import ctypes
+    return _openblas_function(("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                               "openblas_set_num_threads64_", "openblas_set_num_threads"), [ctypes.c_int], None)
+
+
+def _openblas_core():
+    """The name of the kernel set OpenBLAS picked for this CPU, in lower case ("" when unknown)."""
+    import ctypes
+    fn = _openblas_function(("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                             "openblas_get_corename64_", "openblas_get_corename"), [], ctypes.c_char_p)
+    return (fn() or b"").decode("ascii", "replace").strip().lower() if fn is not None else ""
 
 
 def worker_count():
@@ -92,6 +131,7 @@ def _start():
             workers = 1      # OpenBLAS keeps its own threads: splitting on top of them would oversubscribe
         else:
             set_threads(1)
+            _state["row_period"] = _KERNEL_ROW_PERIOD.get(_openblas_core(), {})
         _state["blas"] = set_threads
         if workers > 1:
             import queue   # here, not at import: only a product split over threads needs it
@@ -103,6 +143,8 @@ def _start():
 
 
 def _serve(jobs):
+    # A product inside a block runs here whole: waiting for a helper from a helper could wait for itself.
+    _this_thread.alone = True
     while True:
         jobs.get()()
 
@@ -172,9 +214,14 @@ def gemm(a, b, out=None):
     shapes only, so the result is the same bits whether threads ran them or not."""
     m, k = a.shape
     n = b.shape[1]
-    if m * k * n < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
+    flops = m * k * n
+    if flops < PARALLEL_MIN_FLOPS or m < 2 * MIN_BLOCK_ROWS:
         if _state["workers"] is None:
             _start()
+        if flops >= MID_MIN_FLOPS and n > 1 and out is None and _state["workers"] > 1:
+            period = _state["row_period"].get(a.dtype.char)
+            if period is not None and m >= 2 * period and a.dtype == b.dtype:
+                return _mid_product(a, b, period)
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), np.result_type(a, b))
@@ -184,6 +231,61 @@ def gemm(a, b, out=None):
         lo, hi = bounds[i]
         np.matmul(a[lo:hi], b, out=out[lo:hi])
     run_blocks(run_block, len(bounds))
+    return out
+
+
+def two_row_blocks(a, b, period):
+    """`a @ b` (2-D, [m >= 2·period, k] @ [k, n > 1]) in two blocks of rows cut at a multiple of `period`,
+    the second on a helper thread: np.matmul's bits when `period` is the kernel's (see MID_MIN_FLOPS)."""
+    m = a.shape[0]
+    out = np.empty((m, b.shape[1]), np.result_type(a, b))
+    # The caller takes the first block at once, a helper the second after waking: the first is the larger.
+    cut = -(-(m * 11 // 20) // period) * period
+    if m - cut < 2:
+        cut -= period
+    bounds = ((0, cut), (cut, m))
+
+    def run_block(i):
+        lo, hi = bounds[i]
+        np.matmul(a[lo:hi], b, out=out[lo:hi])
+    if usable_workers() > 1:
+        _run_blocks(run_block, 2)
+    else:
+        run_block(0)
+        run_block(1)
+    return out
+
+
+def _mid_product(a, b, period):
+    """`a @ b` for a mid-size product: in two blocks of rows cut at a multiple of `period` (the unsplit
+    product's bits) or whole, whichever this shape's timer finds faster (see MID_PROBE_EVERY)."""
+    m, k = a.shape
+    n = b.shape[1]
+    key = (m, k, n, a.dtype.char)
+    times = _mid_times.get(key)
+    if times is None:
+        if len(_mid_times) >= _MID_SHAPES_KEPT:
+            _mid_times.clear()
+        # [mean seconds whole, mean seconds split, calls until the other way is tried, that interval]
+        times = _mid_times[key] = [None, None, 1, MID_PROBE_EVERY]
+    single, split = times[0], times[1]
+    way = 1 if single is not None and (split is None or split < single) else 0
+    times[2] -= 1
+    if times[2] <= 0 and split is not None:
+        way = 1 - way
+    if way and getattr(_this_thread, "alone", False):
+        return np.matmul(a, b)
+    start = time.perf_counter()
+    out = two_row_blocks(a, b, period) if way else np.matmul(a, b)
+    seconds = time.perf_counter() - start
+    mean = times[way]
+    times[way] = seconds if mean is None else mean + 0.25 * (min(seconds, _MID_OUTLIER * mean) - mean)
+    if times[2] <= 0:
+        # A probe of the other way: while it keeps losing, it is tried half as often (a split costs a
+        # scheduler slice when the other core is busy); once it wins, the loser is probed soon again.
+        still_worse = times[way] >= times[1 - way] if times[1 - way] is not None else False
+        times[3] = min(times[3] * 2, MID_PROBE_MAX) if still_worse else MID_PROBE_EVERY
+        times[2] = times[3]
     return out
 
 
