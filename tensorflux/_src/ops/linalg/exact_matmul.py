@@ -59,6 +59,7 @@ _GEMV_BLOCK, _GEMV_FROM = 16, 128
 _COLUMN_MAX_DEPTH = 512        # matrix times one column: checked up to here
 _LAZY_BELOW = 20               # Eigen evaluates products with K + M + N below this coefficient by coefficient
 _PACKET, _HALF_PACKET = 8, 4
+_F32 = np.dtype(np.float32)    # covers() tests `is` first: NumPy's float32 dtype is one instance
 
 _MIDPOINT_MASK = np.int64((1 << 29) - 1)     # the float64 bits below float32's last mantissa bit
 _MIDPOINT = np.int64(1 << 28)
@@ -79,7 +80,8 @@ def covers(a, b, transposed=False):
     operand MatMul transposes (transpose_a/b); the contraction packs either layout into the same
     blocks (checked: 297 of 297 random shapes in each of the three transposed forms), Eigen's
     matrix-vector kernels do not (one row or one column: left to NumPy)."""
-    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
+    if (a.dtype is not _F32 and a.dtype != _F32) or (b.dtype is not _F32 and b.dtype != _F32) or a.ndim != 2 \
+            or b.ndim != 2:
         return False
     m, k = a.shape
     n = b.shape[1]
