@@ -233,6 +233,7 @@ class Graph:
         # ids of ops an input conversion made (Consts from Python values, reads of variables passed as
         # inputs), not yet consumed: the op that consumes them names them inside its own scope
         self._implicit_consts = set()
+        self._packed_elements = set()   # ids of the implicit inputs an autopacked Pack renamed `packed/<i>`
         self._device = ""               # the innermost tf.device scope, as "/device:CPU:0"
 
     # -- building ------------------------------------------------------------------------------
@@ -324,7 +325,7 @@ class Graph:
         results = opdef.infer(inputs, attrs)
         op = self._add_op(opdef, type_name or opdef.name, inputs, attrs, name or opdef.name, results)
         if self._implicit_consts:
-            self._scope_implicit_constants(op, opdef.input_names)
+            self._scope_implicit_constants(op, _converted_input_names(opdef, len(inputs)))
         if opdef.multi:
             # An op without outputs (an assert, a print, an assign) is returned as the Operation itself,
             # as TensorFlow does, so it can be used in tf.control_dependencies.
@@ -332,7 +333,9 @@ class Graph:
         return op.outputs[0]
 
     def _add_op(self, opdef, type_name, inputs, attrs, name, results):
-        op = Operation(self, self.unique_name(name), opdef, type_name, inputs, attrs, user_source())
+        # a name ending in "/" is a name scope's (`tf.identity(y, name=scope)`): the op takes it exactly
+        unique = name[:-1] if name.endswith("/") else self.unique_name(name)
+        op = Operation(self, unique, opdef, type_name, inputs, attrs, user_source())
         op.outputs = [SymbolicTensor(op, i, dtype, shape if isinstance(shape, TensorShape) else TensorShape(shape))
                       for i, (dtype, shape) in enumerate(results)]
         for deps in self._control_dependencies:
@@ -363,31 +366,71 @@ class Graph:
         that op's name scope (`mul/ReadVariableOp`), which `_scope_implicit_constants` gives it."""
         self._implicit_consts.add(id(read.op))
 
+    def keep_name(self, tensor):
+        """`tensor`'s op keeps its name even if an input conversion made it (`tf.convert_to_tensor(3.0)`)."""
+        self._implicit_consts.discard(id(tensor.op))
+
+    def mark_autopacked(self, pack, elements):
+        """`pack` stacks a list converted for an op's input (`[x, 2.0]`): the consuming op names it
+        `<op>/<input name>` and the constants converted for its `elements` (`packed/1`) follow it."""
+        self._implicit_consts.add(id(pack.op))
+        self._packed_elements.update(id(e.op) for e in elements)
+
     def _scope_implicit_constants(self, op, input_names):
         """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`, and
-        implicit variable reads to `<op.name>/ReadVariableOp`."""
-        trailing = set()
+        implicit variable reads to `<op.name>/ReadVariableOp`. An implicit Pack (an autopacked list) takes
+        `<op.name>/<input name>` too, and the elements converted for it move into that scope with it."""
+        trailing = {}       # id(op) -> its index in the op list
         ops = self._ops
         for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
+            if id(ops[k]) in self._packed_elements:
+                continue        # converted for an implicit Pack below (`[x, 2.0]` in a list input)
             if id(ops[k]) not in self._implicit_consts:
                 if ops[k].opdef is None and ops[k].type == "Placeholder" and k > len(ops) - 2 - len(op.inputs):
                     continue    # a capture made for this op's inputs (a cond branch's `x * 2.0`)
                 break
-            trailing.add(id(ops[k]))
+            trailing[id(ops[k])] = k
+        renamed = []
         for i, t in enumerate(op.inputs):
             const = t.op
             if id(const) in trailing and i < len(input_names):
+                del trailing[id(const)]
                 self._implicit_consts.discard(id(const))
-                trailing.discard(id(const))
-                self._release_name(const.name)
-                del self._by_name[const.name]
-                stack, self._name_stack = self._name_stack, ""   # op.name already holds the name scope
                 scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
-                try:
-                    const.name = self.unique_name(f"{op.name}/{scoped}")
-                finally:
-                    self._name_stack = stack
-                self._by_name[const.name] = const
+                renamed.append((const, f"{op.name}/{scoped}"))
+        self._rename_into(renamed)
+
+    def _rename_into(self, renamed):
+        """Gives each implicit op of `renamed` ([(op, scoped name)]) the unique name made from its new name.
+        The old names are given back newest first, so that the next `Const` is named as if they had never
+        been taken; the elements an autopacked Pack converted (`packed/0`) follow it (`concat/values_1/0`)."""
+        olds = [op.name for op, _ in renamed]
+        for name in sorted(olds, key=lambda n: self._op_index(n), reverse=True):
+            self._release_name(name)
+            del self._by_name[name]
+        for (op, name), old in zip(renamed, olds):
+            op.name = self._unique_scoped(name)
+            self._by_name[op.name] = op
+            if op.type == "Pack":
+                prefix = old + "/"
+                self._rename_into([(t.op, op.name + "/" + t.op.name[len(prefix):]) for t in op.inputs
+                                   if id(t.op) in self._packed_elements and t.op.name.startswith(prefix)])
+
+    def _op_index(self, name):
+        op = self._by_name[name]
+        ops = self._ops
+        for k in range(len(ops) - 1, -1, -1):
+            if ops[k] is op:
+                return k
+        return -1
+
+    def _unique_scoped(self, name):
+        """`unique_name` of a name that already holds its name scope."""
+        stack, self._name_stack = self._name_stack, ""
+        try:
+            return self.unique_name(name)
+        finally:
+            self._name_stack = stack
 
     def _release_name(self, name):
         """Gives back the most recently allocated `name` so the next op may take it (as if never used)."""
@@ -522,6 +565,21 @@ def without_automatic_control(ops, outputs):
             op = new
         kept.append(op)
     return kept, [remap.get(id(t), t) for t in outputs]
+
+
+def _converted_input_names(opdef, count):
+    """The names of the `count` inputs of an `opdef` op under which constants converted for them are scoped:
+    its input names, a list argument's as `<name>_<i>` (TensorFlow converts a list's elements one by one)."""
+    names = opdef.input_names
+    lists = opdef.list_input
+    if not lists:
+        return names
+    lists = (lists,) if isinstance(lists, str) else lists
+    length = (count - (len(names) - len(lists))) // len(lists)
+    out = []
+    for name in names:
+        out.extend([f"{name}_{i}" for i in range(length)] if name in lists else [name])
+    return out
 
 
 def _check_graph_dtypes(opdef, inputs):

@@ -74,7 +74,8 @@ def _pack_grad(op, grad):
     return list(apply(UNPACK, (grad,), {"num": len(op.inputs), "axis": op.attrs["axis"]}, "unstack"))
 
 
-PACK = OpDef("Pack", _pack_infer, _pack_kernel, grad=_pack_grad, same_dtype=True, input_names=("values",))
+PACK = OpDef("Pack", _pack_infer, _pack_kernel, grad=_pack_grad, same_dtype=True, input_names=("values",),
+             list_input="values")
 
 
 def _unpack_kernel(x, num, axis):

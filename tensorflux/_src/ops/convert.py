@@ -566,9 +566,19 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
     return _convert_value(value, dtype, name)
 
 
+def user_convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
+    """`tf.convert_to_tensor` called by the user: a constant it makes keeps its own name (`Const`), where
+    one made while converting an op's input is named inside that op's scope (`mul/y`)."""
+    out = convert_to_tensor(value, dtype, name, dtype_hint)
+    graph = _state.graph
+    if graph is not None and out is not value:
+        graph.keep_name(out)
+    return out
+
+
 def _convert_value(value, dtype, name):
     if isinstance(value, (list, tuple)) and _has_tensors(value):
-        return _autopack(value, dtype)
+        return _autopack(value, dtype, name)
     if isinstance(value, TensorShape):
         return _wrap_constant(_shape_to_array(value, dtype), name or "Const")
     if isinstance(value, Dimension):
@@ -623,25 +633,42 @@ def _first_tensor_dtype(value):
     return None
 
 
-def _autopack(value, dtype):
+def _autopack(value, dtype, name=None):
     """A list holding tensors becomes their `stack` (TensorFlow's "packed" node); other elements are
-    converted to the first tensor's dtype, and tensors are cast when another dtype was requested."""
+    converted to the first tensor's dtype, and tensors are cast when another dtype was requested.
+
+    In a graph, as TensorFlow's autopacking does, the Pack takes a name scope's name and the constants
+    converted for it are named by their index inside it (`packed/1`); a nested list is the Pack `packed/0`.
+    Without `name` (a list converted for an op's input) the consuming op renames the Pack into its own
+    scope (`concat/values_1`), its elements with it."""
     inferred = _first_tensor_dtype(value)
     target = inferred if dtype is None else dtype
+    graph = _state.graph
 
-    def pack_level(seq):
-        elems = []
-        for v in seq:
-            if isinstance(v, (list, tuple)):
-                elems.append(pack_level(v) if _has_tensors(v) else constant(v, dtype=target))
-            elif _is_tensor_like(v):
-                t = convert_to_tensor(v)
-                elems.append(cast_tensor(t, target) if dtype is not None else t)
-            else:
-                elems.append(constant(v, dtype=target))
-        return pack(elems, name="packed")
+    def element(v, index):
+        if isinstance(v, (list, tuple)):
+            return pack_level(v, index) if _has_tensors(v) else constant(v, dtype=target, name=index)
+        if _is_tensor_like(v):
+            t = convert_to_tensor(v)
+            return cast_tensor(t, target) if dtype is not None else t
+        return constant(v, dtype=target, name=index)
 
-    return pack_level(value)
+    def pack_level(seq, scope_name, converted=None):
+        if graph is None:
+            return pack([element(v, "Const") for v in seq], name=scope_name)
+        with graph.name_scope(scope_name) as scope:
+            elems = [element(v, str(i)) for i, v in enumerate(seq)]
+            if converted is not None:
+                converted.extend(elems)
+            return pack(elems, name=scope)
+
+    if graph is None:
+        return pack_level(value, "packed")
+    elems = []
+    packed = pack_level(value, name or "packed", elems)
+    if name is None:
+        graph.mark_autopacked(packed, [e for e in elems if e.op.name.startswith(packed.op.name + "/")])
+    return packed
 
 
 def binary_operands(x, y):
@@ -673,4 +700,4 @@ def convert_n(values, dtype=None):
     return [convert_to_tensor(v, dtype=dtype) if not isinstance(v, Tensor) else v for v in values]
 
 
-API = {"": ["constant", "convert_to_tensor"]}
+API = {"": ["constant", "convert_to_tensor=user_convert_to_tensor"]}

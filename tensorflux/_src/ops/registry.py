@@ -89,14 +89,17 @@ class OpDef:
     name: TensorFlow op type (`"AddV2"`); infer: `(inputs, attrs) -> [(DType, TensorShape)]`;
     kernel: `(*arrays, **attrs) -> array | tuple`; grad: `(op, *output_grads) -> [input_grad | None]`;
     stateful: never pruned or reordered; allowed: dtypes accepted for input 0 (TensorFlow's `T`);
-    same_dtype: every input must have input 0's dtype; input_names: for error messages.
+    same_dtype: every input must have input 0's dtype; input_names: for error messages and for naming
+    the constants converted for the op (`<op>/<input name>`); list_input: the name of an input that is
+    TensorFlow's list argument (`values` of ConcatV2): it spans the inputs not named by the others, and
+    its converted constants are named `<op>/<name>_<index in the list>`.
     """
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "allowed", "same_dtype", "input_names",
-                 "multi", "allowed_np", "none_grads", "inplace", "__weakref__")
+                 "list_input", "multi", "allowed_np", "none_grads", "inplace", "__weakref__")
 
     def __init__(self, name, infer, kernel, grad=None, stateful=False, allowed=None, same_dtype=False,
-                 input_names=("x", "y", "z"), multi=False):
+                 input_names=("x", "y", "z"), multi=False, list_input=None):
         self.name = name
         self.infer = infer
         self.kernel = kernel
@@ -106,6 +109,7 @@ class OpDef:
         self.allowed_np = frozenset(d._np for d in allowed) if allowed is not None else None
         self.same_dtype = same_dtype
         self.input_names = input_names
+        self.list_input = list_input
         self.multi = multi
         self.none_grads = False  # True: grad receives None for outputs no gradient reached
         # A NumPy ufunc computing this op that may write into a dead input buffer (`out=`) in generated

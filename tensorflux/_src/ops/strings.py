@@ -259,7 +259,7 @@ def _infer_join(inputs, attrs):
     return [(_dt.string, shape)]
 
 
-STRING_JOIN = OpDef("StringJoin", _infer_join, _join_kernel)
+STRING_JOIN = OpDef("StringJoin", _infer_join, _join_kernel, input_names=("inputs",), list_input="inputs")
 
 
 def _strings(value):

@@ -378,8 +378,15 @@ def _getitem(tensor, slice_spec):
         tensor = convert_to_tensor(tensor)
     attrs = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
              "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_mask}
-    return apply(STRIDED_SLICE, (tensor, _pack_indices(begin), _pack_indices(end), _pack_indices(strides)),
-                 attrs, "strided_slice")
+    graph = _state.graph
+    if graph is None:
+        return apply(STRIDED_SLICE, (tensor, _pack_indices(begin), _pack_indices(end), _pack_indices(strides)),
+                     attrs, "strided_slice")
+    # TensorFlow packs begin/end/strides inside the `strided_slice` name scope (`strided_slice/stack_1`), and
+    # the op takes the scope's own name
+    with graph.name_scope("strided_slice") as scope:
+        return apply(STRIDED_SLICE, (tensor, _pack_indices(begin), _pack_indices(end), _pack_indices(strides)),
+                     attrs, scope)
 
 
 def _pack_indices(values):

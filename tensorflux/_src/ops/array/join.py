@@ -100,7 +100,7 @@ def _concat_grad(op, grad):
 
 
 CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel, grad=_concat_grad, same_dtype=True,
-               input_names=("values",))
+               input_names=("values",), list_input="values")
 
 
 def concat(values, axis, name="concat"):
@@ -126,8 +126,10 @@ def stack(values, axis=0, name="stack"):
         values = list(values)
     if type(axis) is not int:
         axis = static_int(axis, "axis")
-    if axis == 0 and not _holds_tensor(values):
-        try:  # a list of plain values is just a constant, as in TensorFlow
+    if axis == 0 and (not _holds_tensor(values) or _state.graph is not None):
+        # a list of plain values is just a constant, as in TensorFlow; in a graph, a list holding tensors
+        # is autopacked as TensorFlow does (its constants named `stack/0`), the Pack op below if that fails
+        try:
             return convert_to_tensor(values, name=name)
         except (TypeError, ValueError):
             pass

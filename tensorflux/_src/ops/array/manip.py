@@ -305,7 +305,7 @@ def _identity_n_grad(op, *grads):
 
 
 IDENTITY_N = OpDef("IdentityN", _identity_n_infer, _identity_n_kernel, grad=_identity_n_grad, multi=True,
-                   input_names=("input",))
+                   input_names=("input",), list_input="input")
 
 
 def identity_n(input, name=None):  # noqa: A002
@@ -642,7 +642,7 @@ def _ensure_shape_grad(op, grad):
 
 
 ENSURE_SHAPE = OpDef("EnsureShape", _ensure_shape_infer, _ensure_shape_kernel, grad=_ensure_shape_grad,
-                     input_names=("input",))
+                     input_names=("input",), list_input="input")
 
 
 def _static_shape(shape):

@@ -471,7 +471,7 @@ def _dynamic_stitch_grad(op, grad):
 
 
 DYNAMIC_STITCH = OpDef("DynamicStitch", _dynamic_stitch_infer, _dynamic_stitch_kernel, grad=_dynamic_stitch_grad,
-                       input_names=("indices", "data"))
+                       input_names=("indices", "data"), list_input=("indices", "data"))
 
 
 def dynamic_stitch(indices, data, name=None):

@@ -8,6 +8,7 @@ import string as _string
 import numpy as np
 
 from ...framework import errors
+from ...framework.context import state as _state
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
@@ -549,7 +550,12 @@ def einsum(equation, *inputs, **kwargs):
     tensors = []
     for x in inputs:
         tensors.append(convert_operand(x, tensors[0] if tensors else None))
-    return apply(EINSUM, tuple(tensors), {"equation": equation.replace(" ", "")}, name or "einsum")
+    attrs = {"equation": equation.replace(" ", "")}
+    graph = _state.graph
+    if graph is None:
+        return apply(EINSUM, tuple(tensors), attrs, "Einsum")
+    with graph.name_scope(name or "einsum"):   # TensorFlow's node is `einsum/Einsum`
+        return apply(EINSUM, tuple(tensors), attrs, "Einsum")
 
 
 def _static_axes(axes):

@@ -88,7 +88,8 @@ def _rank_kernel(x):
 
 
 SHAPE = OpDef("Shape", _shape_infer, _shape_kernel, input_names=("input",))
-SHAPE_N = OpDef("ShapeN", _shape_n_infer, _shape_n_kernel, multi=True, same_dtype=True, input_names=("input",))
+SHAPE_N = OpDef("ShapeN", _shape_n_infer, _shape_n_kernel, multi=True, same_dtype=True, input_names=("input",),
+                  list_input="input")
 SIZE = OpDef("Size", _scalar_infer("out_type"), _size_kernel, input_names=("input",))
 RANK = OpDef("Rank", _scalar_infer(None), _rank_kernel, input_names=("input",))
 _INT32_NP = np.dtype(np.int32)
