@@ -164,6 +164,7 @@ UNREACHABLE = {
     "MaxPoolGrad": _GRADIENT_ONLY.format("MaxPool"),
     "MaxPool3DGrad": _GRADIENT_ONLY.format("MaxPool3D"),
     "MaxPoolGradGrad": _GRADIENT_ONLY.format("MaxPoolGrad"),
+    "BiasAddGrad": _GRADIENT_ONLY.format("BiasAdd") + " (its public name is in tf.raw_ops only)",
     "Conv2DBackpropFilter": _GRADIENT_ONLY.format("Conv2D") + "; TensorFlow 2 has no public name for it",
     "ExtractImagePatchesGrad": _GRADIENT_ONLY.format("ExtractImagePatches") + " (a tensorflux op type)",
     "ResizeBilinearGrad": _GRADIENT_ONLY.format("ResizeBilinear"),
