@@ -349,8 +349,9 @@ def test_second_process_reuses_the_cached_kernel(private_cache):
     assert first.stdout.splitlines()[-1] == second.stdout.splitlines()[-1]
 
 
-def test_ten_op_chain_allocates_only_its_result():
-    script = textwrap.dedent("""
+@pytest.mark.parametrize("size", [1 << 19, 1 << 22])
+def test_ten_op_chain_allocates_only_its_result(size):
+    script = textwrap.dedent(f"""
         import numpy as np, tensorflux as tf
         from numba.core.runtime import rtsys
         @tf.function(jit_compile=True)
@@ -366,7 +367,7 @@ def test_ten_op_chain_allocates_only_its_result():
             y = tf.maximum(y, 0.1)
             return y - 0.01
         one_op = tf.function(lambda x: x * 1.5 + 0.0, jit_compile=True)
-        x = tf.constant(np.random.RandomState(0).rand(1 << 22).astype(np.float32))
+        x = tf.constant(np.random.RandomState(0).rand({size}).astype(np.float32))
         counts = []
         for g in (f, one_op):
             g(x)
@@ -379,9 +380,13 @@ def test_ten_op_chain_allocates_only_its_result():
     env = dict(os.environ, NUMBA_NRT_STATS="1")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     chain_allocs, chain_frees, one_allocs, one_frees = map(int, out.stdout.split()[-4:])
-    # As many allocations as a single op (its result, plus numba's record of the argument): the ten ops
-    # make no intermediate array at all, so the peak is the input and one result.
-    assert chain_allocs == one_allocs and chain_allocs <= 2
+    # As many allocations as a single op: the ten ops make no intermediate array at all, so the peak is
+    # the input and one result. The serial kernel (2^19 floats) allocates its result and numba's record
+    # of the argument; the blocked one (2^22, runtime/blocked_map.py) gets its result from NumPy and
+    # numba makes a record per array slice it is passed (test_blocked_map.py measures the bytes).
+    assert chain_allocs == one_allocs
+    if size < lowering.PARALLEL_MIN_ELEMENTS:
+        assert chain_allocs <= 2
 
 
 def test_lowering_refuses_stateful_ops():

@@ -33,6 +33,7 @@ import numpy as np
 from ..framework import context
 from ..ops import jit
 from ..ops.math import eigen_float_compiled as _eigen_float_compiled
+from . import blocked_map
 
 __all__ = ["threshold", "set_threshold", "compile_now", "compile_in_background", "numba_module"]
 
@@ -362,13 +363,15 @@ def _helpers_version():
     """What the kernels' machine code depends on besides their own source: the helpers' text (numba's
     cache inlines them into each kernel, so a changed helper must not reuse an old kernel)."""
     if not _HELPERS_VERSION:
-        try:
-            with open(_eigen_float_compiled.__file__, "rb") as f:
-                eigen = f.read()
-        except OSError:
-            eigen = b""
+        code = []
+        for module in (_eigen_float_compiled, blocked_map):    # Eigen's tanh; the block claims' intrinsic
+            try:
+                with open(module.__file__, "rb") as f:
+                    code.append(f.read())
+            except OSError:
+                code.append(b"")
         import hashlib
-        _HELPERS_VERSION.append(hashlib.sha256(_HELPERS_SOURCE.encode() + b"\0" + eigen).hexdigest())
+        _HELPERS_VERSION.append(hashlib.sha256(b"\0".join([_HELPERS_SOURCE.encode(), *code])).hexdigest())
     return _HELPERS_VERSION[0]
 
 
@@ -437,10 +440,13 @@ def build(lowered, numba, sample_args):
                          .encode()).hexdigest()[:32]
     name = f"k_{key[:16]}"
     source = lowered.source.replace(f"def {lowered.name}(", f"def {name}(", 1)
+    source = source.replace(f"def {lowered.name}_block(", f"def {name}_block(", 1)
     path = _source_file(source, key)
     # `__name__` names this (importable) module: numba's cache rebuilds a kernel's environment by
     # importing it, which fails for a made-up name.
     namespace = {"np": np, "__name__": __name__, **helpers}
+    if lowered.map is not None:
+        namespace["u_claim"] = blocked_map.claim(numba)
     exec(compile(source, path or f"<tensorflux kernel {name}>", "exec"), namespace)
     if lowered.parallel:
         namespace["prange"] = numba.prange
@@ -453,10 +459,31 @@ def build(lowered, numba, sample_args):
     kernel.compile(signature)
     kernel.disable_compile()
     _check_types(lowered, kernel.overloads[signature].signature.return_type, numba)
-    return _runner(lowered, kernel)
+    block = None
+    if lowered.map is not None:
+        # The loop again, sharing blocks between threads (blocked_map.py): the sliced arguments and the
+        # stores as 1-D C-contiguous arrays of their dtypes, the other arguments typed as for the kernel.
+        plan = lowered.map
+        block = numba.njit(nogil=True, error_model="numpy", cache=path is not None)(namespace[f"{name}_block"])
+        block_signature = [numba.types.Array(t.dtype, 1, "C", readonly=True) if k in plan.sliced else t
+                           for k, t in enumerate(signature)]
+        block_signature += [numba.types.Array(numba.from_dtype(np.dtype(d)), 1, "C") for d in plan.stores]
+        block_signature += [numba.types.Array(numba.types.int64, 1, "C"), numba.types.int64, numba.types.int64]
+        block.compile(tuple(block_signature))
+        block.disable_compile()
+    return _runner(lowered, kernel, block=block)
 
 
-def _runner(lowered, kernel, fallback=None):
+def _runner(lowered, kernel, fallback=None, block=None):
+    """The runner of `kernel` (below); for a kernel that is one large elementwise loop with its `block`
+    function compiled, the runner that shares its blocks out over the cores (blocked_map.py)."""
+    run = _serial_runner(lowered, kernel, fallback)
+    if block is None:
+        return run
+    return blocked_map.runner(lowered, block, run, fallback)
+
+
+def _serial_runner(lowered, kernel, fallback=None):
     """`run(*arrays)`: unwraps rank-0 arguments, adds the constants, converts scalar results back to their
     dtype (numba returns Python numbers); with `fallback`, a call the kernel raises on runs `fallback`
     instead. Generated from indices only, so the call is one Python frame."""
@@ -477,6 +504,7 @@ def _runner(lowered, kernel, fallback=None):
     exec(compile(source, "<tensorflux kernel runner>", "exec"), namespace)
     run = namespace["run"]
     run.kernel = kernel
+    run.block = None
     run.lowered = lowered
     return run
 
@@ -493,7 +521,7 @@ def _check_types(lowered, return_type, numba):
 def guarded(runner, fallback):
     """`runner`, falling back to `fallback` for a call it raises on (the graph is pure: no state): the
     same generated runner with a try around the kernel call (no extra frame)."""
-    return _runner(runner.lowered, runner.kernel, fallback)
+    return _runner(runner.lowered, runner.kernel, fallback, runner.block)
 
 
 def compile_now(lowered, sample_args):
