@@ -27,7 +27,9 @@ the same chances, since their epochs alternate), its median is printed too. The 
 is the same as ever: one pass over the data set, same model, batch and data.
 Printed: seconds per epoch (best and median), the CPU seconds of the best epoch (all threads: on a
 shared machine the work done, which the load changes less than the wall time), examples/s, the ratio
-tensorflux/TensorFlow of the best wall times (below 1 means tensorflux is faster) and the loss before
+tensorflux/TensorFlow of the best wall times (below 1 means tensorflux is faster), the ratio of those
+epochs' CPU seconds (under a heavy load the wall ratio says mostly which process the scheduler gave
+more of the cores: it shares them out by runnable thread, and TensorFlow runs more), and the loss before
 training and after the first timed epoch in both frameworks (the two must fall alike; weights start
 from different random draws, so the values agree only roughly).
 """
@@ -335,7 +337,7 @@ def main(argv=None):
     for impl in impls:
         header += f" | {impl + ' s best (median)':>28} {'cpu s':>6} {'ex/s':>8} {'loss before->after':>19}"
     if args.tf_python:
-        header += f" | {'ratio':>6}"
+        header += f" | {'ratio':>6} {'cpu ratio':>9}"
     print(header)
     print("-" * len(header))
     for name in names:
@@ -353,9 +355,10 @@ def main(argv=None):
                          f"{r['examples'] / r['seconds']:>8.0f} {losses:>19}")
         if args.tf_python:
             try:
-                row_text += f" | {row['tensorflux']['seconds'] / row['tensorflow']['seconds']:>6.2f}"
+                row_text += (f" | {row['tensorflux']['seconds'] / row['tensorflow']['seconds']:>6.2f} "
+                             f"{row['tensorflux']['cpu_seconds'] / row['tensorflow']['cpu_seconds']:>9.2f}")
             except (KeyError, ZeroDivisionError):
-                row_text += f" | {'-':>6}"
+                row_text += f" | {'-':>6} {'-':>9}"
         print(row_text)
     if args.json:
         print(json.dumps(results))
