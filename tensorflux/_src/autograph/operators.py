@@ -16,6 +16,8 @@ through `get_state()`/`set_state(values)` over the symbols the statement assigns
 import os
 import sys
 
+import numpy as np
+
 from ..framework import nest
 from ..framework.context import control_dependencies as _control_dependencies
 from ..framework.graph import SymbolicTensor
@@ -206,9 +208,7 @@ def _tf_if(cond, body, orelse, get_state, set_state, names, inputs_only=()):
     for i, (name, a, b) in enumerate(zip(names, then_state, else_state)):
         if name in inputs_only:
             continue
-        if a is b and not _carriable(a):
-            final[i] = a
-        elif isinstance(a, UndefinedReturnValue) != isinstance(b, UndefinedReturnValue):
+        if isinstance(a, UndefinedReturnValue) != isinstance(b, UndefinedReturnValue):
             missing = "else" if isinstance(b, UndefinedReturnValue) else "main"
             error = ValueError(f"A tensor-dependent `if` returns in only one branch: the {missing} branch must "
                                f"also have a return statement.")
@@ -217,19 +217,10 @@ def _tf_if(cond, body, orelse, get_state, set_state, names, inputs_only=()):
         elif isinstance(a, (Undefined, UndefinedReturnValue)) or isinstance(b, (Undefined, UndefinedReturnValue)):
             missing = "else" if isinstance(b, (Undefined, UndefinedReturnValue)) else "main"
             final[i] = Undefined(name, f"'{name}' must also be initialized in the {missing} branch", _user_site())
-        elif (a is None) != (b is None) and (_carriable(a) or _carriable(b)):
-            raise ValueError(f"'{name}' is None at the end of the {'main' if a is None else 'else'} branch.")
-        elif _carriable(a) and _carriable(b):
-            mismatch = _structure_mismatch(a, b)
-            if mismatch is not None:
-                raise TypeError(f"'{name}' must have the same nested structure in the main and else branches:"
-                                f"\n\n{mismatch}")
+        elif _check_branch_outputs(name, a, b):
             staged.append(i)
-        elif _same_python_value(a, b):
+        else:   # nothing to carry (an empty list): the Python value stays
             final[i] = a
-        else:
-            raise ValueError(f"'{name}' must have the same type in the main and else branches; got "
-                             f"{type(a).__name__} in the main branch and {type(b).__name__} in the else branch.")
     # TensorFlow's outputs: every carried symbol, Python numbers and flags included (`do_return` is an
     # output even when both branches set it to True), in the order of the symbols' names.
     staged.sort(key=lambda i: names[i])
@@ -257,6 +248,32 @@ def _tf_if(cond, body, orelse, get_state, set_state, names, inputs_only=()):
     set_state(tuple(final))
 
 
+_NOT_A_TENSOR = ("To be compatible with tf.function, Python functions must return zero or more Tensors or "
+                 "ExtensionTypes or None values; in compilation of <function _tf_if_stmt.<locals>.aug_body at "
+                 "{address}>, found return value of type {type}, which is not a Tensor or ExtensionType.")
+_CONVERTIBLE = (bool, int, float, complex, str, bytes, np.ndarray, np.generic)
+
+
+def _check_branch_outputs(name, a, b):
+    """TensorFlow's checks of one symbol a tensor `if` carries out, in its order: each branch's values must
+    convert to tensors (a function or an object cannot), the branches must have the same structure, and no
+    value may be None; Python values are staged as tensors like the rest. False when there is nothing to
+    carry (an empty nest)."""
+    for value in (a, b):
+        for leaf in (_flat(value) if nest.is_nested(value) else [value]):
+            if leaf is not None and not (isinstance(leaf, _CONVERTIBLE) or _tensorlike(leaf)):
+                raise TypeError(_NOT_A_TENSOR.format(address=hex(id(value)), type=type(leaf).__name__))
+    mismatch = _structure_mismatch(a, b)
+    if mismatch is not None:
+        raise TypeError(f"'{name}' must have the same nested structure in the main and else branches:\n\n"
+                        f"{mismatch}")
+    leaves = list(zip(_flat(a), _flat(b))) if nest.is_nested(a) else [(a, b)]
+    for x, y in leaves:
+        if x is None or y is None:
+            raise ValueError(f"'{name}' is None at the end of the {'main' if x is None else 'else'} branch.")
+    return bool(leaves)
+
+
 def _python_leaves_as_tensors(graph, pairs):
     """TensorFlow checks the branches' dtypes from inside the else branch, converting each Python number of
     either branch to a tensor there: those constants stay in the else branch's graph (unused), and its
@@ -267,7 +284,7 @@ def _python_leaves_as_tensors(graph, pairs):
         for a, b in pairs:
             for x, y in zip(_flat(a), _flat(b)):
                 for leaf in (x, y):
-                    if isinstance(leaf, (bool, int, float)):
+                    if isinstance(leaf, (bool, int, float, str, np.ndarray)):
                         convert_to_tensor(leaf)
     finally:
         _state.graph = previous
@@ -279,13 +296,6 @@ def _user_site():
     while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
         f = f.f_back
     return (f.f_code, f.f_lineno) if f is not None else None
-
-
-def _same_python_value(a, b):
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
 
 
 # -- while -------------------------------------------------------------------------------------------
