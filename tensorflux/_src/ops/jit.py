@@ -7,11 +7,12 @@ should not pay. The first `after - 1` requests get None (the caller keeps its Nu
 builds in the caller's thread. (A background build was tried: on two cores its GIL-holding import and
 compile stretched the concurrent first calls from 40 ms to 600 ms.)
 """
+import sys
 import threading
 import warnings
 
 __all__ = ["numba_or_none", "when_hot", "build_now", "built", "COMPILE_FROM", "background_compile",
-           "build_in_background"]
+           "build_in_background", "entry_point", "any_vector", "HotOnSmall", "SMALL_HOT_CALLS"]
 
 # Inputs smaller than this never make a kernel get built (they use it once built): the NumPy form costs
 # microseconds there, and importing and compiling numba costs a second -- a program's first small ops
@@ -111,3 +112,90 @@ def build_in_background(key, build, name):
     thread = threading.Thread(target=work, name=name, daemon=True)
     thread.start()
     return thread
+
+
+# -- kernels for small inputs, built in the background once an op is hot on them ---------------------
+# An op called on a few values inside a loop (a loss sum, tanh in a While body) spends microseconds in
+# its NumPy form where a compiled loop takes under one. Its kernel is built in a daemon thread, and calls
+# go on with the NumPy form until it is published, never waiting for it. When to start is a rent-or-buy
+# choice: once numba is loaded in the process (the kernel is then a load from numba's disk cache, tens of
+# milliseconds, or a compile of about a second), after SMALL_HOT_CALLS calls on small inputs; otherwise
+# the build would first import and initialise numba, 1-4 s of CPU that also holds the GIL against the
+# program's own thread (the calls meanwhile run at half speed or less), so only after
+# SMALL_HOT_CALLS_COLD calls, about a second of the NumPy forms' time: a program's first small ops never
+# import a compiler.
+SMALL_HOT_CALLS = 1000
+SMALL_HOT_CALLS_COLD = 100_000
+
+_ENTRY_OWNERS = []    # the dispatchers whose entry points were handed out
+
+
+def entry_point(dispatcher, signature):
+    """The compiled `signature` overload of numba `dispatcher` as a plain callable: no type dispatch, and
+    no check of its arguments either (numba reads any array as the compiled dtype, rank and layout), so
+    callers pass exactly what it was compiled for. The dispatcher is kept alive for the process: its
+    entry points die with it."""
+    entry = dispatcher.compile(signature)
+    _ENTRY_OWNERS.append(dispatcher)
+    return entry
+
+
+def any_vector(numba, dtype):
+    """numba's type for every 1-D array of `dtype`: any strides, aligned or not (loads of one byte
+    alignment are the same instructions on the CPUs numba targets), so its kernels take any vector."""
+    return numba.types.Array(dtype, 1, "A", aligned=False)
+
+
+class HotOnSmall:
+    """A kernel for small inputs built in the background: `kernel` is None until it is ready, then what
+    `build(numba)` returned (still None without numba or after a failed build, never retried). Callers
+    without a kernel call `count()` once per call; the build starts at the `after`-th count when numba is
+    already loaded, at the `after_cold`-th otherwise (see above).
+
+    The build takes no lock the program's thread might wait on (`build_now`'s is per kernel): it can sit
+    behind numba's own compiler lock for as long as another compile runs (a tiered function, seconds)."""
+
+    __slots__ = ("key", "build", "after", "after_cold", "calls", "kernel", "started", "_lock")
+
+    def __init__(self, key, build, after=SMALL_HOT_CALLS, after_cold=SMALL_HOT_CALLS_COLD):
+        self.key, self.build, self.after, self.after_cold = key, build, after, after_cold
+        self.calls = 0
+        self.kernel = None
+        self.started = False
+        self._lock = threading.Lock()
+
+    def count(self):
+        self.calls = calls = self.calls + 1
+        if calls >= self.after and not self.started and (calls >= self.after_cold or "numba" in sys.modules):
+            self.started = True
+            self._start()
+
+    def _start(self):
+        threading.Thread(target=self._build_in_background, name=f"tensorflux-{self.key}-build",
+                         daemon=True).start()
+
+    def build_now(self):
+        """Builds in this thread, unless built or tried already, and returns the kernel (tests,
+        benchmarks; waits for a background build under way)."""
+        self.started = True
+        with self._lock:
+            if not self._tried():
+                self._build()
+        return self.kernel
+
+    def _tried(self):
+        return self.kernel is not None or _BUILT.get(self.key) is False
+
+    def _build_in_background(self):
+        with background_compile(), self._lock:
+            if not self._tried():
+                self._build()
+
+    def _build(self):
+        numba = numba_or_none()
+        try:
+            kernel = self.build(numba) if numba is not None else None
+        except Exception:   # a compiler failure leaves the NumPy form in place; it is never retried
+            kernel = None
+        _BUILT[self.key] = kernel if kernel is not None else False
+        self.kernel = kernel

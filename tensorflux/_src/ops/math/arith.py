@@ -26,6 +26,7 @@ _SIGNED_NUMBER = FLOAT + _SIGNED + COMPLEX
 _FLOAT_COMPLEX = FLOAT + COMPLEX
 _BOOL = np.dtype(np.bool_)
 _OBJECT = np.dtype(object)  # strings
+_FLOAT32 = np.dtype(np.float32)
 _QUIET = dict(all="ignore")  # TensorFlow computes inf/nan silently where NumPy would warn
 
 from ..elementwise import binary_function as _binary, unary_function as _unary, function_operands
@@ -355,7 +356,8 @@ def _eigen_or(fn, numpy_fn):
     """A kernel computing float32 as TensorFlow's Eigen kernels do (eigen_float.py), other dtypes with
     NumPy."""
     def kernel(x):
-        if x.dtype == np.float32:
+        dtype = x.dtype
+        if dtype is _FLOAT32 or dtype == _FLOAT32:     # identity first: this runs in every loop iteration
             return fn(x)
         with np.errstate(**_QUIET):
             return numpy_fn(x)

@@ -2,12 +2,21 @@
 add rounded separately, floor, exact scaling by a power of two through float64), compiled without
 fast-math so that LLVM neither fuses nor reorders them; bit-equal to the NumPy form, which the tests
 check. Each loop handles elements [0, stop) -- the packet part; the caller does the scalar tail.
+
+`tanh_small` is the kernel small inputs call once tanh is hot on them (`jit.HotOnSmall`), through its
+compiled entry point, without numba's type dispatch. It fills an output the caller allocates: np.empty
+plus the call costs less than an array numba allocates and boxes (0.5 against 0.9 us on 5 values), and
+the array has NumPy's own float32 dtype object, which the callers' identity checks recognise. It is
+cached on disk, so it lives in this file with the helpers it inlines: numba checks only the timestamp
+of the file that holds a cached function.
 """
 import math
 
 import numpy as np
 
-__all__ = ["build"]
+from .. import jit
+
+__all__ = ["build", "build_small_tanh", "tanh_scalar"]
 
 F = np.float32
 TINY = F(1.17549435e-38)
@@ -142,6 +151,11 @@ def log_loop(x, out, stop):
         out[i] = _ftz(F(F(e * LN2) + F(p / q)))
 
 
+def tanh_small(x, out):
+    for i in range(x.size):
+        out[i] = tanh_one(x[i])
+
+
 _LOOPS = {"exp": exp_loop, "sigmoid": sigmoid_loop, "tanh": tanh_loop, "log": log_loop}
 
 
@@ -167,3 +181,10 @@ def build(name):
         compiled.compile((f32, f32, numba.int64))
         return compiled
     return make
+
+
+def build_small_tanh(numba):
+    """A builder for `jit.HotOnSmall`: the entry point of `tanh_small(x, out)` compiled for float32 vectors,
+    x any vector, out C-contiguous (its callers check the dtype and rank: the entry point does not)."""
+    compiled = numba.njit(error_model="numpy", cache=True)(_with_helpers(numba, tanh_small))
+    return jit.entry_point(compiled, (jit.any_vector(numba, numba.float32), numba.float32[::1]))

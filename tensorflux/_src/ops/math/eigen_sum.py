@@ -280,9 +280,28 @@ def _sum(x, axes):
     return out.reshape(kept_shape)
 
 
+def _build_small_total(numba):
+    from . import eigen_sum_small_compiled    # loaded by the build only (it is the only user)
+    return eigen_sum_small_compiled.build(numba)
+
+
+# Once sums are hot on small inputs, the total of up to 8192 values is one compiled call (a Python float,
+# exactly the float32 total; -0.0 + it makes the float32 scalar without changing a bit).
+_SMALL_TOTAL = jit.HotOnSmall("eigen_sum_small_total", _build_small_total)
+_F32 = np.dtype(np.float32)
+_NEG_ZERO = _F(-0.0)
+
+
 def reduce_sum(x, axes, keepdims=False):
     """float32 `x` summed over `axes` (None: all; a tuple of non-negative ints) in TensorFlow's order."""
+    total = _SMALL_TOTAL.kernel
+    if total is not None and x.size <= _LEAF and (axes is None or len(axes) == x.ndim) and \
+            (x.dtype is _F32 or x.dtype == _F32):     # the entry point checks no dtype
+        out = _NEG_ZERO + total(x if x.ndim == 1 else x.reshape(-1))   # any vector (`jit.any_vector`)
+        return np.full((1,) * x.ndim, out, _F) if keepdims else out
     if x.size <= _LEAF and (axes is None or len(axes) == x.ndim) and x.size:    # the common small total
+        if total is None:
+            _SMALL_TOTAL.count()
         if x.size < _P:     # a running sum from +0: NumPy adds fewer than 8 values in order too
             total = _add_reduce(x.reshape(-1)) + _F(0.0)
             return np.full((1,) * x.ndim, total, _F) if keepdims else total

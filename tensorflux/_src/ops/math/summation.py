@@ -56,9 +56,11 @@ def _reduction_axes(x, axis):
 
 
 def _sum_kernel(x, axis=None, keepdims=False):
+    if x.dtype is _FLOAT32:     # TensorFlow's (Eigen's) order of additions, so the last bits agree
+        return _eigen_sum.reduce_sum(x, None if axis is None else _reduction_axes(x, axis), keepdims)
     if x.dtype in _NARROW_FLOATS:  # half precision accumulates in float32, as TensorFlow's kernels do
         return np.sum(x, axis=_reduction_axes(x, axis), keepdims=keepdims, dtype=np.float32).astype(x.dtype)
-    if x.dtype == _FLOAT32:     # TensorFlow's (Eigen's) order of additions, so the last bits agree
+    if x.dtype == _FLOAT32:     # a float32 dtype object other than NumPy's native one
         return _eigen_sum.reduce_sum(x, _reduction_axes(x, axis), keepdims)
     # np.add.reduce is np.sum without its Python-level dispatch (this kernel runs in every loop iteration)
     return _add_reduce(x, _reduction_axes(x, axis), x.dtype, None, keepdims)
