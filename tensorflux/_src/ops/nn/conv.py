@@ -86,14 +86,20 @@ def _strided_windows(x, out_sizes, kernel_sizes, strides, dilations):
 # [N·OH·OW, KH·KW·C] copy of a convnet's second layer is 18 MB). The blocks depend on the shapes only,
 # so the bits do not depend on how the threads ran.
 _PATCH_BLOCK_BYTES = 1 << 20
+# Never fewer blocks than this for a product worth sharing out: a constant, not a multiple of the thread
+# count, because the blocks decide the bits (a filter gradient adds its blocks' partial products; OpenBLAS
+# rounds a block's last rows -- those past a multiple of its kernel's tile height -- differently from
+# the same rows inside a bigger block). It was 2 per worker thread, so OMP_NUM_THREADS or the core count
+# changed a filter gradient's last bits; 4 is that value on two cores, so their bits are unchanged.
+_MIN_BLOCKS = 4
 
 
 def _image_blocks(n, patch_bytes_per_image, macs):
     """[(first, end)] image ranges: one when the product is small (below gemm's threshold: not worth a
-    thread hand-over), else blocks of about _PATCH_BLOCK_BYTES of patches, at least 2 per worker thread."""
+    thread hand-over), else blocks of about _PATCH_BLOCK_BYTES of patches, at least _MIN_BLOCKS."""
     if macs < blas_threads.PARALLEL_MIN_FLOPS or n < 2:
         return [(0, n)]
-    count = max(patch_bytes_per_image * n // _PATCH_BLOCK_BYTES, 2 * blas_threads.worker_count())
+    count = max(patch_bytes_per_image * n // _PATCH_BLOCK_BYTES, _MIN_BLOCKS)
     step = -(-n // min(n, count))
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
@@ -123,10 +129,10 @@ def _tap_major(x, out_sizes, kernel_sizes, strides, dilations):
 
 def _pixel_blocks(pixels, row_bytes):
     """[(first, end)] output-pixel ranges: one when the output is small, else blocks of about
-    _OUTPUT_BLOCK_BYTES (at least 2 per worker thread); by shape only, so the bits never depend on them."""
+    _OUTPUT_BLOCK_BYTES (at least _MIN_BLOCKS); by shape only, so the bits never depend on the machine."""
     if pixels * row_bytes < 2 * _OUTPUT_BLOCK_BYTES:
         return [(0, pixels)]
-    count = max(pixels * row_bytes // _OUTPUT_BLOCK_BYTES, 2 * blas_threads.worker_count())
+    count = max(pixels * row_bytes // _OUTPUT_BLOCK_BYTES, _MIN_BLOCKS)
     step = -(-pixels // count)
     return [(lo, min(pixels, lo + step)) for lo in range(0, pixels, step)]
 
