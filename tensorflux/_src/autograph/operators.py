@@ -646,7 +646,7 @@ def _tf_for_range(range_op, extra_test, body, get_state, set_state, names):
 
     def step():
         body(box["iterate"])
-        box["iterate"] = _math.add(box["iterate"], delta)
+        box["iterate"] = _math.add(box["iterate"], delta, name="add")  # TF: `iterate + delta`
 
     _tf_while(test, step, get_full, set_full, ("<internal iterate>",) + tuple(names), extra_test)
 
