@@ -32,15 +32,19 @@ def private_cache(tmp_path_factory):
         yield
 
 
-@pytest.fixture
-def block_counts():
-    """A list that reads as the blocked calls made since the test started (blocked_map.RUNS)."""
+def _block_counts():
+    """An object whose len() is the number of blocked calls made since (blocked_map.RUNS)."""
     class Calls:
         start = blocked_map.RUNS["blocks"]
 
         def __len__(self):
             return blocked_map.RUNS["blocks"] - self.start
     return Calls()
+
+
+@pytest.fixture
+def block_counts():
+    return _block_counts()
 
 
 def _needs_two_workers():
@@ -87,14 +91,27 @@ def _values(shape, dtype, seed=0):
     return rng.randint(info.min, info.max, shape, dtype=np.int64).astype(dtype)
 
 
+def _prefer(run, blocks):
+    """Makes `run` take the blocks (or the serial kernel) on its next calls: its timer's means set so,
+    the next probe far away."""
+    run.times[:] = [1.0, 0.0, 10 ** 9, 10 ** 9] if blocks else [0.0, 1.0, 10 ** 9, 10 ** 9]
+
+
+def _compiled(fn, *args, input_signature=None, blocks=True):
+    """fn with jit_compile=True, compiled for `args`, its runner preferring blocks (or not)."""
+    compiled = tf.function(fn, jit_compile=True, input_signature=input_signature)
+    compiled(*args)
+    run = compiled.get_concrete_function(*args)._fn
+    assert run.lowered.map is not None and run.block is not None, run.lowered.source
+    _prefer(run, blocks)
+    return compiled, run
+
+
 def _run_three_ways(fn, *args, input_signature=None):
     """(NumPy path, blocked compiled, serial compiled) results of `fn` on `args`."""
     plain = tf.function(fn, jit_compile=False, input_signature=input_signature)(*args)
-    compiled = tf.function(fn, jit_compile=True, input_signature=input_signature)
+    compiled, run = _compiled(fn, *args, input_signature=input_signature)
     blocked = compiled(*args)
-    cf = compiled.get_concrete_function(*args)
-    run = cf._fn
-    assert run.lowered.map is not None and run.block is not None, run.lowered.source
     serial = run.serial(*[np.asarray(a) for a in args])
     return plain, blocked, serial
 
@@ -131,13 +148,14 @@ def test_several_outputs_inputs_and_dtypes_in_blocks(block_counts):
     assert len(block_counts) == 1
 
 
-def test_unknown_dimensions_decide_per_call(block_counts):
+def test_unknown_dimensions_decide_per_call():
     _needs_two_workers()
     spec = [tf.TensorSpec([None], tf.float32)]
     small = tf.constant(_values((1000,), np.float32))
     big = tf.constant(_values((BIG + 1,), np.float32))
-    compiled = tf.function(_chain, jit_compile=True, input_signature=spec)
+    compiled, _ = _compiled(_chain, big, input_signature=spec)
     plain = tf.function(_chain, jit_compile=False, input_signature=spec)
+    block_counts = _block_counts()
     _same_bits(compiled(small), plain(small))
     assert len(block_counts) == 0      # under 2^20 elements: the serial kernel, no helper woken
     _same_bits(compiled(big), plain(big))
@@ -163,10 +181,8 @@ def test_mismatched_shapes_raise_as_the_numpy_path():
 
 
 def test_a_strided_argument_takes_the_serial_path():
-    compiled = tf.function(_chain, jit_compile=True)
     x = _values((BIG,), np.float32)
-    compiled(tf.constant(x))
-    run = compiled.get_concrete_function(tf.constant(x))._fn
+    _, run = _compiled(_chain, tf.constant(x))
     strided = np.repeat(x, 2)[::2]
     assert not strided.flags.c_contiguous
     _same_bits(run(strided)[0], tf.function(_chain)(tf.constant(x)))
@@ -174,10 +190,8 @@ def test_a_strided_argument_takes_the_serial_path():
 
 def _block_call(size, counters):
     """(block function, its arguments, the output slice) of the compiled 10-op chain on `size` floats."""
-    compiled = tf.function(_chain, jit_compile=True)
     x = tf.constant(_values((size,), np.float32))
-    compiled(x)
-    run = compiled.get_concrete_function(x)._fn
+    _, run = _compiled(_chain, x)
     out = np.full(size, np.float32(7.0))
     args = [x.numpy(), *run.lowered.constants, out, counters, -(-size // blocked_map.BLOCK), blocked_map.BLOCK]
     return run, args, out
@@ -224,6 +238,37 @@ def test_a_withdrawn_share_never_calls_the_block_function():
     assert calls == [(1, 2)] and not share.finished.locked() and share.withdraw() is True
 
 
+def test_the_faster_way_is_kept_and_the_other_probed_ever_less_often(block_counts):
+    _needs_two_workers()
+    x = tf.constant(_values((BIG,), np.float32))
+    compiled, run = _compiled(_chain, x)
+    start = len(block_counts)
+    run.times[:] = [0.0, 1.0, 3, blocked_map.PROBE_EVERY]     # serial faster: blocks tried on the 3rd call
+    expected = compiled(x).numpy()
+    compiled(x)
+    assert len(block_counts) == start
+    _same_bits(compiled(x), expected)
+    assert len(block_counts) == start + 1
+    assert run.times[2:] == [2 * blocked_map.PROBE_EVERY] * 2          # lost again: tried half as often
+    run.times[:] = [1.0, 0.0, 2, blocked_map.PROBE_MAX]       # blocks faster: serial tried on the 2nd call
+    compiled(x)
+    assert len(block_counts) == start + 2
+    _same_bits(compiled(x), expected)
+    assert len(block_counts) == start + 2
+    assert run.times[2:] == [blocked_map.PROBE_MAX] * 2
+
+
+def test_first_calls_time_both_ways(block_counts):
+    _needs_two_workers()
+    x = tf.constant(_values((BIG,), np.float32))
+    compiled = tf.function(_chain, jit_compile=True)
+    start = len(block_counts)
+    compiled(x)                      # serial
+    compiled(x)                      # in blocks
+    run = compiled.get_concrete_function(x)._fn
+    assert len(block_counts) == start + 1 and None not in run.times[:2]
+
+
 def test_only_whole_kernels_of_large_loops_get_a_plan():
     def plan(fn, *args):
         cf = tf.function(fn).get_concrete_function(*args)
@@ -239,13 +284,14 @@ def test_only_whole_kernels_of_large_loops_get_a_plan():
     assert plan(_chain, tf.TensorSpec([None, 3], tf.float32)) is not None       # size known per call
 
 
-def test_compiled_ten_op_chain_on_4m_floats_allocates_only_its_result():
+@pytest.mark.parametrize("blocks", [True, False])
+def test_compiled_ten_op_chain_on_4m_floats_allocates_only_its_result(blocks):
     # Issue 17 item 5 for the compiled path: the peak beyond the input is the result alone (the NumPy
-    # path's own bound, three tensors, is tested in test_interpret.py).
+    # path's own bound, three tensors, is tested in test_interpret.py), in blocks or serially (numba
+    # allocates through Python's raw allocator, which tracemalloc sees).
     _needs_two_workers()
-    compiled = tf.function(_chain, jit_compile=True)
     x = tf.constant(np.random.RandomState(0).rand(4_000_000).astype(np.float32))
-    compiled(x)
+    compiled, _ = _compiled(_chain, x, blocks=blocks)
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()

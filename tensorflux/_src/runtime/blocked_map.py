@@ -25,6 +25,7 @@ Loops below `lowering.PARALLEL_MIN_ELEMENTS` (2^20) elements never get here: the
 than waking a helper (20-40 us). numba is imported by the caller (tiering.py), never here at import.
 """
 import threading
+from time import perf_counter
 
 import numpy as np
 
@@ -36,6 +37,16 @@ __all__ = ["runner", "claim", "BLOCK", "RUNS"]
 # Elements per claimed block: 256 KiB of float32 per array, so that a helper descheduled in the middle of
 # a block holds the call back by little; an atomic add per block costs nothing next to it.
 BLOCK = 1 << 16
+
+# Whether the blocks pay depends on the machine's load, not on the kernel alone. Measured in one process,
+# 10 ops on float32[4M], paired calls: idle, the blocks take 0.6x the serial loop's time; at a sustained
+# load of 5 on two cores 1.11x (median of 4,577 pairs; CPU 2.94 against 2.71 ms): the other core is busy
+# and the memory bus shared. So each kernel keeps the running mean time per element of both ways and
+# takes the faster one, trying the other after PROBE_EVERY calls, and after twice as many each time it
+# loses again (up to PROBE_MAX), as blas_threads' mid-size products do.
+PROBE_EVERY = 16
+PROBE_MAX = 256
+OUTLIER = 8.0       # one sample counts at most this many times the running mean
 
 # Calls run in blocks so far ("blocks": calls, "shared": helpers that took part); tests read it to prove
 # the blocked path ran. Two dict increments per call over >= 2^20 elements.
@@ -172,19 +183,47 @@ def runner(lowered, block, serial, fallback=None):
         RUNS["blocks"] += 1
         return tuple(outs[s] for s in output_stores)
 
+    # [seconds per element serial, in blocks (running means), calls until the other way is tried, that
+    # interval]: see PROBE_EVERY
+    times = [None, None, 1, PROBE_EVERY]
+
     def run(*arrays):
-        values = [a[()] if scalar else a for a, scalar in zip(arrays, scalar_inputs)]
-        values += constants
-        try:
-            result = blocked(values)
-        except Exception:
-            if fallback is None:
-                raise
-            return fallback(*arrays)
-        return serial(*arrays) if result is None else result
+        # A sliced value of unknown size is an argument (constants have static shapes): `arrays[first]`.
+        if plan.size is None and arrays[first].size < PARALLEL_MIN_ELEMENTS:
+            return serial(*arrays)    # small this call
+        # the first call runs serially, the second in blocks, then the faster way (see PROBE_EVERY)
+        way = 1 if times[0] is not None and (times[1] is None or times[1] < times[0]) else 0
+        times[2] -= 1
+        probe = times[2] <= 0 and times[1] is not None
+        if probe:
+            way = 1 - way
+        start = perf_counter()
+        if way:
+            values = [a[()] if scalar else a for a, scalar in zip(arrays, scalar_inputs)]
+            values += constants
+            try:
+                result = blocked(values)
+            except Exception:
+                if fallback is None:
+                    raise
+                return fallback(*arrays)
+            if result is None:
+                return serial(*arrays)
+        else:
+            result = serial(*arrays)
+        seconds = (perf_counter() - start) / (plan.size or arrays[first].size)
+        mean = times[way]
+        times[way] = seconds if mean is None else mean + 0.25 * (min(seconds, OUTLIER * mean) - mean)
+        if probe:
+            # While the other way keeps losing it is tried half as often; once it wins, soon again.
+            still_worse = times[way] >= times[1 - way]
+            times[3] = min(times[3] * 2, PROBE_MAX) if still_worse else PROBE_EVERY
+            times[2] = times[3]
+        return result
 
     run.kernel = serial.kernel
     run.block = block
     run.lowered = lowered
     run.serial = serial
+    run.times = times
     return run
