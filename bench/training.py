@@ -3,6 +3,7 @@
     python bench/training.py                                   # tensorflux only
     python bench/training.py --tf-python ~/venv-tf/bin/python  # and TensorFlow, side by side
     python bench/training.py -k convnet --quick                # one model, small sizes (a quick look)
+    python bench/training.py -k convnet --epochs 5 --ops       # best of 5, and tensorflux's time per op type
 
 Models (the shapes of the keras-io examples, on synthetic data of their sizes, with a learnable signal
 so the loss has something to decrease):
@@ -179,8 +180,41 @@ BUILDERS = {"mnist_convnet": build_mnist_convnet, "addition_rnn": build_addition
             "transformer": build_transformer, "mlp": build_mlp, "mlp_60k": build_mlp}
 
 
-def prepare(impl, name, quick):
-    """Builds and warms up `name` under `impl`; returns (a function timing one epoch, the facts so far)."""
+def _time_kernels():
+    """tensorflux only (--ops): every op kernel, those registered later included, adds its calls, wall and
+    CPU seconds (all threads) into the returned {op type: [calls, wall, cpu]} table."""
+    import time
+
+    from tensorflux._src.ops import registry
+    table = {}
+
+    def wrap(op):
+        kernel = op.kernel
+
+        def timed(*args, **attrs):
+            start, cpu_start = time.perf_counter(), time.process_time()
+            try:
+                return kernel(*args, **attrs)
+            finally:
+                row = table.setdefault(op.name, [0, 0.0, 0.0])
+                row[0] += 1
+                row[1] += time.perf_counter() - start
+                row[2] += time.process_time() - cpu_start
+        op.kernel = timed
+    for op in list(dict.values(registry.OPS)):
+        wrap(op)
+    init = registry.OpDef.__init__
+
+    def init_and_wrap(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        wrap(self)
+    registry.OpDef.__init__ = init_and_wrap
+    return table
+
+
+def prepare(impl, name, quick, ops=False):
+    """Builds and warms up `name` under `impl`; returns (a function timing one epoch, the facts so far).
+    `ops` (tensorflux): each epoch's result also holds the time of every op type's kernels in it."""
     import time
     import importlib
 
@@ -188,6 +222,7 @@ def prepare(impl, name, quick):
     if impl == "tensorflow":
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     tf = importlib.import_module(impl)
+    table = _time_kernels() if ops and impl == "tensorflux" else None
     tf.random.set_seed(0)
     if hasattr(tf.keras.utils, "set_random_seed"):
         tf.keras.utils.set_random_seed(0)
@@ -200,17 +235,22 @@ def prepare(impl, name, quick):
     model.fit(x[:warm], y[:warm], batch_size=batch, epochs=1, verbose=0, shuffle=False)
 
     def epoch():
+        if table is not None:
+            table.clear()
         start, cpu_start = time.perf_counter(), time.process_time()
         history = model.fit(x, y, batch_size=batch, epochs=1, verbose=0)
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-        return {"seconds": seconds, "cpu_seconds": cpu_seconds, "loss": float(history.history["loss"][-1])}
-    return epoch, {"examples": n, "loss_before": loss_before}
+        result = {"seconds": seconds, "cpu_seconds": cpu_seconds, "loss": float(history.history["loss"][-1])}
+        if table is not None:
+            result["ops"] = {k: list(v) for k, v in table.items()}
+        return result
+    return epoch, {"examples": n, "loss_before": loss_before, "steps": -(-n // batch)}
 
 
-def serve(impl, name, quick):
+def serve(impl, name, quick, ops=False):
     """The worker: prepares, says so, then times one epoch per "epoch" line read until "quit" (or EOF),
     one JSON line out per line in."""
-    epoch, facts = prepare(impl, name, quick)
+    epoch, facts = prepare(impl, name, quick, ops)
     print(json.dumps(facts), flush=True)
     for line in sys.stdin:
         if line.strip() != "epoch":
@@ -234,10 +274,11 @@ def _env():
 class Worker:
     """One (framework, model) process; `error` is set (and the process gone) once anything went wrong."""
 
-    def __init__(self, python, impl, name, quick, timeout):
+    def __init__(self, python, impl, name, quick, timeout, ops=False):
         import tempfile
         self.error, self.facts, self.epochs, self.timeout = None, {}, [], timeout
         cmd = [python, os.path.abspath(__file__), "--worker", impl, name] + (["--quick"] if quick else [])
+        cmd += ["--ops"] if ops else []
         self._stderr = tempfile.TemporaryFile(mode="w+")      # a file: a chatty child never blocks on it
         self.proc = subprocess.Popen(cmd, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self._stderr, text=True)
@@ -294,12 +335,12 @@ class Worker:
                     loss_after=self.epochs[0]["loss"], epochs=self.epochs)
 
 
-def run_model(pythons, name, quick, timeout, rounds):
+def run_model(pythons, name, quick, timeout, rounds, ops=False):
     """{impl: result} for one model: its workers prepared one after the other, then `rounds` rounds of
     one epoch each, taking turns (the first to go alternates)."""
     workers = {}
     for impl, python in pythons.items():
-        workers[impl] = Worker(python, impl, name, quick, timeout)
+        workers[impl] = Worker(python, impl, name, quick, timeout, ops and impl == "tensorflux")
     order = list(workers.values())
     for r in range(rounds):
         for worker in (order if r % 2 == 0 else order[::-1]):
@@ -309,6 +350,21 @@ def run_model(pythons, name, quick, timeout, rounds):
     return {impl: worker.result() for impl, worker in workers.items()}
 
 
+def _print_ops(name, result, rows=16):
+    """The op types of the best epoch that took the most wall time, per training step."""
+    best = min(result.get("epochs") or [{}], key=lambda e: e.get("seconds", 0))
+    if "ops" not in best:
+        return
+    steps = result["steps"]
+    wall, cpu = sum(v[1] for v in best["ops"].values()), sum(v[2] for v in best["ops"].values())
+    print(f"\n{name}: tensorflux's op kernels in its best epoch, per step of {steps} ({best['seconds']:.3f} s, "
+          f"{best['cpu_seconds']:.2f} CPU s; in kernels {wall:.3f} s, {cpu:.2f} CPU s)")
+    print(f"{'op type':<28} {'calls':>6} {'wall ms':>8} {'cpu ms':>8} {'cpu/wall':>8}")
+    for op, (calls, seconds, cpu_seconds) in sorted(best["ops"].items(), key=lambda kv: -kv[1][1])[:rows]:
+        print(f"{op:<28} {calls / steps:>6.1f} {seconds / steps * 1e3:>8.2f} {cpu_seconds / steps * 1e3:>8.2f} "
+              f"{cpu_seconds / seconds if seconds else 0:>8.2f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tf-python", default=None, help="a Python interpreter with tensorflow installed")
@@ -316,11 +372,13 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="small data sets (same model shapes)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds allowed per (framework, model)")
     ap.add_argument("--epochs", type=int, default=3, help="timed epochs per side, taking turns (best kept)")
+    ap.add_argument("--ops", action="store_true", help="tensorflux's time per op type in its best epoch (the "
+                    "timing wrappers add a little to every op)")
     ap.add_argument("--json", action="store_true", help="print the raw results as one JSON line too")
     ap.add_argument("--worker", nargs=2, metavar=("IMPL", "MODEL"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        serve(args.worker[0], args.worker[1], args.quick)
+        serve(args.worker[0], args.worker[1], args.quick, args.ops)
         return 0
     if args.epochs < 1:
         ap.error("--epochs must be at least 1")
@@ -331,7 +389,7 @@ def main(argv=None):
     pythons = {"tensorflux": sys.executable}
     if args.tf_python:
         pythons["tensorflow"] = args.tf_python
-    results = {name: run_model(pythons, name, args.quick, args.timeout, args.epochs) for name in names}
+    results = {name: run_model(pythons, name, args.quick, args.timeout, args.epochs, args.ops) for name in names}
     impls = ["tensorflux"] + (["tensorflow"] if args.tf_python else [])
     header = f"{'model':<14} {'examples':>8}"
     for impl in impls:
@@ -360,6 +418,9 @@ def main(argv=None):
             except (KeyError, ZeroDivisionError):
                 row_text += f" | {'-':>6} {'-':>9}"
         print(row_text)
+    if args.ops:
+        for name in names:
+            _print_ops(name, results[name]["tensorflux"])
     if args.json:
         print(json.dumps(results))
     failed = any("error" in r for row in results.values() for r in row.values())

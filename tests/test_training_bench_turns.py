@@ -40,7 +40,7 @@ def test_the_workers_take_turns_and_the_first_alternates(training, monkeypatch):
     log = []
 
     class Recorder:
-        def __init__(self, python, impl, name, quick, timeout):
+        def __init__(self, python, impl, name, quick, timeout, ops=False):
             self.impl = impl
             log.append(("start", impl))
 
@@ -66,3 +66,16 @@ def test_a_worker_that_fails_is_reported_not_waited_for(training):
     worker.epoch()
     worker.close()
     assert "error" in worker.result() and worker.proc.returncode is not None
+
+
+def test_ops_table_times_every_op_kernel_of_the_epoch():
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "training.py"), "--quick", "-k", "mlp_60k",
+                          "--epochs", "1", "--ops", "--json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])["mlp_60k"]["tensorflux"]
+    ops = result["epochs"][0]["ops"]
+    steps = result["steps"]
+    assert steps == 4
+    calls, wall, cpu = ops["MatMul"]
+    assert calls >= 3 * steps and wall > 0 and cpu >= 0     # three Dense layers a step, forward alone
+    assert "mlp_60k: tensorflux's op kernels in its best epoch" in out.stdout
