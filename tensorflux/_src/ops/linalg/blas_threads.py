@@ -45,26 +45,27 @@ MIN_BLOCK_ROWS = 64           # thinner blocks make BLAS run below speed
 
 # Mid-size products, between MID_MIN_FLOPS and PARALLEL_MIN_FLOPS multiply-adds (or with fewer rows than
 # two big blocks), in two blocks of rows. NumPy passes a row-major product to OpenBLAS as the transposed
-# column-major one, so rows of the result are OpenBLAS's columns, which its Haswell kernels (also the ones
-# Zen runs) compute in groups of 12 (float32) or 4 (float64) with every group's order fixed by the group
-# alone: a cut at a multiple of that period leaves each element's order, and so its bits, as the unsplit
+# column-major one, so rows of the result are OpenBLAS's columns, which its Haswell kernels (the ones
+# OpenBLAS picks on this machine's AMD EPYC) compute in groups of 12 (float32) or 4 (float64) with every
+# group's order fixed by the group alone: a cut at a multiple of that period leaves each element's order, and so its bits, as the unsplit
 # call computes them (checked on 700 random shapes, transposed operands included, K up to 3000; any other
 # cut changes the last digits of the rows near it, and so does a part of one row or a product of one
-# column, which run OpenBLAS's matrix-vector kernels). Other kernels (AVX-512, other CPUs) were not
+# column, which run OpenBLAS's matrix-vector kernels). Other kernel sets (Zen, AVX-512, ...) were not
 # checked: their mid-size products run unsplit.
 MID_MIN_FLOPS = 1 << 21
-_KERNEL_ROW_PERIOD = {"haswell": {"f": 12, "d": 4}, "zen": {"f": 12, "d": 4}}
+_KERNEL_ROW_PERIOD = {"haswell": {"f": 12, "d": 4}}
 # Whether the split pays depends on the machine's load, not on the shape alone: each block packs all of
 # `b` again, and a helper thread takes 10-40 us to wake on an idle machine and up to a scheduler slice on
 # a loaded one. Measured in one process, interleaved: [60, 784] @ [784, 128] single 160 us, split at
-# load 3.5 on two cores 290-400 us (the other core was busy). So each shape keeps the running mean
-# time of both ways and takes the faster one, trying the other after MID_PROBE_EVERY calls, and after
-# twice as many each time it loses again (up to MID_PROBE_MAX).
+# load 3.5 on two cores 290-400 us (the other core was busy). So each shape keeps its last times both
+# ways and takes the way with the lower median, trying the other after MID_PROBE_EVERY calls, and after
+# twice as many each time it loses again (up to MID_PROBE_MAX: a losing split took 0.3-9 ms against
+# 0.19 ms whole at load 4.5, and after the load drops three winning probes bring the split back).
 MID_PROBE_EVERY = 16
-MID_PROBE_MAX = 1024
+MID_PROBE_MAX = 512
+_MID_RECENT = 5                # times kept per way and shape
 _MID_SHAPES_KEPT = 1024
-_MID_OUTLIER = 8.0             # one sample counts at most this many times the running mean
-_mid_times = {}                # (m, k, n, dtype char) -> [whole mean, split mean, countdown, interval]
+_mid_times = {}                # (m, k, n, dtype char) -> [recent whole, recent split, countdown, interval]
 
 _state = {"blas": None, "workers": None, "queue": None, "row_period": {}}
 _lock = threading.Lock()
@@ -274,27 +275,38 @@ def _mid_product(a, b, period):
     if times is None:
         if len(_mid_times) >= _MID_SHAPES_KEPT:
             _mid_times.clear()
-        # [mean seconds whole, mean seconds split, calls until the other way is tried, that interval]
-        times = _mid_times[key] = [None, None, 1, MID_PROBE_EVERY]
-    single, split = times[0], times[1]
-    way = 1 if single is not None and (split is None or split < single) else 0
+        # [recent seconds whole, recent seconds split, calls until the other way is tried, that interval]
+        times = _mid_times[key] = [[], [], 1, MID_PROBE_EVERY]
+    whole, split = _typical(times[0]), _typical(times[1])
+    way = 1 if whole is not None and (split is None or split < whole) else 0
     times[2] -= 1
-    if times[2] <= 0 and split is not None:
+    probe = times[2] <= 0 and split is not None
+    if probe:
         way = 1 - way
     if way and getattr(_this_thread, "alone", False):
         return np.matmul(a, b)
     start = time.perf_counter()
     out = two_row_blocks(a, b, period) if way else np.matmul(a, b)
-    seconds = time.perf_counter() - start
-    mean = times[way]
-    times[way] = seconds if mean is None else mean + 0.25 * (min(seconds, _MID_OUTLIER * mean) - mean)
+    recent = times[way]
+    recent.append(time.perf_counter() - start)
+    if len(recent) > _MID_RECENT:
+        del recent[0]
     if times[2] <= 0:
-        # A probe of the other way: while it keeps losing, it is tried half as often (a split costs a
-        # scheduler slice when the other core is busy); once it wins, the loser is probed soon again.
-        still_worse = times[way] >= times[1 - way] if times[1 - way] is not None else False
-        times[3] = min(times[3] * 2, MID_PROBE_MAX) if still_worse else MID_PROBE_EVERY
+        # After a probe of the other way: while it keeps losing, it is tried half as often (a split
+        # costs a scheduler slice when the other core is busy); once it wins, the loser is probed soon.
+        other = _typical(times[1 - way])
+        losing = probe and other is not None and _typical(recent) >= other
+        times[3] = min(times[3] * 2, MID_PROBE_MAX) if losing else MID_PROBE_EVERY
         times[2] = times[3]
     return out
+
+
+def _typical(recent):
+    """The median of a way's recent times (None before its first): one stall or one lucky call does not
+    decide the way."""
+    if not recent:
+        return None
+    return sorted(recent)[len(recent) // 2]
 
 
 def matmul(a, b):
