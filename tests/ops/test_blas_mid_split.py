@@ -156,3 +156,29 @@ def test_a_product_inside_a_block_does_not_wait_for_itself(spy):
     assert started.is_set()
     for r in results:
         assert np.array_equal(r, a @ b)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_a_forked_child_runs_split_products():
+    import os
+    import time
+    period = _period(np.float32)
+    a, b = _operands(np.random.RandomState(2), 60, 784, 128, np.float32, False, False)
+    blas_threads.two_row_blocks(a, b, period)          # the parent's helper threads exist
+    pid = os.fork()
+    if pid == 0:                                        # child: the helpers were not copied
+        try:
+            ok = np.array_equal(blas_threads.two_row_blocks(a, b, period), a @ b)
+            os._exit(0 if ok else 1)
+        except BaseException:
+            os._exit(2)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("a split product in a forked child waited for the parent's helper threads")

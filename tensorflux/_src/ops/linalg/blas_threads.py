@@ -144,6 +144,19 @@ def _start():
         _state["workers"] = workers
 
 
+def _forget_helpers():
+    """In a forked child: the parent's helper threads were not copied, so products waiting for them would
+    wait forever; they start again with the child's first product."""
+    global _lock
+    _lock = threading.Lock()
+    _state["workers"] = None
+    _state["queue"] = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_helpers)
+
+
 def _serve(jobs):
     # A product inside a block runs here whole: waiting for a helper from a helper could wait for itself.
     _this_thread.alone = True
