@@ -1,8 +1,8 @@
-"""The compiled kernels for small float32 inputs (tanh, the total of up to 8192 values), built in the
-background once an op is hot on small inputs (`jit.HotOnSmall`): bit for bit the NumPy forms' values
-(which are TensorFlow 2.21's) on ordinary, tiny, subnormal, signed-zero, infinite, NaN and clamp-edge
-values, for every layout the callers hand them; when the build starts; and that a fresh program's small
-ops never import numba."""
+"""The compiled kernels for small float32 inputs (tanh, the total of up to 8192 values, the packet loops
+of exp and log), built in the background once an op is hot on small inputs (`jit.HotOnSmall`):
+bit for bit the NumPy forms' values (which are TensorFlow 2.21's) on ordinary, tiny, subnormal,
+signed-zero, infinite, NaN and clamp-edge values, for every layout the callers hand them; when the build
+starts; and that a fresh program's small ops never import numba."""
 import os
 import subprocess
 import sys
@@ -45,6 +45,10 @@ def numpy_forms(monkeypatch):
         monkeypatch.setattr(hot, "started", True)
 
 
+NAN_BITS = np.array([0xFFC00000, 0x7FC00000, 0xFFFFFFFF, 0x7FC00001, 0xFFC00123, 0x7F800001, 0xFF800001],
+                    np.uint32).view(F32)     # quiet and signalling NaNs of both signs, with payloads
+
+
 def edge_values():
     """Values at every edge of tanh's and the sum's forms, and random ones at many scales."""
     tiny = [2.0 ** -40, 2.0 ** -41, 2.0 ** -40 * 0.99, 1.2e-38, 1.17549435e-38, 1.1754942e-38, 1e-40, 1e-45,
@@ -56,7 +60,7 @@ def edge_values():
     rs = np.random.RandomState(1)
     random = np.concatenate([rs.standard_normal(4000) * s for s in (1e-30, 1e-6, 0.01, 1.0, 3.0, 10.0, 1e6)])
     edges = np.array(magnitudes + [-v for v in magnitudes], F32)
-    return np.concatenate([edges, random.astype(F32), FIXTURES["x"]])
+    return np.concatenate([edges, NAN_BITS, random.astype(F32), FIXTURES["x"]])
 
 
 def unaligned(values):
@@ -107,6 +111,37 @@ def test_tanh_kernel_leaves_other_dtypes_and_byte_orders_to_numpy(kernels):
     np.testing.assert_array_equal(tf.math.tanh(x.astype(np.float16)).numpy(), np.tanh(x.astype(np.float16)))
     swapped = FIXTURES["x"][:20].astype(">f4")
     assert np.array_equal(bits(eigen_float.tanh(swapped).astype(F32)), bits(FIXTURES["tanh"][:20]))
+
+
+@pytest.mark.parametrize("name", ["exp", "log"])
+def test_small_packet_loops_give_the_numpy_forms_bits(name, monkeypatch):
+    pytest.importorskip("numba")
+    hot = eigen_float._SMALL_LOOPS[name]
+    kernel = hot.build_now()
+    assert kernel is not None
+    fn = getattr(eigen_float, name)
+    values = edge_values()
+    if name == "log":
+        with np.errstate(invalid="ignore"):     # the NaNs among the values
+            values = np.concatenate([values, np.abs(values), np.float32(np.exp(-90)) * np.abs(values[:500])])
+    rs = np.random.RandomState(5)
+    cases = [values, unaligned(values[:100]), values[:64].reshape(8, 8).T, values[3:40].reshape(1, 37),
+             np.concatenate([NAN_BITS, NAN_BITS, NAN_BITS, [F32(1.5)] * 11])]
+    cases += [rs.choice(values, size) for size in list(range(1, 80)) + [128, 1000]]
+    monkeypatch.setattr(eigen_float, "_compiled", lambda name, size: None)
+    for x in cases:
+        monkeypatch.setattr(hot, "kernel", None)
+        want = fn(x)
+        rows = eigen_float.exp_by_rows(np.atleast_2d(x)) if name == "exp" else None
+        monkeypatch.setattr(hot, "kernel", kernel)
+        assert same_bits(fn(x), want), x.shape
+        if name == "exp":
+            assert same_bits(eigen_float.exp_by_rows(np.atleast_2d(x)), rows)
+    monkeypatch.setattr(hot, "kernel", kernel)
+    fixture_input = FIXTURES["log_input"] if name == "log" else FIXTURES["x"]
+    got, want = fn(fixture_input), FIXTURES[name]    # TensorFlow's recorded bits (any NaN where it has one)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan) and np.array_equal(bits(got[~nan]), bits(want[~nan]))
 
 
 def leaf_numpy_form(x):

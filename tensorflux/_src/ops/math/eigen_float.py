@@ -16,7 +16,8 @@ also flush denormals: subnormal inputs count as zero and subnormal results becom
 Once a function is hot and numba (`[jit]`) is installed, the same steps run as one compiled loop
 (`eigen_float_compiled.py`: only float32 adds, multiplies, divides, floor and exact power-of-two
 scaling, no fast-math, so the bits are the same), about as fast as NumPy's own ufuncs. tanh, which loops
-run on a few values at a time, also gets a kernel for small inputs once it is hot on them (see `tanh`).
+run on a few values at a time, gets a kernel for small inputs once it is hot on them (see `tanh`), and exp
+and log run their packet loops compiled on small inputs too once hot (`_packet_loop`).
 """
 import functools
 import math
@@ -60,6 +61,28 @@ def _compiled(name, size):
     return jit.when_hot(f"eigen_float_{name}", _BUILDERS[name], HOT_CALLS, size)
 
 
+# Once exp or log is hot on small inputs (`jit.HotOnSmall`), its packet loop runs compiled on them too (a
+# dozen NumPy calls otherwise); the scalar tail stays the C library's function, called as below.
+# (Not sigmoid's: its NumPy form returns +NaN for every NaN, its compiled loop the input NaN as TensorFlow
+# does, so the two would differ in NaN bits.)
+_SMALL_LOOPS = {name: jit.HotOnSmall(f"eigen_float_{name}_small", _compiled_loops.build_small(name))
+                for name in ("exp", "log")}
+_F32 = np.dtype(np.float32)
+
+
+def _packet_loop(name, flat):
+    """The compiled packet loop for the C-contiguous vector `flat`: the small-input kernel once built (calls
+    on small inputs counted until then), else the large-input loop once built; None before either."""
+    small = _SMALL_LOOPS.get(name)
+    if small is None:
+        return _compiled(name, flat.size)
+    if small.kernel is not None:
+        return small.kernel if (flat.dtype is _F32 or flat.dtype == _F32) else None
+    if flat.size < jit.COMPILE_FROM:
+        small.count()
+    return _compiled(name, flat.size)
+
+
 def flush_denormals(out):
     """`out` (float32, modified in place) with subnormal values made signed zeros, as TensorFlow's CPU
     threads (flush-to-zero mode) leave them."""
@@ -84,7 +107,7 @@ def _with_tail(x, packet_fn, scalar_fn, name):
     head = n - n % _PACKET
     out = np.empty(n, _F)
     if head:
-        loop = _compiled(name, n)
+        loop = _packet_loop(name, flat)
         if loop is not None:
             loop(flat, out, head)
         else:
@@ -194,7 +217,7 @@ def exp_by_rows(x):
         rows, n = x.shape
         flat = np.ascontiguousarray(x).reshape(-1)
         out = np.empty(flat.size, _F)
-        loop = _compiled("exp", flat.size) if flat.size >= _PACKET else None
+        loop = _packet_loop("exp", flat) if flat.size >= _PACKET else None
         if loop is not None:
             loop(flat, out, flat.size)
         else:
@@ -327,7 +350,6 @@ def _tanh_all(a):
 # Once tanh is hot on small inputs (`jit.HotOnSmall`), `tanh_small` compiled (eigen_float_compiled.py)
 # takes every float32 input: one call of a fraction of a microsecond where the forms above take 5-10.
 _SMALL_TANH = jit.HotOnSmall("eigen_float_tanh_small", _compiled_loops.build_small_tanh)
-_F32 = np.dtype(np.float32)
 _empty = np.empty
 
 
