@@ -18,6 +18,9 @@ Invariants:
   up to 4 ulp from libm's (tanh 3, exp 2, log 4, sin/cos 1): `Lowered.exact` says whether a kernel holds
   any, and automatic tiering compiles only exact kernels (`jit_compile=True` compiles both).
 - An op this module cannot lower raises `Unsupported(op, reason)`; nothing is ever half-lowered.
+- A kernel that is exactly one elementwise loop of at least PARALLEL_MIN_ELEMENTS elements (or of an
+  unknown count) also gets the same loop as a block function threads share (`MapPlan`, run by
+  runtime/blocked_map.py): the same expressions, so the same bits.
 """
 import numpy as np
 
@@ -107,10 +110,11 @@ class Lowered:
 
 class MapPlan:
     """How to run a kernel that is one elementwise loop over large arrays in blocks: the source also
-    holds `<name>_block(*args, *constants, *stores)`, the same loop over 1-D slices of the arguments
-    `sliced` (positions in args + constants; the others are passed whole: scalars) writing the slices
-    `stores` (dtype names) it is given; output k of the kernel is store `output_stores[k]`. `size` is the
-    loop's static element count, None when a dimension is unknown."""
+    holds `<name>_block(*args, *constants, *stores, counters, blocks, step)` (see `_Emitter.map_block`),
+    the same loop over the flat arguments `sliced` (positions in args + constants; the others are passed
+    whole: scalars) writing the flat arrays `stores` (dtype names) it is given; output k of the kernel is
+    store `output_stores[k]`. `size` is the loop's static element count, None when a dimension is
+    unknown."""
 
     __slots__ = ("sliced", "stores", "output_stores", "size")
 

@@ -11,6 +11,9 @@ Two ways in:
 numba is an optional extra (`pip install "tensorflux[jit]"`): without it everything stays on the NumPy
 path (and `jit_compile=True` warns once).
 
+A kernel that is one elementwise loop over at least 2^20 elements (`lowering.MapPlan`) is also compiled
+as a block function the caller and helper threads share (runtime/blocked_map.py), same bits.
+
 A compiled runner falls back to the NumPy code for a call the kernel raises on (a shape the kernel
 cannot broadcast, say): the graph holds no state, so running it again gives exactly the NumPy path's
 result or error.
@@ -90,10 +93,11 @@ def parallel_available():
     TENSORFLUX_JIT_PARALLEL=1, and numba can run prange loops from several Python threads at once (an
     OpenMP or TBB threading layer; numba's fallback `workqueue` layer aborts on concurrent launches).
 
-    Off by default: a single compiled pass is already at the memory-bandwidth floor of a 2-core machine
-    (10 ops on float32[4M]: 7.8 ms serial, 8.3 ms prange with passive OpenMP threads, 27 ms with
-    OpenMP's default spinning threads when the cores are shared, against 7.6 ms for one np.multiply).
-    The NumPy path's fused regions (runtime/fusion.py) keep their two-thread blocks."""
+    Off by default: prange splits a loop in equal static shares, so one descheduled OpenMP thread holds
+    back the call (10 ops on float32[4M]: 7.8 ms serial, 8.3 ms prange with passive OpenMP threads, 27 ms
+    with OpenMP's default spinning threads when the cores are shared). A kernel that is one large
+    elementwise loop shares claimed blocks over worker threads instead (runtime/blocked_map.py), and the
+    NumPy path's fused regions (runtime/fusion.py) keep their two-thread blocks."""
     if os.environ.get("TENSORFLUX_JIT_PARALLEL", "0") != "1":
         return False
     numba = numba_module()
