@@ -94,7 +94,7 @@ def _values(shape, dtype, seed=0):
 def _prefer(run, blocks):
     """Makes `run` take the blocks (or the serial kernel) on its next calls: its timer's means set so,
     the next probe far away."""
-    run.times[:] = [1.0, 0.0, 10 ** 9, 10 ** 9] if blocks else [0.0, 1.0, 10 ** 9, 10 ** 9]
+    run.times[:] = [1, None, -1.0, 10 ** 9, 10 ** 9] if blocks else [0, None, 1.0, 10 ** 9, 10 ** 9]
 
 
 def _compiled(fn, *args, input_signature=None, blocks=True):
@@ -243,19 +243,25 @@ def test_the_faster_way_is_kept_and_the_other_probed_ever_less_often(block_count
     x = tf.constant(_values((BIG,), np.float32))
     compiled, run = _compiled(_chain, x)
     start = len(block_counts)
-    run.times[:] = [0.0, 1.0, 3, blocked_map.PROBE_EVERY]     # serial faster: blocks tried on the 3rd call
+    # serial far faster so far: blocks tried on the 3rd call, and one pair cannot outweigh that
+    run.times[:] = [0, None, 1.0, 3, blocked_map.PROBE_EVERY]
     expected = compiled(x).numpy()
     compiled(x)
     assert len(block_counts) == start
     _same_bits(compiled(x), expected)
     assert len(block_counts) == start + 1
-    assert run.times[2:] == [2 * blocked_map.PROBE_EVERY] * 2          # lost again: tried half as often
-    run.times[:] = [1.0, 0.0, 2, blocked_map.PROBE_MAX]       # blocks faster: serial tried on the 2nd call
+    assert run.times[0] == 0 and run.times[3:] == [2 * blocked_map.PROBE_EVERY] * 2   # half as often
+    run.times[:] = [1, None, -1.0, 2, blocked_map.PROBE_MAX]     # blocks far faster: serial tried 2nd
     compiled(x)
     assert len(block_counts) == start + 2
     _same_bits(compiled(x), expected)
     assert len(block_counts) == start + 2
-    assert run.times[2:] == [blocked_map.PROBE_MAX] * 2
+    assert run.times[0] == 1 and run.times[3:] == [blocked_map.PROBE_MAX] * 2
+    run.times[:] = [0, None, 0.0, 2, 64]       # a tie so far: the pair decides, the loser is tried soon
+    compiled(x)
+    compiled(x)
+    assert run.times[3:] == [blocked_map.PROBE_EVERY] * 2 or run.times[3:] == [128] * 2
+    assert (run.times[0] == 1) == (run.times[2] < 0)
 
 
 def test_first_calls_time_both_ways(block_counts):
@@ -264,9 +270,9 @@ def test_first_calls_time_both_ways(block_counts):
     compiled = tf.function(_chain, jit_compile=True)
     start = len(block_counts)
     compiled(x)                      # serial
-    compiled(x)                      # in blocks
+    compiled(x)                      # in blocks, paired with the first call
     run = compiled.get_concrete_function(x)._fn
-    assert len(block_counts) == start + 1 and None not in run.times[:2]
+    assert len(block_counts) == start + 1 and run.times[2] is not None
 
 
 def test_only_whole_kernels_of_large_loops_get_a_plan():

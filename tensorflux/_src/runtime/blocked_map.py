@@ -25,6 +25,7 @@ Loops below `lowering.PARALLEL_MIN_ELEMENTS` (2^20) elements never get here: the
 than waking a helper (20-40 us). numba is imported by the caller (tiering.py), never here at import.
 """
 import threading
+from math import log
 from time import perf_counter
 
 import numpy as np
@@ -39,14 +40,16 @@ __all__ = ["runner", "claim", "BLOCK", "RUNS"]
 BLOCK = 1 << 16
 
 # Whether the blocks pay depends on the machine's load, not on the kernel alone. Measured in one process,
-# 10 ops on float32[4M], paired calls: idle, the blocks take 0.6x the serial loop's time; at a sustained
-# load of 5 on two cores 1.11x (median of 4,577 pairs; CPU 2.94 against 2.71 ms): the other core is busy
-# and the memory bus shared. So each kernel keeps the running mean time per element of both ways and
-# takes the faster one, trying the other after PROBE_EVERY calls, and after twice as many each time it
-# loses again (up to PROBE_MAX), as blas_threads' mid-size products do.
+# 10 ops on float32[4M], paired calls: with a core free, the blocks take 0.6-0.7x the serial loop's time;
+# at a sustained load of 5-7 on two cores 1.11-1.18x (medians of 4,500 pairs; CPU 2.85 against 2.59 ms):
+# the other core is busy and the memory bus shared. So each kernel runs one way, and after PROBE_EVERY
+# calls tries the other once, paired with the call just before (two calls under the same load: running
+# means of each way alone, updated at different times, chose the slower way 60 % of the time under
+# load); the running mean of those pairs' log time ratio picks the way. While the other way keeps
+# losing it is tried after twice as many calls each time (up to PROBE_MAX).
 PROBE_EVERY = 16
 PROBE_MAX = 256
-OUTLIER = 8.0       # one sample counts at most this many times the running mean
+OUTLIER = 2.0       # a pair's log time ratio counts at most this much (a descheduled call)
 
 # Calls run in blocks so far ("blocks": calls, "shared": helpers that took part); tests read it to prove
 # the blocked path ran. Two dict increments per call over >= 2^20 elements.
@@ -183,18 +186,17 @@ def runner(lowered, block, serial, fallback=None):
         RUNS["blocks"] += 1
         return tuple(outs[s] for s in output_stores)
 
-    # [seconds per element serial, in blocks (running means), calls until the other way is tried, that
-    # interval]: see PROBE_EVERY
-    times = [None, None, 1, PROBE_EVERY]
+    # [the way taken (0 serial, 1 blocks), seconds per element of its last call, running mean of
+    # log(blocks' time / serial time) over paired probes, calls until the next probe, that interval]
+    times = [0, None, None, 2, PROBE_EVERY]
 
     def run(*arrays):
         # A sliced value of unknown size is an argument (constants have static shapes): `arrays[first]`.
         if plan.size is None and arrays[first].size < PARALLEL_MIN_ELEMENTS:
             return serial(*arrays)    # small this call
-        # the first call runs serially, the second in blocks, then the faster way (see PROBE_EVERY)
-        way = 1 if times[0] is not None and (times[1] is None or times[1] < times[0]) else 0
-        times[2] -= 1
-        probe = times[2] <= 0 and times[1] is not None
+        way = times[0]
+        times[3] -= 1
+        probe = times[3] <= 0 and times[1] is not None
         if probe:
             way = 1 - way
         start = perf_counter()
@@ -212,13 +214,20 @@ def runner(lowered, block, serial, fallback=None):
         else:
             result = serial(*arrays)
         seconds = (perf_counter() - start) / (plan.size or arrays[first].size)
-        mean = times[way]
-        times[way] = seconds if mean is None else mean + 0.25 * (min(seconds, OUTLIER * mean) - mean)
-        if probe:
-            # While the other way keeps losing it is tried half as often; once it wins, soon again.
-            still_worse = times[way] >= times[1 - way]
-            times[3] = min(times[3] * 2, PROBE_MAX) if still_worse else PROBE_EVERY
-            times[2] = times[3]
+        if not probe:
+            times[1] = seconds
+            return result
+        # A probe against the call just before it: a pair timed under the same load.
+        ratio = log(seconds / times[1]) if seconds > 0 and times[1] > 0 else 0.0
+        ratio = min(max(ratio if way else -ratio, -OUTLIER), OUTLIER)
+        mean = times[2] = ratio if times[2] is None else times[2] + 0.25 * (ratio - times[2])
+        better = 1 if mean < 0 else 0
+        if better != times[0]:
+            times[0], times[1] = better, seconds
+            times[4] = PROBE_EVERY          # the loser is probed soon again
+        else:
+            times[4] = min(times[4] * 2, PROBE_MAX)    # while it keeps losing, half as often
+        times[3] = times[4]
         return result
 
     run.kernel = serial.kernel
