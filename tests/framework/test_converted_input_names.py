@@ -118,3 +118,42 @@ def test_einsum_nodes_sit_in_their_name_scope():
 
     assert [o[1] for o in _ops(f, tf.TensorSpec([2], tf.float32))] == [
         "x", "einsum/Einsum", "foo/Einsum", "s/einsum/Einsum", "Identity", "Identity_1", "Identity_2"]
+
+
+def test_captured_eager_values_are_named_inside_the_consuming_op():
+    import numpy as np
+    v = tf.Variable(2.0, name="weight")
+    w = tf.Variable(np.ones((3, 3), np.float32))
+    big = tf.constant(np.arange(200, dtype=np.float32))
+
+    @tf.function
+    def f(x):
+        a = x * v
+        b = tf.matmul(tf.reshape(x, [1, 1]) * tf.ones([3, 3]), w)
+        c = x + big
+        d = big * 2.0
+        w.assign_add(tf.ones([3, 3]))
+        e = tf.convert_to_tensor(v)
+        return a, b, c, d, e
+
+    got = _ops(f, tf.TensorSpec([], tf.float32))
+    assert got[:17] == [
+        ("Placeholder", "x", []),
+        ("Placeholder", "mul/ReadVariableOp/resource", []),
+        ("ReadVariableOp", "mul/ReadVariableOp", ["mul/ReadVariableOp/resource:0"]),
+        ("Mul", "mul", ["x:0", "mul/ReadVariableOp:0"]),
+        ("Const", "Reshape/shape", []),
+        ("Reshape", "Reshape", ["x:0", "Reshape/shape:0"]),
+        ("Const", "ones", []),
+        ("Mul", "mul_1", ["Reshape:0", "ones:0"]),
+        ("Placeholder", "MatMul/ReadVariableOp/resource", []),
+        ("ReadVariableOp", "MatMul/ReadVariableOp", ["MatMul/ReadVariableOp/resource:0"]),
+        ("MatMul", "MatMul", ["mul_1:0", "MatMul/ReadVariableOp:0"]),
+        ("Placeholder", "add/y", []),
+        ("AddV2", "add", ["x:0", "add/y:0"]),
+        ("Const", "mul_2/y", []),
+        ("Mul", "mul_2", ["add/y:0", "mul_2/y:0"]),
+        ("Const", "ones_1", []),
+        ("AssignAddVariableOp", "AssignAddVariableOp", ["MatMul/ReadVariableOp/resource:0", "ones_1:0"]),
+    ]
+    assert got[17] == ("ReadVariableOp", "ReadVariableOp", ["mul/ReadVariableOp/resource:0"])

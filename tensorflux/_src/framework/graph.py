@@ -233,7 +233,9 @@ class Graph:
         # ids of ops an input conversion made (Consts from Python values, reads of variables passed as
         # inputs), not yet consumed: the op that consumes them names them inside its own scope
         self._implicit_consts = set()
-        self._packed_elements = set()   # ids of the implicit inputs an autopacked Pack renamed `packed/<i>`
+        # ids of implicit ops already named inside their consumer's scope (`packed/1`, `ReadVariableOp/resource`):
+        # they move with it when the consumer is itself renamed (`mul/ReadVariableOp/resource`)
+        self._scoped_inputs = set()
         self._device = ""               # the innermost tf.device scope, as "/device:CPU:0"
 
     # -- building ------------------------------------------------------------------------------
@@ -374,7 +376,7 @@ class Graph:
         """`pack` stacks a list converted for an op's input (`[x, 2.0]`): the consuming op names it
         `<op>/<input name>` and the constants converted for its `elements` (`packed/1`) follow it."""
         self._implicit_consts.add(id(pack.op))
-        self._packed_elements.update(id(e.op) for e in elements)
+        self._scoped_inputs.update(id(e.op) for e in elements)
 
     def _scope_implicit_constants(self, op, input_names):
         """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`, and
@@ -383,8 +385,8 @@ class Graph:
         trailing = {}       # id(op) -> its index in the op list
         ops = self._ops
         for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
-            if id(ops[k]) in self._packed_elements:
-                continue        # converted for an implicit Pack below (`[x, 2.0]` in a list input)
+            if id(ops[k]) in self._scoped_inputs:
+                continue        # made for an implicit op below (`[x, 2.0]` packed for a list input)
             if id(ops[k]) not in self._implicit_consts:
                 if ops[k].opdef is None and ops[k].type == "Placeholder" and k > len(ops) - 2 - len(op.inputs):
                     continue    # a capture made for this op's inputs (a cond branch's `x * 2.0`)
@@ -398,12 +400,13 @@ class Graph:
                 self._implicit_consts.discard(id(const))
                 scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
                 renamed.append((const, f"{op.name}/{scoped}"))
+                self._scoped_inputs.add(id(const))
         self._rename_into(renamed)
 
     def _rename_into(self, renamed):
         """Gives each implicit op of `renamed` ([(op, scoped name)]) the unique name made from its new name.
         The old names are given back newest first, so that the next `Const` is named as if they had never
-        been taken; the elements an autopacked Pack converted (`packed/0`) follow it (`concat/values_1/0`)."""
+        been taken; the inputs named inside an op's scope follow it (`packed/0` to `concat/values_1/0`)."""
         olds = [op.name for op, _ in renamed]
         for name in sorted(olds, key=lambda n: self._op_index(n), reverse=True):
             self._release_name(name)
@@ -411,10 +414,9 @@ class Graph:
         for (op, name), old in zip(renamed, olds):
             op.name = self._unique_scoped(name)
             self._by_name[op.name] = op
-            if op.type == "Pack":
-                prefix = old + "/"
-                self._rename_into([(t.op, op.name + "/" + t.op.name[len(prefix):]) for t in op.inputs
-                                   if id(t.op) in self._packed_elements and t.op.name.startswith(prefix)])
+            prefix = old + "/"
+            self._rename_into([(t.op, op.name + "/" + t.op.name[len(prefix):]) for t in op.inputs
+                               if id(t.op) in self._scoped_inputs and t.op.name.startswith(prefix)])
 
     def _op_index(self, name):
         op = self._by_name[name]
@@ -666,6 +668,10 @@ class FuncGraph(Graph):
             external = tensor
         op = self._add_op(None, "Placeholder", [], {"dtype": tensor.dtype, "shape": tensor.shape},
                           name or _capture_name(tensor), [(tensor.dtype, tensor.shape)])
+        if name is None and not isinstance(tensor, SymbolicTensor):
+            # TensorFlow converts an eager value (a variable's handle) for the op consuming it, which names
+            # the placeholder `<op>/<input name>` (`add/y`, `mul/ReadVariableOp/resource`)
+            self._implicit_consts.add(id(op))
         internal = op.outputs[0]
         self._captures[key] = (tensor, internal, external)
         self._captured_values.append(external)
