@@ -36,7 +36,6 @@ import numpy as np
 from ..framework import context
 from ..ops import jit
 from ..ops.math import eigen_float_compiled as _eigen_float_compiled
-from . import blocked_map
 
 __all__ = ["threshold", "set_threshold", "compile_now", "compile_in_background", "numba_module"]
 
@@ -367,6 +366,7 @@ def _helpers_version():
     """What the kernels' machine code depends on besides their own source: the helpers' text (numba's
     cache inlines them into each kernel, so a changed helper must not reuse an old kernel)."""
     if not _HELPERS_VERSION:
+        from . import blocked_map   # here, not at import: only compiling needs it
         code = []
         for module in (_eigen_float_compiled, blocked_map):    # Eigen's tanh; the block claims' intrinsic
             try:
@@ -450,6 +450,7 @@ def build(lowered, numba, sample_args):
     # importing it, which fails for a made-up name.
     namespace = {"np": np, "__name__": __name__, **helpers}
     if lowered.map is not None:
+        from . import blocked_map
         namespace["u_claim"] = blocked_map.claim(numba)
     exec(compile(source, path or f"<tensorflux kernel {name}>", "exec"), namespace)
     if lowered.parallel:
@@ -484,6 +485,7 @@ def _runner(lowered, kernel, fallback=None, block=None):
     run = _serial_runner(lowered, kernel, fallback)
     if block is None:
         return run
+    from . import blocked_map   # here, not at import: only a kernel over millions of elements needs it
     return blocked_map.runner(lowered, block, run, fallback)
 
 
