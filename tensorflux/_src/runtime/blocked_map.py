@@ -46,9 +46,11 @@ BLOCK = 1 << 16
 # calls tries the other once, paired with the call just before (two calls under the same load: running
 # means of each way alone, updated at different times, chose the slower way 60 % of the time under
 # load); the running mean of those pairs' log time ratio picks the way. While the other way keeps
-# losing it is tried after twice as many calls each time (up to PROBE_MAX).
+# losing it is tried after twice as many calls each time, up to PROBE_MAX: a losing probe costs some
+# 10 % of one call, and with rarer probes the way a lucky pair chose sticks too long (at load 3, with
+# at most 256 calls between probes, the runner kept the blocks at 1.05x the serial loop's time).
 PROBE_EVERY = 16
-PROBE_MAX = 256
+PROBE_MAX = 64
 OUTLIER = 2.0       # a pair's log time ratio counts at most this much (a descheduled call)
 
 # Calls run in blocks so far ("blocks": calls, "shared": helpers that took part); tests read it to prove
