@@ -22,6 +22,7 @@ import numpy as np
 
 import tensorflux as tf
 
+from . import bias as _bias
 from . import keras_tensor as _keras_tensor
 from . import ops_core, ops_image, ops_linalg, ops_nn, ops_numpy, ops_shapes, ops_stats
 from .ops_base import FLOATX as _FLOATX
@@ -77,7 +78,7 @@ def arange(start, stop=None, step=1, dtype=None):
 # -- elementwise ----------------------------------------------------------------------------------
 @_operation
 def add(x1, x2):
-    return _binary(tf.add)(x1, x2)
+    return _bias.add(*_common(x1, x2))     # a BiasAdd where x2 is a bias of x1's channels, as Keras
 
 
 @_operation

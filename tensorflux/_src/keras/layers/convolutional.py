@@ -10,6 +10,7 @@ The 1-D layers run as their 2-D counterparts over a height-1 image.
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import bias as _bias
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -135,7 +136,7 @@ class _ConvTranspose(Layer):
         if dynamic_shape:  # the sizes known statically are lost in a computed output shape
             x = tf.ensure_shape(x, self.compute_output_shape(inputs.shape.as_list()))
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
@@ -218,7 +219,7 @@ class _SeparableConv(Layer):
                                    padding=self.padding.upper(), dilations=_as_2d(self.dilation_rate, self.rank, 1))
         x = _from_image(x, self.rank)
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):

@@ -5,6 +5,7 @@ import math
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import bias as _bias
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -112,7 +113,7 @@ class Dense(Layer):
         else:
             x = tf.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
         if self.bias is not None:
-            x = x + self.bias
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
@@ -306,7 +307,7 @@ class Conv2D(Layer):
     def call(self, inputs):
         x = tf.nn.conv2d(inputs, self.kernel, self.strides, self.padding.upper(), dilations=self.dilation_rate)
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):

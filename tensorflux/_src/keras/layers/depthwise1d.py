@@ -3,6 +3,7 @@
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import bias as _bias
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -55,7 +56,7 @@ class DepthwiseConv1D(Layer):
                                    [1, 1, self.strides, 1], self.padding.upper(), dilations=[1, self.dilation_rate])
         x = tf.squeeze(x, 1)
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):

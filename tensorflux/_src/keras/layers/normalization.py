@@ -10,6 +10,7 @@ import tensorflux as tf
 from ...ops.nn.normalization import fused_layer_norm
 from .. import constraints as _constraints
 from .. import activations as _activations
+from .. import bias as _bias
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from . import core as _layers
@@ -321,7 +322,7 @@ class Conv1D(Layer):
             padding = "VALID"
         x = tf.nn.conv1d(inputs, self.kernel, self.strides, padding, dilations=self.dilation_rate)
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
@@ -373,7 +374,7 @@ class DepthwiseConv2D(Layer):
         x = tf.nn.depthwise_conv2d(inputs, self.kernel, (1,) + self.strides + (1,), self.padding.upper(),
                                    dilations=self.dilation_rate)
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):

@@ -8,6 +8,7 @@ follow Keras: "valid" windows give floor((n - (k - 1)·d - 1) / s) + 1 steps, "s
 import tensorflux as tf
 
 from .. import activations as _activations
+from .. import bias as _bias
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -75,7 +76,7 @@ class Conv3D(Layer):
         x = tf.nn.conv3d(inputs, self.kernel, (1,) + self.strides + (1,), self.padding.upper(),
                          dilations=(1,) + self.dilation_rate + (1,))
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
@@ -134,7 +135,7 @@ class Conv3DTranspose(Layer):
         x = tf.nn.conv3d_transpose(inputs, self.kernel, output_shape, (1,) + self.strides + (1,),
                                    self.padding.upper(), dilations=(1,) + self.dilation_rate + (1,))
         if self.bias is not None:
-            x = tf.nn.bias_add(x, self.bias)
+            x = _bias.add(x, self.bias)
         return self.activation(x)
 
     def compute_output_shape(self, input_shape):
