@@ -11,17 +11,15 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..array import gather as _gather
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from ..random.sampling import _uniform_unit
+from ..random.sampling import _float32_unit_at_least, _uniform_unit
 from ..random.seeds import _stream
-from ..shapes.shape_ops import shape_of
-from ..shapes.shaping import reshape
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
 from .activations import _HALF_TO_DOUBLE, _NARROW, _blockable, _widen, by_blocks
+from .bias_add_grad import bias_add_grad as _bias_add_grad_op
 from ..shapes.common import fmt_shape as _dims_text
 
 
@@ -74,16 +72,9 @@ def _shape_text(shape):
 
 
 def _bias_add_grad(op, grad):
-    """The bias gets the gradient summed over every dimension but the channel one."""
-    rank = grad.shape.rank
-    channels_first = op.attrs["data_format"] == "NCHW"
-    if rank is not None:
-        channel = 1 if channels_first else rank - 1
-        return [grad, _reduce.reduce_sum(grad, axis=[a for a in range(rank) if a != channel])]
-    if channels_first:  # [N, C, rest...] -> [N, C, -1]
-        folded = reshape(grad, _gather.joined_shape(shape_of(grad)[:2], [-1]))
-        return [grad, _reduce.reduce_sum(folded, axis=[0, 2])]
-    return [grad, _reduce.reduce_sum(reshape(grad, _gather.joined_shape([-1], shape_of(grad)[-1:])), axis=[0])]
+    """The bias gets TensorFlow's BiasAddGrad of the gradient: summed over every dimension but the channel
+    one, in its own order of additions (not reduce_sum's)."""
+    return [grad, _bias_add_grad_op(grad, op.attrs["data_format"])]
 
 
 BIAS_ADD = OpDef("BiasAdd", _infer_bias_add, _bias_add_kernel, grad=_bias_add_grad, same_dtype=True,
@@ -130,12 +121,14 @@ def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
         # float scale to x's dtype either way): a [128, 1600] float32 batch 3.2 -> 1.7 ms. The select
         # itself is a bitwise AND of each value's bits with all ones (kept) or all zeros (dropped: +0.0,
         # whatever the value was, NaN and -x included, as a select gives), 3x faster than a masked copy.
-        # Five NumPy calls after the draw, each into a buffer of its own or an earlier one that is dead:
-        # the [60, 128] batch of a Dense layer 55 -> 30 us.
-        noise = stream.generator.random(dims, dtype=x.dtype)   # _uniform_unit's draw for float32/float64
+        # The keep test made from the generator's words (no floats), then five NumPy calls: the [60, 128]
+        # batch of a Dense layer 55 -> 25 us.
+        if x.dtype == np.float32:
+            keep = _float32_unit_at_least(stream.generator, dims, rate)    # the float draw's test, as words
+        else:
+            keep = np.greater_equal(stream.generator.random(dims, dtype=x.dtype), rate)
         bits = _SAME_SIZE_INT[x.dtype.itemsize]
-        keep = np.greater_equal(noise, rate)
-        ones = np.negative(keep, dtype=bits, out=noise.view(bits))   # True -> -1 (all bits set), False -> 0
+        ones = np.negative(keep, dtype=bits)      # True -> -1 (all bits set), False -> 0
         s = x.dtype.type(scale)
         out = np.multiply(x, s)
         if out.ndim == 0:                    # a 0-d x gives a NumPy scalar, which has no view
