@@ -119,3 +119,33 @@ def test_eager_and_traced_dropout_agree_on_a_seeded_draw():
     # Same op seeds, same stream: the first eager draw equals the first traced draw.
     _same_bits(first_traced, eager)
     assert 0 < np.count_nonzero(eager) < eager.size
+
+
+def test_keep_test_from_words_equals_the_float_draw_and_leaves_the_stream_where_it_would():
+    from tensorflux._src.ops.random.sampling import _float32_unit_at_least
+    rs = np.random.RandomState(0)
+    edges = [0.0, -0.0, 0.2, 0.5, 0.999, 1 - 2 ** -24, 1 - 2 ** -25, 1.0, -1.0, float("nan"), 2 ** -24, 2 ** -30,
+             3 * 2 ** -24]
+    for _ in range(200):
+        seed = int(rs.randint(1 << 30))
+        floats = np.random.Generator(np.random.PCG64(seed))
+        words = np.random.Generator(np.random.PCG64(seed))
+        for _ in range(6):
+            dims = tuple(int(d) for d in rs.randint(0, 9, size=rs.randint(0, 4)))   # odd and even counts
+            rate = float(np.float32(rs.rand())) if rs.rand() < 0.3 else edges[rs.randint(len(edges))]
+            want = floats.random(dims, dtype=np.float32) >= rate
+            got = _float32_unit_at_least(words, dims, rate)
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want), (dims, rate)
+            if rs.rand() < 0.3:                       # other draws in between continue the same stream
+                n = int(rs.randint(0, 5))
+                assert np.array_equal(floats.random(n, dtype=np.float32), words.random(n, dtype=np.float32))
+        a, b = floats.bit_generator.state, words.bit_generator.state
+        if not a["has_uint32"]:
+            a["uinteger"] = b["uinteger"] = 0          # a spare word no draw reads again
+        assert a == b
+
+
+def test_other_bit_generators_take_numpys_draw():
+    from tensorflux._src.ops.random.sampling import _float32_unit_at_least
+    a, b = np.random.Generator(np.random.Philox(4)), np.random.Generator(np.random.Philox(4))
+    assert np.array_equal(_float32_unit_at_least(a, (7, 3), 0.3), b.random((7, 3), dtype=np.float32) >= 0.3)

@@ -1,6 +1,8 @@
 """What every random op shares: the shape argument (as a tensor, its static value, its run-time check),
 the uniform [0, 1) draw from a NumPy Generator that dropout still uses, the integer bounds), the dtype checks of the public functions and the affine map `unit * (high - low) + low`.
 """
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -68,6 +70,46 @@ def _infer_random(inputs, attrs):
 
 # -- kernels -----------------------------------------------------------------------------------------
 _NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _float32_unit_at_least(generator, dims, rate):
+    """`generator.random(dims, dtype=float32) >= float32(rate)` (and the generator left where that draw
+    leaves it) without making the floats, for dropout's keep mask.
+
+    NumPy makes each float32 from the next 32-bit word of the bit generator, u, as (u >> 8)·2^-24; PCG64
+    serves 32-bit words as the low then the high half of each 64-bit output, keeping a pending high half
+    in its state. So the floats are compared as words: (u >> 8)·2^-24 >= r holds exactly when
+    u >= ceil(r·2^24)·2^8, and the words come from `random_raw`, which makes one 64-bit output per two
+    floats (a [60, 128] draw 20 -> 12 us). Other bit generators take NumPy's own draw."""
+    bitgen = generator.bit_generator
+    count = 1
+    for d in dims:
+        count *= d
+    if type(bitgen) is not np.random.PCG64 or count == 0:
+        return generator.random(dims, dtype=np.float32) >= rate
+    state = bitgen.state
+    pending = state["has_uint32"]
+    words = bitgen.random_raw((count - pending + 1) // 2).view(np.uint32)
+    if pending:
+        words = np.concatenate((np.array([state["uinteger"]], np.uint32), words))
+    if len(words) != count or pending:
+        # What the float draw leaves: a high half it did not use is pending. (With none pending, the
+        # state's spare word is never read again; NumPy leaves its last one there, this the previous.)
+        state = bitgen.state
+        state["has_uint32"] = len(words) - count
+        if len(words) > count:
+            state["uinteger"] = int(words[-1])
+        bitgen.state = state
+        words = words[:count]
+    r = np.float32(rate)
+    if r != r:                                   # NaN: no float is >= it
+        return np.zeros(dims, bool)
+    steps = math.ceil(float(r) * 2 ** 24)       # exact: r·2^24 is a float32 times a power of two
+    if steps <= 0:
+        return np.ones(dims, bool)
+    if steps >= 2 ** 24:                         # above the largest float, 1 - 2^-24
+        return np.zeros(dims, bool)
+    return np.greater_equal(words, np.uint32(steps << 8)).reshape(dims)
 
 
 def _uniform_unit(generator, dims, dtype):
