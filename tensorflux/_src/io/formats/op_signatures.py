@@ -45,6 +45,7 @@ SIGNATURES = {
     'BesselI1e': ('x:@T', 'y:@T', (('T', 'type'),), False),
     'Betainc': ('a:@T b:@T x:@T', 'z:@T', (('T', 'type'),), False),
     'BiasAdd': ('value:@T bias:@T', 'output:@T', (('T', 'type'), ('data_format', 'string', 'NHWC')), False),
+    'BiasAddGrad': ('out_backprop:@T', 'output:@T', (('T', 'type'), ('data_format', 'string', 'NHWC')), False),
     'Bitcast': ('input:@T', 'output:@type', (('T', 'type'), ('type', 'type')), False),
     'BitwiseAnd': ('x:@T y:@T', 'z:@T', (('T', 'type'),), False),
     'BitwiseOr': ('x:@T y:@T', 'z:@T', (('T', 'type'),), False),
