@@ -67,6 +67,32 @@ def _takes_mask(cls):
     return takes
 
 
+class _graph_scope:
+    """While a graph is traced, a layer call's ops sit in the layer's name scope as Keras 3 puts them there:
+    Keras enters a TensorFlow name scope of the layer's name twice per call, so the first call's ops are
+    `dense_1/MatMul` and a second call's in the same graph `dense_3/MatMul`. Eager calls skip it."""
+
+    __slots__ = ("_layer", "_scope")
+
+    def __init__(self, layer):
+        self._layer = layer
+        self._scope = None
+
+    def __enter__(self):
+        graph = _context_state.graph
+        if graph is not None:
+            graph.unique_name(self._layer.name)         # the name Keras' first scope takes
+            self._scope = graph.name_scope(self._layer.name)
+            self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._scope is not None:
+            self._scope.__exit__(*exc)
+            self._scope = None
+        return False
+
+
 def _mask_of(first):
     """The mask(s) carried by a call's first input (a structure of masks for a structure of inputs), or None."""
     if isinstance(first, (list, tuple, dict)):
@@ -314,7 +340,7 @@ class Layer:
             self._clear_losses()    # the outermost call starts afresh: losses describe the latest call
         _TRAINING.append(training)
         try:
-            with _layer_scope(self):    # weights made in call() get this layer's path, as Keras'
+            with _layer_scope(self), _graph_scope(self):   # weights made in call() get this layer's path
                 try:
                     outputs = self.call(*args, **kwargs)
                 except Exception as error:
