@@ -37,6 +37,8 @@ _FLOORS = ("types", "framework", "ops", "runtime", "autograph", "function", "aut
 LAZY_ROOMS = (
     # file formats, codecs, Example parsing, summaries, ONNX; the CSV and profiler writers
     "io", "data.csv", "runtime.xplane",
+    # the compiled tier's block runner (imported when a kernel compiles)
+    "runtime.blocked_map",
     # whole features: tf.data, tf.distribute, tf.sparse, tf.strings, tf.signal, tf.image
     "data", "distribute", "ops.sparse", "ops.strings", "ops.signal", "ops.signal_transforms", "ops.image",
     "ops.fingerprints",
@@ -45,7 +47,7 @@ LAZY_ROOMS = (
     "ops.linalg.linear_operator_structured", "ops.linalg.matrix_functions", "ops.linalg.structured",
     "ops.math.special", "ops.math.special_kernels", "ops.array.space_batch",
     # tf.nn beyond activations and bias_add: convolutions, pooling, losses, normalisation, sequences
-    "ops.nn.atrous", "ops.nn.candidate_sampling", "ops.nn.compiled_col2im", "ops.nn.compiled_pooling",
+    "ops.nn.atrous", "ops.nn.bias_add_grad", "ops.nn.candidate_sampling", "ops.nn.compiled_col2im", "ops.nn.compiled_pooling",
     "ops.nn.compiled_recurrent", "ops.nn.conv", "ops.nn.conv3d", "ops.nn.conv_generic", "ops.nn.ctc",
     "ops.nn.depthwise", "ops.nn.label_sequences", "ops.nn.local_response", "ops.nn.losses", "ops.nn.morphology",
     "ops.nn.normalization", "ops.nn.pooling", "ops.nn.recurrent_kernels", "ops.nn.space_depth",

@@ -19,7 +19,6 @@ from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
 from .activations import _HALF_TO_DOUBLE, _NARROW, _blockable, _widen, by_blocks
-from .bias_add_grad import bias_add_grad as _bias_add_grad_op
 from ..shapes.common import fmt_shape as _dims_text
 
 
@@ -74,7 +73,8 @@ def _shape_text(shape):
 def _bias_add_grad(op, grad):
     """The bias gets TensorFlow's BiasAddGrad of the gradient: summed over every dimension but the channel
     one, in its own order of additions (not reduce_sum's)."""
-    return [grad, _bias_add_grad_op(grad, op.attrs["data_format"])]
+    from .bias_add_grad import bias_add_grad    # a lazy room: loaded on the first gradient of a bias
+    return [grad, bias_add_grad(grad, op.attrs["data_format"])]
 
 
 BIAS_ADD = OpDef("BiasAdd", _infer_bias_add, _bias_add_kernel, grad=_bias_add_grad, same_dtype=True,
