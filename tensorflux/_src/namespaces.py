@@ -41,7 +41,7 @@ LAZY_ROOMS = (
     "runtime.blocked_map",
     # whole features: tf.data, tf.distribute, tf.sparse, tf.strings, tf.signal, tf.image
     "data", "distribute", "ops.sparse", "ops.strings", "ops.signal", "ops.signal_transforms", "ops.image",
-    "ops.fingerprints",
+    "ops.fingerprints", "ops.ragged.bincount",
     # breadth within eager rooms: linear algebra beyond matmul, special functions, space-to-batch
     "ops.linalg.banded", "ops.linalg.decompositions", "ops.linalg.linear_operator",
     "ops.linalg.linear_operator_structured", "ops.linalg.matrix_functions", "ops.linalg.structured",

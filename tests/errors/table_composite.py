@@ -50,6 +50,8 @@ CASES = [
          b=T("string", np.array([["c"], ["d"]]))),
     Case("SparseCrossHashed", lambda tf, a, b, n: tf.sparse.cross_hashed([a, b], num_buckets=n),
          a=T("string", np.array([["a"], ["b"]])), b=T("string", np.array([["c"], ["d"]])), n=P("size", 10)),
+    Case("RaggedBincount", lambda tf, v, s: tf.math.bincount(tf.RaggedTensor.from_row_splits(v, s), axis=-1),
+         v=T("int", np.array([1, 3, 0], np.int32)), s=T("int", np.array([0, 2, 3], np.int64))),
     Case("RaggedRange", lambda tf, starts, limits: tf.ragged.range(starts, limits),
          starts=T("int", np.array([0, 2], np.int32)), limits=T("int", np.array([3, 5], np.int32))),
     Case("RaggedReduceJoin", lambda tf, s: tf.strings.reduce_join(tf.strings.split(s), axis=1),

@@ -1,6 +1,7 @@
 """SavedModels of Keras lookup layers exported by real TensorFlow 2.21 + Keras 3.15 (`model.export()`: hash
 tables as `resource` objects, HashTableV2 / LookupTableImportV2 / LookupTableFindV2; several OOV buckets;
-TextVectorization's string ops) load and serve in tensorflux with TensorFlow's outputs (run with
+TextVectorization's string ops, and RaggedBincount for its multi_hot/count/tf_idf outputs) load and serve in
+tensorflux with TensorFlow's outputs (run with
 TENSORFLOW_PYTHON=~/venv-tf/bin/python)."""
 import numpy as np
 import pytest
@@ -10,7 +11,9 @@ from _tensorflow_side import run_tensorflow
 
 INPUTS = {"sl": [["a", "z", "c"]], "sl_mask": [["a", "", "q"]], "sl_inv": [[1, 2, 7]], "sl_onehot": [["b"], ["q"]],
           "sl_idf": [["a", "b", "a"]], "il": [[3, 9, 7]], "il_count": [[3, 3, 7]], "sl_oov2": [["a", "zz", "q"]],
-          "il_oov3": [[3, 9, 11]], "tv": ["the cat ran", "a b c d e f", "Dog!"], "tv_ngrams": ["the cat", "dog sat x"]}
+          "il_oov3": [[3, 9, 11]], "tv": ["the cat ran", "a b c d e f", "Dog!"], "tv_ngrams": ["the cat", "dog sat x"],
+          "tv_multi_hot": ["the cat ran", "a b c"], "tv_count": ["the the cat", "dog"],
+          "tv_tfidf": ["the cat the", "x"]}
 
 _KERAS_SIDE = '''
 import json, sys, numpy as np, tensorflow as tf, keras
@@ -36,6 +39,11 @@ tv = keras.layers.TextVectorization(max_tokens=10, output_sequence_length=4)
 tv.adapt(["the cat sat", "the dog ran far", "a cat"])
 tv_ngrams = keras.layers.TextVectorization(ngrams=2, output_sequence_length=5)
 tv_ngrams.adapt(["The cat sat", "the dog"])
+# multi_hot / count / tf_idf count each row's tokens with RaggedBincount
+for mode in ("multi_hot", "count", "tf_idf"):
+    layer = keras.layers.TextVectorization(max_tokens=8, output_mode=mode)
+    layer.adapt(["the cat sat", "the dog ran far", "a cat"])
+    models["tv_" + mode.replace("_idf", "idf")] = seq((), "string", layer)
 models["tv"] = seq((), "string", tv)
 models["tv_ngrams"] = seq((), "string", tv_ngrams)
 out = {}

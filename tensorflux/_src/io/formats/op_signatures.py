@@ -264,6 +264,7 @@ SIGNATURES = {
     'RFFT2D': ('input:@Treal fft_length:int32', 'output:@Tcomplex', (('Treal', 'type', 'float32'), ('Tcomplex', 'type', 'complex64')), False),
     'RFFT3D': ('input:@Treal fft_length:int32', 'output:@Tcomplex', (('Treal', 'type', 'float32'), ('Tcomplex', 'type', 'complex64')), False),
     'RGBToHSV': ('images:@T', 'output:@T', (('T', 'type', 'float32'),), False),
+    'RaggedBincount': ('splits:int64 values:@Tidx size:@Tidx weights:@T', 'output:@T', (('Tidx', 'type'), ('T', 'type'), ('binary_output', 'bool', False)), False),
     'RaggedRange': ('starts:@T limits:@T deltas:@T', 'rt_nested_splits:@Tsplits rt_dense_values:@T', (('T', 'type', 'int32'), ('Tsplits', 'type', 'int64')), False),
     'RaggedTensorToTensor': ('shape:@Tshape values:@T default_value:@T row_partition_tensors:num_row_partition_tensors*@Tindex', 'result:@T', (('T', 'type'), ('Tindex', 'type'), ('Tshape', 'type'), ('num_row_partition_tensors', 'int'), ('row_partition_types', 'list(string)')), False),
     'RandomGamma': ('shape:@S alpha:@T', 'output:@T', (('seed', 'int', 0), ('seed2', 'int', 0), ('S', 'type'), ('T', 'type')), True),

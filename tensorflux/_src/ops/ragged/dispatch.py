@@ -1,6 +1,6 @@
 """TensorFlow's automatic dispatch for RaggedTensors: `tf.math.abs(rt)`, `tf.add(rt, 1)`,
-`tf.reduce_sum(rt, axis=1)`, `tf.concat([rt, rt], 0)` work as they do in TensorFlow, and so do
-RaggedTensor's Python operators (`rt + 1`, `-rt`, `rt < 3`).
+`tf.reduce_sum(rt, axis=1)`, `tf.concat([rt, rt], 0)`, `tf.math.bincount(rt, axis=-1)` work as they do in
+TensorFlow, and so do RaggedTensor's Python operators (`rt + 1`, `-rt`, `rt < 3`).
 
 The public functions listed below are re-exported, under the same names, wrapped: the wrapper looks at
 the types of its first arguments and, only when one is a RaggedTensor, applies the op to the flat values
@@ -158,7 +158,19 @@ def _stack(fn):
     return wrapper
 
 
+def _bincount(fn):
+    @functools.wraps(fn)
+    def wrapper(arr, *args, **kwargs):
+        if type(arr) is RaggedTensor:
+            from . import bincount    # its own lazy room: the RaggedBincount op
+            return bincount.ragged_bincount(arr, *args, **kwargs)
+        return fn(arr, *args, **kwargs)
+    return wrapper
+
+
 def _wrapper_for(name):
+    if name == "bincount":
+        return _bincount
     if name in _REDUCE:
         return lambda fn: _reduction(fn, _REDUCE[name])
     if name == "concat":
@@ -174,7 +186,7 @@ def _wrapper_for(name):
 
 def _collect():
     """{(namespace, name): wrapper} for the listed names, one wrapper per original function object."""
-    wanted = set(_UNARY) | set(_BINARY) | set(_REDUCE) | {"concat", "stack"}
+    wanted = set(_UNARY) | set(_BINARY) | set(_REDUCE) | {"concat", "stack", "bincount"}
     spaces = {"", "math", "nn", "bitwise", "dtypes"}   # every namespace that holds one of these functions
     wrappers, table = {}, {}
     for module_name, module in sorted(sys.modules.items()):
