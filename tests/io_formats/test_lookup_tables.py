@@ -361,3 +361,34 @@ def test_concurrent_inserts_lose_nothing():
         th.join()
     assert m.size().numpy() == 800
     assert np.array_equal(m.lookup(tf.range(800, dtype=tf.int64)).numpy(), np.arange(800) * 2)
+
+
+# -- checkpoints (TensorFlow's own reading and writing of them: tests/interop/test_interop_lookup_checkpoints.py)
+def test_a_mutable_table_round_trips_through_a_checkpoint(tmp_path):
+    table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1)
+    table.insert(tf.constant(["a", "b"]), tf.constant([1, 2], tf.int64))
+    static = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["x"], [5]), -1)
+    prefix = tf.train.Checkpoint(table=table, static=static).write(str(tmp_path / "ck"))
+    assert sorted(k for k, _ in tf.train.list_variables(prefix)) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "table/.ATTRIBUTES/table-keys", "table/.ATTRIBUTES/table-values"]
+    other = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1)
+    other.insert(tf.constant(["stale"]), tf.constant([9], tf.int64))
+    tf.train.Checkpoint(table=other).read(prefix).expect_partial()
+    assert other.lookup(tf.constant(["a", "b", "stale"])).numpy().tolist() == [1, 2, -1]
+
+
+def test_the_object_graph_holds_tables_as_tensorflow_writes_them(tmp_path):
+    from tensorflux._src.io.checkpoint.object_graph import build_object_graph
+    table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1)
+    static = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["x"], [5]), -1)
+    proto, _ = build_object_graph(tf.train.Checkpoint(table=table, static=static))
+    # TensorFlow 2.21's graph for the same checkpoint: root -> static, table; static -> _initializer
+    assert [[(c.local_name, c.node_id) for c in n.children] for n in proto.nodes] == [
+        [("static", 1), ("table", 2)], [("_initializer", 3)], [], []]
+    assert [(a.name, a.checkpoint_key) for a in proto.nodes[2].attributes] == [("table", "table/.ATTRIBUTES/table")]
+    assert [n.has_checkpoint_values.value for n in proto.nodes] == [True, False, True, False]
+
+
+def test_a_table_saved_without_checkpoint_leaves_no_values():
+    table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1, checkpoint=False)
+    assert table._checkpoint_tensors() == {}

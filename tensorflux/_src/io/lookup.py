@@ -10,9 +10,15 @@ same way), and every read and update holds the table's own lock.
 A `StaticVocabularyTable` sends keys it does not hold to `num_oov_buckets` extra ids after the vocabulary,
 by FarmHash Fingerprint64 of the key (of its decimal text for integer keys), as TensorFlow does.
 
+Tables are trackable: in a `tf.train.Checkpoint` a `MutableHashTable` (with `checkpoint=True`) saves its
+contents under TensorFlow's keys (`<path>/.ATTRIBUTES/table-keys` and `-values`) and restores them, a
+`DenseHashTable` restores from TensorFlow's bucket arrays, and a static table is a node without values
+(its initializer a child, as in TensorFlow).
+
 Not reproduced: the order in which `export()` lists entries (TensorFlow's follows its hash map, which
 changes from process to process; here it is insertion order, and a `DenseHashTable` lists its entries
-before its empty buckets), and saving a mutable table's contents in a checkpoint.
+before its empty buckets), and so writing a `DenseHashTable` to a checkpoint (TensorFlow adopts the saved
+bucket arrays as its hash layout, which tensorflux does not compute) raises NotImplementedError.
 """
 import threading
 
@@ -72,6 +78,9 @@ class KeyValueTensorInitializer:
     def initialize(self, table):
         return _no_output(apply(_tables.IMPORT, (table.resource_handle, self._keys, self._values), {},
                                 "LookupTableImportV2"))
+
+    def _trackable_children(self):
+        return []       # a node of a checkpoint's object graph (a static table's `_initializer`), no values
 
 
 def _check_column(role, index, dtype, line_number_wording, period):
@@ -219,6 +228,20 @@ class _Table:
     def size(self, name=None):
         return apply(_tables.SIZE, (self._resource_handle,), {}, name or "LookupTableSizeV2")
 
+    # -- checkpoints: a node of the object graph; mutable tables hold values (see the module docstring) ----
+    _CHECKPOINT_SUFFIXES = ("-keys", "-values")
+
+    def _trackable_children(self):
+        initializer = getattr(self, "_initializer", None)
+        return [("_initializer", initializer)] if hasattr(initializer, "_trackable_children") else []
+
+    def _checkpoint_tensors(self):
+        """{attribute name: {key suffix: NumPy array}} saved with the table (none for a static table)."""
+        return {}
+
+    def _restore_checkpoint_tensors(self, attribute, arrays):
+        raise ValueError(f"A {type(self).__name__} has no saved contents to restore")
+
     def _find(self, keys, default, name):
         return apply(_tables.FIND, (self._resource_handle, keys, default), {}, name or "LookupTableFindV2")
 
@@ -333,6 +356,7 @@ class MutableHashTable(_Table):
             op, attrs = _ops.MUTABLE_TABLE_OF_TENSORS, {"value_shape": value_shape}
         attrs.update(key_dtype=self._key_dtype, value_dtype=self._value_dtype)
         self._resource_handle = _new_table(op, attrs)
+        self._checkpoint = bool(checkpoint)
 
     def insert(self, keys, values, name=None):
         keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
@@ -353,6 +377,16 @@ class MutableHashTable(_Table):
 
     def export(self, name=None):
         return _export(self, name)
+
+    def _checkpoint_tensors(self):
+        if not self._checkpoint:
+            return {}
+        keys, values = (t._value for t in _export(self, None))
+        return {"table": {"-keys": keys, "-values": values}}
+
+    def _restore_checkpoint_tensors(self, attribute, arrays):
+        keys, values = arrays["-keys"], arrays["-values"]
+        _ops.replace_contents(self._resource_handle._value, keys, values)
 
     def remove(self, keys, name=None):
         if not hasattr(keys, "dtype"):
@@ -376,8 +410,16 @@ class DenseHashTable(MutableHashTable):
         if initial_num_buckets is not None:
             attrs["initial_num_buckets"] = int(initial_num_buckets)
         self._resource_handle = _new_table(_ops.MUTABLE_DENSE_TABLE, attrs, (empty, deleted))
+        self._checkpoint = bool(checkpoint)
 
     insert_or_assign = MutableHashTable.insert
+
+    def _checkpoint_tensors(self):
+        if not self._checkpoint:
+            return {}
+        raise NotImplementedError("tensorflux cannot write a DenseHashTable to a checkpoint: TensorFlow reads the "
+                                  "saved bucket arrays as its own hash layout, which tensorflux does not compute "
+                                  "(restoring one TensorFlow wrote works); pass checkpoint=False to leave it out")
 
     def erase(self, keys, name=None):
         return self.remove(keys, name)

@@ -66,6 +66,37 @@ def _export_kernel(table, Tkeys=None, Tvalues=None):
             _array(values, table.value_dtype, (len(keys),) + table.value_shape))
 
 
+def replace_contents(table, keys, values):
+    """Gives a mutable table the entries of a checkpoint's saved keys and values (TensorFlow's import: the
+    old entries are dropped). A dense table's saved arrays are its buckets: their empty and deleted keys
+    are no entries, and their count is its bucket count. The arrays are data from a file: their dtypes and
+    shapes are checked as an import's are."""
+    table = table_of(table)
+    keys, values = np.asarray(keys), np.asarray(values)
+    buckets = None
+    if table.dense is not None:
+        if keys.ndim != 2 or keys.shape[1] != 1 or values.shape[:1] != keys.shape[:1]:
+            raise errors.InvalidArgumentError(None, "LookupTableImportV2", f"Expected a [buckets, 1] key array and as "
+                                                                           f"many value rows, got keys of shape "
+                                                                           f"{list(keys.shape)} and values of "
+                                                                           f"shape {list(values.shape)}")
+        buckets = keys.shape[0]
+        keys = keys.reshape(-1)
+        if values.size == buckets * int(np.prod(table.value_shape, dtype=np.int64)):
+            values = values.reshape((buckets,) + table.value_shape)     # scalar values are saved as [buckets, 1]
+        reserved = (table.dense.empty_key, table.dense.deleted_key)
+        flat_keys = table_rules._key_list(keys, table, "LookupTableImportV2")
+        keep = np.array([k not in reserved for k in flat_keys], dtype=bool)
+        keys, values = keys[keep], values[keep]
+    flat = table_rules._key_list(keys, table, "LookupTableImportV2")
+    rows = table_rules.value_rows(table, keys, values, "LookupTableImportV2")
+    with table.lock:
+        table.entries = dict(zip(flat, rows))
+        table.filled = True
+        if buckets is not None:
+            table.dense.num_buckets, table.dense.deleted = buckets, 0
+
+
 def _remove_kernel(table, keys):
     table = table_of(table)
     if not table.mutable:

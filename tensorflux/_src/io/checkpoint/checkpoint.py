@@ -43,12 +43,12 @@ class CheckpointOptions:
 def write_checkpoint(prefix, root):
     """Writes the variables reachable from `root` as a TensorFlow checkpoint at `prefix`; returns `prefix`."""
     prefix = os.fspath(prefix)
-    proto, variables = build_object_graph(root)
+    proto, tensors = build_object_graph(root)
     directory = os.path.dirname(os.path.abspath(prefix))
     os.makedirs(directory, exist_ok=True)
     with BundleWriter(prefix) as writer:
-        for variable, key in variables:
-            writer.add(key, variable_value(variable), dtype=variable.dtype)
+        for key, value, dtype in tensors:
+            writer.add(key, value, dtype=dtype)
         writer.add(OBJECT_GRAPH_KEY, np.array(proto.SerializeToString(), dtype=object))
     return prefix
 

@@ -2,7 +2,8 @@
 
 Writing: every node of the live object graph (state/checkpoint.ObjectGraph) becomes one
 `TrackableObject` with its children by local name; a variable carries one attribute, `VARIABLE_VALUE`,
-whose checkpoint key is the escaped path of the shortest route to it plus `/.ATTRIBUTES/VARIABLE_VALUE`;
+whose checkpoint key is the escaped path of the shortest route to it plus `/.ATTRIBUTES/VARIABLE_VALUE`
+(a mutable lookup table its `table` attribute, saved as the two tensors `<key>-keys` and `<key>-values`);
 `has_checkpoint_values` says whether a value lives in the node or below it.
 
 Reading: the proto is untrusted. `SavedGraph` checks node ids, names and keys before any of them is
@@ -10,11 +11,12 @@ used; it never follows a name to an attribute lookup (names are only compared wi
 own children).
 """
 from ...framework.errors import DataLossError
-from ...state.checkpoint import ObjectGraph, path_text
+from ...state.checkpoint import ObjectGraph, path_text, variable_value
 from ...state.variables import Variable
 from ..formats import protos
 
-__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "build_object_graph", "SavedGraph", "variable_key"]
+__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "attribute_key", "build_object_graph", "SavedGraph",
+           "variable_key"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -32,8 +34,15 @@ def _full_name(variable):
     return name[:-2] if name.endswith(":0") else name
 
 
+def attribute_key(path, attribute):
+    """The checkpoint key of an object's saved attribute (`VARIABLE_VALUE`, a table's `table`)."""
+    return f"{path_text(path)}/{_ATTRIBUTES}/{attribute}" if path else f"{_ATTRIBUTES}/{attribute}"
+
+
 def build_object_graph(root):
-    """`(TrackableObjectGraph proto, [(variable, checkpoint key)])` of the objects reachable from `root`."""
+    """`(TrackableObjectGraph proto, [(checkpoint key, NumPy value, DType)])` of the objects reachable from
+    `root`: each variable's value, and the tensors an object such as a mutable lookup table saves
+    (`_checkpoint_tensors()`: `{attribute: {key suffix: array}}`, TensorFlow's `table-keys`/`table-values`)."""
     pb = protos.load("trackable_object_graph")
     graph = ObjectGraph(root)
     proto = pb.TrackableObjectGraph()
@@ -45,7 +54,14 @@ def build_object_graph(root):
         if isinstance(obj, Variable):
             key = variable_key(paths[0])
             node.attributes.add(name=VARIABLE_VALUE, full_name=_full_name(obj), checkpoint_key=key)
-            saved.append((obj, key))
+            saved.append((key, variable_value(obj), obj.dtype))
+            continue
+        tensors = getattr(obj, "_checkpoint_tensors", None)
+        for attribute, arrays in (tensors() if tensors is not None else {}).items():
+            key = attribute_key(paths[0], attribute)
+            node.attributes.add(name=attribute, checkpoint_key=key)
+            for suffix, array in arrays.items():
+                saved.append((key + suffix, array, None))
     _mark_values(proto)
     return proto, saved
 

@@ -52,6 +52,8 @@ class Restoration:
             if isinstance(live, Variable):
                 self._restore_variable(saved_id, live)
                 continue
+            if hasattr(live, "_restore_checkpoint_tensors"):
+                self._restore_tensors(saved_id, live)
             live_children = {}
             for name, child in child_objects(live):
                 live_children.setdefault(str(name), child)
@@ -94,6 +96,16 @@ class Restoration:
         with init_scope():
             variable.assign(value, read_value=False)
         self.matched_variables[id(variable)] = variable
+
+    def _restore_tensors(self, saved_id, live):
+        """An object saving tensors of its own (a mutable lookup table): each saved attribute's tensors,
+        `<key><suffix>` for the suffixes the object names, handed to it."""
+        for attribute, (key, _) in self.saved.attributes[saved_id].items():
+            arrays = {}
+            for suffix in live._CHECKPOINT_SUFFIXES:
+                value = self.reader.read(key + suffix)
+                arrays[suffix] = value.astype(object) if self.reader.dtype(key + suffix) == dtypes.string else value
+            live._restore_checkpoint_tensors(attribute, arrays)
 
     def _wait_for_build(self, saved_id, live):
         """Continues the walk from `live` once it builds (a Keras object not built yet has no weights)."""
