@@ -157,3 +157,30 @@ def test_captured_eager_values_are_named_inside_the_consuming_op():
         ("AssignAddVariableOp", "AssignAddVariableOp", ["MatMul/ReadVariableOp/resource:0", "ones_1:0"]),
     ]
     assert got[17] == ("ReadVariableOp", "ReadVariableOp", ["mul/ReadVariableOp/resource:0"])
+
+
+def test_cast_shares_one_name_scope_with_its_conversion():
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f(x):
+        a = tf.cast(x, tf.float32)
+        b = tf.cast(x, tf.int32)
+        c = tf.cast(v, tf.float32) * 2.0
+        d = tf.cast(v, tf.int32)
+        e = tf.cast(1.5, tf.float32)
+        g = tf.add_n([x, 2.0, x])
+        return a, b, c, d, e, g
+
+    got = [o for o in _ops(f, tf.TensorSpec([], tf.float32)) if o[0] not in ("Placeholder", "Identity", "NoOp")]
+    assert got == [
+        ("Cast", "Cast", ["x:0"]),
+        ("ReadVariableOp", "ReadVariableOp", ["ReadVariableOp/resource:0"]),
+        ("Const", "mul/y", []),
+        ("Mul", "mul", ["ReadVariableOp:0", "mul/y:0"]),
+        ("ReadVariableOp", "Cast_1/ReadVariableOp", ["ReadVariableOp/resource:0"]),
+        ("Cast", "Cast_1", ["Cast_1/ReadVariableOp:0"]),
+        ("Const", "Cast_2/x", []),
+        ("Const", "Const", []),
+        ("AddN", "AddN", ["x:0", "Const:0", "x:0"]),
+    ]

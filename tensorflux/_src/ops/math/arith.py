@@ -576,13 +576,30 @@ def conj(x, name=None):
 
 # -- cast (the Cast op sits in the ops core, conversion_ops.py, because convert_to_tensor casts) ------
 def cast(x, dtype, name=None):
-    """`tf.cast`: converts `x` to `dtype` (floats truncate toward zero; complex keeps its real part)."""
+    """`tf.cast`'s tensor: `x` converted to `dtype` (floats truncate toward zero; complex keeps its real
+    part). In a graph, as TensorFlow: converting `x` and the Cast share one `Cast` name scope
+    (`Cast_1/ReadVariableOp`, `Cast_2/x`), and the Cast takes the scope's name."""
     dtype = _dt.as_dtype(dtype)
-    if not isinstance(x, Tensor):
+    if isinstance(x, Tensor):
+        if x.dtype is dtype:
+            return x
+        if _state.graph is None:
+            return apply(CAST, (x,), {"DstT": dtype._np}, name or "Cast")
+    graph = _state.graph
+    if graph is None:
         x = convert_to_tensor(x)
-    if x.dtype is dtype:
+        return x if x.dtype is dtype else apply(CAST, (x,), {"DstT": dtype._np}, name or "Cast")
+    with graph.name_scope(name or "Cast") as scope:
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x, name="x")
+        return x if x.dtype is dtype else apply(CAST, (x,), {"DstT": dtype._np}, scope)
+
+
+def user_cast(x, dtype, name=None):
+    """`tf.cast` as the user calls it: a variable already of `dtype` comes back as itself, as TensorFlow
+    returns it (read where it is used), else `cast`."""
+    if getattr(x, "_is_variable", False) and x.dtype is _dt.as_dtype(dtype):
         return x
-    return apply(CAST, (x,), {"DstT": dtype._np}, name or "Cast")
+    return cast(x, dtype, name)
 
 
 def saturate_cast(value, dtype, name=None):
@@ -671,10 +688,18 @@ def add_n(inputs, name=None):
     if not inputs:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
                          "and shape.")
-    inputs = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in inputs]
+    inputs = [t if isinstance(t, Tensor) else _converted_before_add_n(t) for t in inputs]
     if len(inputs) == 1:
         return inputs[0]
     return apply(ADD_N, tuple(inputs), None, name or "AddN")
+
+
+def _converted_before_add_n(value):
+    """TensorFlow converts add_n's inputs before entering its op's scope: a Python value is a `Const`."""
+    t = convert_to_tensor(value)
+    if _state.graph is not None:
+        _state.graph.keep_name(t)
+    return t
 
 
 # Public names: "" is the top level (`tf.add`), other keys are namespaces (`tf.math.add`).
@@ -682,14 +707,15 @@ API = {
     "": ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "truncatediv", "truncatemod",
          "pow", "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid",
          "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh",
-         "maximum", "minimum", "round", "floor", "add_n", "cast", "saturate_cast", "clip_by_value", "scalar_mul"],
+         "maximum", "minimum", "round", "floor", "add_n", "cast=user_cast", "saturate_cast", "clip_by_value",
+         "scalar_mul"],
     "math": ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
              "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "sin",
              "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
              "sigmoid", "erf", "maximum", "minimum", "round", "rint", "floor", "ceil", "reciprocal", "add_n",
              "is_nan", "is_finite", "is_inf", "divide_no_nan", "multiply_no_nan", "squared_difference", "conj",
              "scalar_mul"],
-    "dtypes": ["cast", "saturate_cast"],
+    "dtypes": ["cast=user_cast", "saturate_cast"],
 }
 
 
