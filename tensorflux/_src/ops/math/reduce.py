@@ -645,18 +645,27 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32,
                              f"axis=-1 needs a rank 2 `arr`.")
     else:
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
-    nonempty = _math.cast(_math.greater(_shape_ops.size(arr, out_type=arr.dtype), 0), arr.dtype, name=f"{name}/Cast_1")
-    size = _math.multiply(nonempty, _math.add(reduce_max(arr, name=f"{name}/Max"), 1), name=f"{name}/mul")
+    size, weights = bincount_size_and_weights(arr, weights, minlength, maxlength, dtype, name)
+    return apply(DENSE_BINCOUNT, (arr, size, weights), {"binary_output": bool(binary_output)},
+                 f"{name}/DenseBincount")
+
+
+def bincount_size_and_weights(values, weights, minlength, maxlength, dtype, name):
+    """What a bincount op takes besides its values: the number of bins (max(values) + 1, 0 when there are no
+    values, raised to `minlength` and capped at `maxlength`) and the weights (an empty tensor of `dtype`
+    for none). RaggedBincount (ops/ragged/bincount.py) takes the same."""
+    nonempty = _math.cast(_math.greater(_shape_ops.size(values, out_type=values.dtype), 0), values.dtype,
+                          name=f"{name}/Cast_1")
+    size = _math.multiply(nonempty, _math.add(reduce_max(values, name=f"{name}/Max"), 1), name=f"{name}/mul")
     if minlength is not None:
-        size = _math.maximum(size, _math.cast(minlength, arr.dtype), name=f"{name}/Maximum")
+        size = _math.maximum(size, _math.cast(minlength, values.dtype), name=f"{name}/Maximum")
     if maxlength is not None:
-        size = _math.minimum(size, _math.cast(maxlength, arr.dtype), name=f"{name}/Minimum")
+        size = _math.minimum(size, _math.cast(maxlength, values.dtype), name=f"{name}/Minimum")
     if weights is None:
         weights = convert_to_tensor(np.zeros((0,), dtype=_dt.as_dtype(dtype)._np))
     elif not isinstance(weights, Tensor):
         weights = convert_to_tensor(weights)
-    return apply(DENSE_BINCOUNT, (arr, size, weights), {"binary_output": bool(binary_output)},
-                 f"{name}/DenseBincount")
+    return size, weights
 
 
 API = {

@@ -9,14 +9,11 @@ the weights' own dtype, as TensorFlow's kernel does, so float32 counts carry its
 import numpy as np
 
 from ...framework import errors
-from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from ..convert import convert_to_tensor
 from ..math import arith as _arith
 from ..math import reduce as _reduce
 from ..registry import OpDef, apply
-from ..shapes import shape_ops as _shape_ops
 from .ragged_tensor import RaggedTensor
 
 __all__ = ["RAGGED_BINCOUNT", "ragged_bincount"]
@@ -86,16 +83,8 @@ def ragged_bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt
     values = arr.values
     if values.dtype not in (_dt.int32, _dt.int64):
         values = _arith.cast(values, _dt.int32, name=f"{name}/Cast")
-    nonempty = _arith.cast(_arith.greater(_shape_ops.size(values, out_type=values.dtype), 0), values.dtype)
-    size = _arith.multiply(nonempty, _arith.add(_reduce.reduce_max(values), 1), name=f"{name}/mul")
-    if minlength is not None:
-        size = _arith.maximum(size, _arith.cast(minlength, values.dtype), name=f"{name}/Maximum")
-    if maxlength is not None:
-        size = _arith.minimum(size, _arith.cast(maxlength, values.dtype), name=f"{name}/Minimum")
-    if weight_values is None:
-        weight_values = convert_to_tensor(np.zeros((0,), dtype=_dt.as_dtype(dtype)._np))
-    elif not isinstance(weight_values, Tensor):
-        weight_values = convert_to_tensor(weight_values)
+    size, weight_values = _reduce.bincount_size_and_weights(values, weight_values, minlength, maxlength, dtype,
+                                                            name)
     splits = _arith.cast(arr.row_splits, _dt.int64)
     return apply(RAGGED_BINCOUNT, (splits, values, size, weight_values), {"binary_output": bool(binary_output)},
                  f"{name}/RaggedBincount")
