@@ -7,6 +7,8 @@ Each op is one OpDef (TensorFlow's op type name, static inference, vectorised Nu
 public function with TensorFlow's signature. Things TensorFlow takes as tensors that users compute are
 op inputs whose values inference reads with `constant_value`; static configuration are attrs.
 """
+import math
+
 import numpy as np
 
 from ...framework import errors
@@ -40,7 +42,7 @@ def _resolve_reshape(in_dims, requested, static):
             raise fail(f"Size {i} must be non-negative, not {d}")
         else:
             product *= d
-    size = None if None in in_dims else int(np.prod(in_dims, dtype=np.int64))
+    size = None if None in in_dims else math.prod(in_dims)     # np.prod cost ~6 us on every Reshape
     out = list(requested)
     if unknown is None:
         if size is not None and product != size:
