@@ -27,11 +27,10 @@ Everything is vectorised over rows and over the blocks of a row; only the split 
 numba (`[jit]`) is installed, the row reducer runs as one compiled loop (`eigen_sum_compiled.py`), bit-equal.
 """
 import functools
-import os
 
 import numpy as np
 
-from .. import jit
+from .. import eigen_pool, jit
 from . import eigen_sum_compiled as _compiled
 
 __all__ = ["reduce_sum", "reduce_mean"]
@@ -50,12 +49,7 @@ _add_accumulate = np.add.accumulate
 _CYCLES_PER_VALUE = 1.9375
 
 
-def _threads():
-    """TensorFlow's intra-op pool size: the CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:      # not on Linux
-        return os.cpu_count() or 1
+_threads = eigen_pool.pool_size     # TensorFlow's intra-op pool size (tests replace it)
 
 
 def _full_reduction_threads(n, max_threads):

@@ -17,14 +17,12 @@ channels, blocks of channels) run in the worker threads: the bits never depend o
 types add in float32, as TensorFlow's accumulator type. Channels first (NCHW) TensorFlow reduces the
 middle dimension in an order not reproduced here: that layout keeps `reduce_sum`'s order.
 """
-import os
-
 import numpy as np
 
 from ...framework import errors
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
-from .. import jit
+from .. import eigen_pool, jit
 from ..linalg import blas_threads
 from ..math import eigen_sum
 from ..registry import OpDef, apply
@@ -35,12 +33,9 @@ from ..shapes.shaping import broadcast_to, reshape
 __all__ = ["BIAS_ADD_GRAD", "bias_add_grad", "bias_sums"]
 
 _NARROW = (np.dtype(_dt.float16._np), np.dtype(_dt.bfloat16._np))
-# Eigen's cost model (TensorCostModel.h): cycles per loaded byte (an L2 line of 64 bytes, 11 cycles),
-# the cycles a thread must save to be started, and the work of one task.
+# Eigen's cost model (TensorCostModel.h): cycles per loaded byte (an L2 line of 64 bytes, 11 cycles); its
+# thread and task constants are in ops/eigen_pool.py.
 _LOAD_CYCLES_PER_BYTE = 11 / 64
-_STARTUP_CYCLES = 100000
-_PER_THREAD_CYCLES = 100000
-_TASK_CYCLES = 40000
 _MIN_BLOCK_WORK = 2000        # redux_functor's smallest block, in values
 _CHANNELS_PER_THREAD = 32     # above this many channels per thread, TensorFlow splits the channels
 HOT_CALLS = 3               # sums of big gradients before the compiled loop is built (numba installed)
@@ -51,44 +46,13 @@ _LOOP_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
 _THREADED_MIN_VALUES = 1 << 22
 
 
-def _threads():
-    """TensorFlow's intra-op pool size: the CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:      # not on Linux
-        return os.cpu_count() or 1
+# The pool's size (tests replace `_threads` to model another machine) and parallelFor's blocks.
+_threads = eigen_pool.pool_size
+_parallel_for_shards = eigen_pool.parallel_for_blocks
 
 
 def _divup(a, b):
     return -(-a // b)
-
-
-def _cost_model_threads(count, cost, threads):
-    """Eigen's CostModel::numThreads for `count` coefficients of `cost` cycles each."""
-    wanted = (count * cost - _STARTUP_CYCLES) / _PER_THREAD_CYCLES + 0.9
-    return min(threads, max(1, int(wanted)))
-
-
-def _parallel_for_shards(n, cost, threads):
-    """The [start, limit) ranges Eigen's ThreadPoolDevice::parallelFor(n, cost, f) calls f with."""
-    if n == 1 or threads == 1 or _cost_model_threads(n, cost, threads) == 1:
-        return [(0, n)]
-    block_size = min(n, max(_divup(n, 4 * threads), int(1.0 / (cost / _TASK_CYCLES))))
-    max_block_size = min(n, 2 * block_size)
-    block_count = _divup(n, block_size)
-    best = block_count / (_divup(block_count, threads) * threads)
-    previous = block_count
-    while best < 1.0 and previous > 1:      # coarser blocks while the threads stay as busy
-        coarser = _divup(n, previous - 1)
-        if coarser > max_block_size:
-            break
-        count = _divup(n, coarser)
-        previous = count
-        efficiency = count / (_divup(count, threads) * threads)
-        if efficiency + 0.01 >= best:
-            block_size, block_count = coarser, count
-            best = max(best, efficiency)
-    return [(i * block_size, min(n, (i + 1) * block_size)) for i in range(block_count)]
 
 
 def _running_sum_loop(rows, out):

@@ -9,57 +9,19 @@ TensorFlow, the numbers of a large batch depend on the number of CPUs the proces
 splits rows as TensorFlow's pool would on this machine.
 """
 import math
-import os
 
 import numpy as np
 
 from ...framework import errors
-from .. import philox
+from .. import eigen_pool, philox
 
-# Eigen's cost model constants (cycles) and its parallelFor over-sharding factor.
-_STARTUP_CYCLES = 100000.0
-_PER_THREAD_CYCLES = 100000.0
-_TASK_SIZE = 40000.0
-_OVERSHARDING = 4
-
-
-def _cpu_count():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                       # not Linux
-        return os.cpu_count() or 1
+# The pool's size and parallelFor's blocks (tests replace `_cpu_count` to model another machine).
+_cpu_count = eigen_pool.pool_size
+_blocks = eigen_pool.parallel_for_blocks
 
 
 def _divup(a, b):
     return -(-a // b)
-
-
-def _blocks(rows, cost, threads):
-    """The [start, limit) row blocks TensorFlow's Shard/ParallelFor gives `rows` units of `cost` cycles."""
-    if rows <= 0:
-        return []
-    if threads <= 1 or rows == 1:
-        return [(0, rows)]
-    wanted = (rows * cost - _STARTUP_CYCLES) / _PER_THREAD_CYCLES + 0.9
-    if min(threads, max(1, int(wanted))) == 1:
-        return [(0, rows)]
-    block_size_f = _TASK_SIZE / cost if cost > 0 else float(rows)
-    block_size = min(rows, max(_divup(rows, _OVERSHARDING * threads), int(block_size_f)))
-    max_block_size = min(rows, 2 * block_size)
-    block_count = _divup(rows, block_size)
-    best = block_count / (_divup(block_count, threads) * threads)
-    previous = block_count
-    while best < 1.0 and previous > 1:
-        coarser_size = _divup(rows, previous - 1)
-        if coarser_size > max_block_size:
-            break
-        coarser_count = _divup(rows, coarser_size)
-        previous = coarser_count
-        efficiency = coarser_count / (_divup(coarser_count, threads) * threads)
-        if efficiency + 0.01 >= best:
-            block_size, block_count = coarser_size, coarser_count
-            best = max(best, efficiency)
-    return [(start, min(rows, start + block_size)) for start in range(0, rows, block_size)]
 
 
 def check(logits, num_samples):
