@@ -2,6 +2,7 @@
 TENSORFLOW_PYTHON=~/venv-tf/bin/python): a MutableHashTable's contents under TensorFlow's keys
 (`<path>/.ATTRIBUTES/table-keys` and `-values`), tables of vectors, a DenseHashTable's bucket arrays read
 back, and the object graph's shape (a static table a node whose initializer is its child)."""
+import inspect
 import json
 
 import pytest
@@ -9,13 +10,16 @@ import pytest
 import tensorflux as tf
 from _tensorflow_side import run_tensorflow
 
-_TABLES = """
+
 def tables(tf):
+    """The tables both sides build (its source is sent to TensorFlow's side as part of the script)."""
     words = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1)
     vectors = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, default_value=[0.0, 0.0])
     static = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["x", "y"], [5, 6]), -1)
     return words, vectors, static
-"""
+
+
+_TABLES = "\n" + inspect.getsource(tables) + "\n"
 
 _TF_WRITE = "import sys, json, numpy as np, tensorflow as tf\n" + _TABLES + """
 words, vectors, static = tables(tf)
@@ -40,9 +44,7 @@ print(json.dumps({"words": words.lookup(tf.constant(["a", "b", "long word", "sta
 
 
 def _tables():
-    namespace = {}
-    exec(_TABLES, namespace)     # the same table definitions as the TensorFlow side (test code, not file data)
-    return namespace["tables"](tf)
+    return tables(tf)
 
 
 def test_tensorflux_restores_tables_tensorflow_wrote(tmp_path):
