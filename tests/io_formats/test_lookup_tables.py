@@ -392,3 +392,17 @@ def test_the_object_graph_holds_tables_as_tensorflow_writes_them(tmp_path):
 def test_a_table_saved_without_checkpoint_leaves_no_values():
     table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, default_value=-1, checkpoint=False)
     assert table._checkpoint_tensors() == {}
+
+
+def test_a_dense_table_restores_tensorflows_bucket_arrays():
+    # TensorFlow saves a DenseHashTable's buckets: [buckets, 1] keys with the empty and deleted keys in the
+    # free slots, and [buckets, 1] values for scalar values; only the other keys are entries
+    dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, default_value=-1, empty_key=0, deleted_key=-1)
+    dense.insert(tf.constant([9], tf.int64), tf.constant([90], tf.int64))
+    keys = np.array([[0], [3], [-1], [5], [0], [0], [0], [0]], np.int64)
+    values = np.array([[0], [30], [0], [50], [0], [0], [0], [0]], np.int64)
+    dense._restore_checkpoint_tensors("table", {"-keys": keys, "-values": values})
+    assert dense.lookup(tf.constant([3, 5, 9, 7], tf.int64)).numpy().tolist() == [30, 50, -1, -1]
+    assert int(dense.size()) == 2
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[buckets, 1\] key array"):
+        dense._restore_checkpoint_tensors("table", {"-keys": keys.reshape(-1), "-values": values})
