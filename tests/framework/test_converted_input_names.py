@@ -184,3 +184,12 @@ def test_cast_shares_one_name_scope_with_its_conversion():
         ("Const", "Const", []),
         ("AddN", "AddN", ["x:0", "Const:0", "x:0"]),
     ]
+
+
+def test_shape_n_names_its_list_inputs_constants():
+    @tf.function
+    def f(x):
+        return tf.shape_n([x, [1.0, 2.0]])
+
+    got = [o for o in _ops(f, tf.TensorSpec([3], tf.float32)) if o[0] not in ("Placeholder", "Identity", "NoOp")]
+    assert got == [("Const", "ShapeN/input_1", []), ("ShapeN", "ShapeN", ["x:0", "ShapeN/input_1:0"])]
