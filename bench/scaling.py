@@ -18,6 +18,11 @@ time relative to the first row: flat near 1.0 means linear cost, a growing colum
           full pass, N = 10,000 / 100,000; elements per second
   fit     Keras fit of a small MLP (32-64-64-10, adam, batch 32) on N = 1,000 / 10,000 / 50,000
           examples, one epoch after a warm-up; per example
+  memory  the peak memory a call of the traced 10-op elementwise chain (bench/workloads.py's [4M] row)
+          allocates beyond its input, for float32[N] with N = 1M / 4M, on the NumPy path and compiled
+          (`jit_compile=True`, numba installed), measured with tracemalloc; in multiples of the input's
+          size (issue 17 item 5: at most three). tensorflux only: tracemalloc does not see TensorFlow's
+          or XLA's allocators.
 
 Every (framework, table) pair runs in its own process, frameworks interleaved table by table. Results are
 checked across frameworks where they are deterministic (the chain's value, the loop's value, the data
@@ -39,6 +44,7 @@ SIZES = {  # (full, --quick)
     "while": ([10, 1000, 100000], [10, 1000]),
     "data": ([10000, 100000], [2000, 10000]),
     "fit": ([1000, 10000, 50000], [500, 2000]),
+    "memory": ([1 << 20, 4 << 20], [1 << 20]),
 }
 TITLES = {
     "trace": "trace time of a fresh tf.function against its size (a chain of elementwise ops)",
@@ -46,8 +52,10 @@ TITLES = {
     "while": "traced While loop time against its iteration count",
     "data": "tf.data map+batch+prefetch throughput against the data set's size",
     "fit": "Keras fit of a small MLP, one epoch, against the number of examples",
+    "memory": "peak memory of a call of the 10-op chain beyond its input (tracemalloc), against its size",
 }
-UNITS = {"trace": "op", "calls": "call", "while": "iteration", "data": "element", "fit": "example"}
+UNITS = {"trace": "op", "calls": "call", "while": "iteration", "data": "element", "fit": "example",
+         "memory": "byte"}
 
 # -- measurements, run in the worker process under `lib` (tensorflux, tensorflow or jax) ---------------
 
@@ -208,7 +216,81 @@ def fit(lib, impl, sizes):
     return rows
 
 
-TABLES = {"trace": trace, "calls": calls, "while": while_loop, "data": data, "fit": fit}
+def _ten_op_chain(x, tf):
+    """bench/workloads.py's memory-bound chain (kept in step with it)."""
+    y = x * 1.5
+    y = y + 2.0
+    y = y * y
+    y = y - 1.0
+    y = y / 3.0
+    y = tf.abs(y)
+    y = y + x
+    y = y * 0.5
+    y = tf.maximum(y, 0.1)
+    return y - 0.01
+
+
+def _peak_beyond(fn, x):
+    """Bytes allocated at the peak of one fn(x) call beyond what was live before it (tracemalloc)."""
+    import tracemalloc
+    for _ in range(3):   # warm: the trace, the first (interpreted) call and code generation are not a call's
+        fn(x)            # memory (the call that generates the code holds ~9 inputs' worth once)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before, _ = tracemalloc.get_traced_memory()
+        out = fn(x)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del out
+    return peak - before
+
+
+def memory(lib, impl, sizes):
+    import numpy as np
+    if impl != "tensorflux":
+        return []   # tracemalloc sees Python's allocators only: TensorFlow's and XLA's buffers are not in it
+    import importlib.util
+    compiled_too = importlib.util.find_spec("numba") is not None
+    rows = []
+    for n in sizes:
+        x = lib.constant(np.random.default_rng(0).random(n, dtype=np.float32))
+        numpy_path = lib.function(lambda x: _ten_op_chain(x, lib))
+        row = {"n": n, "input": x.numpy().nbytes, "numpy_path": _peak_beyond(numpy_path, x), "compiled": None}
+        if compiled_too:
+            compiled = lib.function(lambda x: _ten_op_chain(x, lib), jit_compile=True)
+            row["compiled"] = _peak_beyond(compiled, x)
+            row["same"] = bool(np.array_equal(numpy_path(x).numpy(), compiled(x).numpy()))
+        rows.append(row)
+    return rows
+
+
+def print_memory(results):
+    rows = results.get("tensorflux")
+    print(f"\n## memory: {TITLES['memory']}")
+    if not isinstance(rows, list):
+        print(f"tensorflux: ERROR {rows}")
+        return
+    header = (f"{'n':>9} {'input':>10} {'NumPy path':>12} {'x input':>8} {'compiled':>12} {'x input':>8} "
+              f"{'bar':>5} {'met':>4}")
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        size = row["input"]
+        peaks = [row["numpy_path"]] + ([row["compiled"]] if row["compiled"] is not None else [])
+        cells = [f"{row['n']:>9}", f"{size / 2**20:>7.1f} MB"]
+        for peak in (row["numpy_path"], row["compiled"]):
+            cells += ([f"{peak / 2**20:>9.1f} MB", f"{peak / size:>8.2f}"] if peak is not None
+                      else [f"{'-':>12}", f"{'-':>8}"])
+        met = all(peak <= 3 * size for peak in peaks)
+        cells += [f"{'3':>5}", f"{'yes' if met else 'no':>4}"]
+        print(" ".join(cells))
+        if row.get("same") is False:
+            print(f"DIFF n={row['n']}: the compiled chain's values differ from the NumPy path's")
+
+
+TABLES = {"trace": trace, "calls": calls, "while": while_loop, "data": data, "fit": fit, "memory": memory}
 
 
 def worker(impl, table, quick):
@@ -350,8 +432,11 @@ def main(argv=None):
     for table in tables:
         SIZES_USED[table] = SIZES[table][1 if args.quick else 0]
         everything[table] = {impl: run_worker(python, impl, table, args.quick, args.timeout)
-                             for impl, python in impls}
-        print_table(table, everything[table])
+                             for impl, python in impls if table != "memory" or impl == "tensorflux"}
+        if table == "memory":
+            print_memory(everything[table])
+        else:
+            print_table(table, everything[table])
         sys.stdout.flush()
     if args.json:
         print(json.dumps(everything))

@@ -44,6 +44,19 @@ def test_scaling_bench_quick_tables():
     assert "## while" in out and "per iteration" in out
 
 
+def test_scaling_bench_memory_table():
+    # issue 17 item 5 in the bench: a call of the 10-op chain holds at most three inputs' worth beyond its
+    # input (the result included), on the NumPy path and compiled
+    out = _run("scaling.py", "--quick", "-k", "memory", "--json")
+    rows = json.loads(out.strip().splitlines()[-1])["memory"]["tensorflux"]
+    assert [row["n"] for row in rows] == [1 << 20]
+    row = rows[0]
+    assert row["input"] <= row["numpy_path"] <= 3 * row["input"], row
+    if row["compiled"] is not None:
+        assert row["input"] <= row["compiled"] <= 3 * row["input"] and row["same"], row
+    assert "## memory" in out and "NumPy path" in out
+
+
 def test_jax_workloads_are_twins_of_existing_workloads():
     sys.path.insert(0, BENCH)
     try:
