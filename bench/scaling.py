@@ -19,8 +19,9 @@ time relative to the first row: flat near 1.0 means linear cost, a growing colum
   fit     Keras fit of a small MLP (32-64-64-10, adam, batch 32) on N = 1,000 / 10,000 / 50,000
           examples, one epoch after a warm-up; per example
   memory  the peak memory a call of the traced 10-op elementwise chain (bench/workloads.py's [4M] row)
-          allocates beyond its input, for float32[N] with N = 1M / 4M, on the NumPy path and compiled
-          (`jit_compile=True`, numba installed), measured with tracemalloc; in multiples of the input's
+          allocates beyond its input, for float32[N] with N = 1M / 4M, as a plain tf.function (generated
+          NumPy code, whose elementwise regions are fused by numba when it is installed) and with
+          `jit_compile=True` (numba installed), measured with tracemalloc; in multiples of the input's
           size (issue 17 item 5: at most three). tensorflux only: tracemalloc does not see TensorFlow's
           or XLA's allocators.
 
@@ -234,7 +235,7 @@ def _peak_beyond(fn, x):
     """Bytes allocated at the peak of one fn(x) call beyond what was live before it (tracemalloc)."""
     import tracemalloc
     for _ in range(3):   # warm: the trace, the first (interpreted) call and code generation are not a call's
-        fn(x)            # memory (the call that generates the code holds ~9 inputs' worth once)
+        fn(x)            # memory (the call that generates the code imports and runs numba's compiler)
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
@@ -272,7 +273,7 @@ def print_memory(results):
     if not isinstance(rows, list):
         print(f"tensorflux: ERROR {rows}")
         return
-    header = (f"{'n':>9} {'input':>10} {'NumPy path':>12} {'x input':>8} {'compiled':>12} {'x input':>8} "
+    header = (f"{'n':>9} {'input':>10} {'tf.function':>12} {'x input':>8} {'jit_compile':>12} {'x input':>8} "
               f"{'bar':>5} {'met':>4}")
     print(header)
     print("-" * len(header))
