@@ -38,6 +38,9 @@ def path(request, monkeypatch):
     """Runs a test on eigen_sum's NumPy form, then on its compiled loops (skipped without numba)."""
     if request.param == "numpy":
         monkeypatch.setattr(jit, "when_hot", lambda key, build, after, size=None: None)
+        # nor the small-input total (built earlier in this process, or meanwhile in the background)
+        monkeypatch.setattr(eigen_sum._SMALL_TOTAL, "kernel", None)
+        monkeypatch.setattr(eigen_sum._SMALL_TOTAL, "started", True)
     else:
         numba = pytest.importorskip("numba")
         loops = {"eigen_sum_rows": eigen_sum_compiled.build(numba),
