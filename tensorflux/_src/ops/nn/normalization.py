@@ -25,6 +25,7 @@ from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply
 from .activations import _HALF_TO_DOUBLE, _widen
+from . import compiled_layer_norm as _compiled_layer_norm
 
 
 # -- moments and batch normalisation -----------------------------------------------------------------
@@ -245,6 +246,13 @@ def _fused_layer_norm_kernel(x, gamma, beta, begin_axis, epsilon):
     w = _rows(_widen(x), begin_axis)
     g, b = _widen(gamma).reshape(-1), _widen(beta).reshape(-1)
     out = np.empty_like(w)
+    loops = _compiled_layer_norm.layer_norm_loops(w, g)
+    if loops is not None and b.dtype == g.dtype and b.flags.c_contiguous:
+        finite = []
+        _row_blocks(w.shape[0], w.shape[1], lambda lo, hi: finite.append(
+            loops[0](w[lo:hi], g, b, w.dtype.type(epsilon), out[lo:hi])))
+        if all(finite):
+            return out.reshape(x.shape).astype(x.dtype, copy=False)
 
     def run_block(lo, hi):
         block = w[lo:hi]
@@ -261,6 +269,14 @@ def _fused_layer_norm_grad_kernel(dy, x, gamma, begin_axis, epsilon):
     gam = _widen(gamma).reshape(-1)
     dx = np.empty_like(w)
     g_x_hat = np.empty_like(w)      # dy·x̂, summed down the rows into dγ at the end
+    loops = _compiled_layer_norm.layer_norm_loops(w, gam)
+    if loops is not None and g_in.dtype == w.dtype and g_in.flags.c_contiguous:
+        finite = []
+        _row_blocks(w.shape[0], w.shape[1], lambda lo, hi: finite.append(
+            loops[1](g_in[lo:hi], w[lo:hi], gam, w.dtype.type(epsilon), dx[lo:hi], g_x_hat[lo:hi])))
+        compiled = all(finite)
+    else:
+        compiled = False
 
     def run_block(lo, hi):
         _, centered, r, ones = _layer_norm_stats(w[lo:hi], epsilon)
@@ -269,7 +285,8 @@ def _fused_layer_norm_grad_kernel(dy, x, gamma, begin_axis, epsilon):
         np.multiply(g_block, x_hat, out=g_x_hat[lo:hi])
         g = g_block * gam
         np.multiply(r, g - _row_mean(g, ones) - x_hat * _row_mean(g * x_hat, ones), out=dx[lo:hi])
-    _row_blocks(w.shape[0], w.shape[1], run_block)
+    if not compiled:
+        _row_blocks(w.shape[0], w.shape[1], run_block)
     row_ones = np.ones(w.shape[0], w.dtype)
     sums = [g_in, g_x_hat]
     if w.size >= LAYER_NORM_BLOCKED_MIN_ELEMENTS:
