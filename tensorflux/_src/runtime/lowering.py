@@ -18,6 +18,15 @@ Invariants:
   up to 4 ulp from libm's (tanh 3, exp 2, log 4, sin/cos 1): `Lowered.exact` says whether a kernel holds
   any, and automatic tiering compiles only exact kernels (`jit_compile=True` compiles both).
 - An op this module cannot lower raises `Unsupported(op, reason)`; nothing is ever half-lowered.
+- Variables (`ReadVariableOp`, `AssignVariableOp`, `AssignAddVariableOp`, `AssignSubVariableOp` on a
+  captured variable of known rank) are kernel locals: the kernel is passed each variable's value at the
+  start of the call (`w<k> = p<k>`), a read takes the local's current array, a write rebinds the local to a
+  new array (a variable's array is never written into: ops/state.py's invariant, so an earlier read keeps
+  its value), and the kernel returns each written variable's final value after its results, which the
+  runner stores back while holding the variables' locks (runtime/tiering.py). Reads and writes keep the
+  op list's order (program order, as automatic control dependencies order them), inside `If` and `While`
+  bodies too. A shape an update needs checked at run time raises in the kernel, before anything is stored:
+  the runner then falls back to the NumPy path, which raises TensorFlow's error.
 - A kernel that is exactly one elementwise loop of at least PARALLEL_MIN_ELEMENTS elements (or of an
   unknown count) also gets the same loop as a block function threads share (`MapPlan`, run by
   runtime/blocked_map.py): the same expressions, so the same bits.
@@ -27,7 +36,8 @@ import numpy as np
 from ..ops.math import eigen_sum as _eigen_sum
 from . import passes
 
-__all__ = ["lower", "Lowered", "MapPlan", "Unsupported", "NOT_XLA_COMPILABLE", "PARALLEL_MIN_ELEMENTS"]
+__all__ = ["lower", "Lowered", "MapPlan", "VariableInput", "Unsupported", "NOT_XLA_COMPILABLE",
+           "PARALLEL_MIN_ELEMENTS"]
 
 PARALLEL_MIN_ELEMENTS = 1 << 20   # elementwise loops this long run on all cores
 
@@ -59,6 +69,7 @@ _ARRAY_FUNCTIONS = {"AddV2": "np.add", "Sub": "np.subtract", "Mul": "np.multiply
 _FLOAT_ONLY = {"RealDiv", "Sqrt", "Floor", "Ceil", "Rint", "IsNan", "IsFinite", "IsInf", "Relu", "Sigmoid"}
 _FULL_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")
 _STATELESS_CONTROL = ("If", "StatelessIf", "While", "StatelessWhile")
+_VARIABLE_OPS = ("ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
 
 # Ops XLA has no kernel for either: `jit_compile=True` refuses them as TensorFlow does.
 NOT_XLA_COMPILABLE = frozenset(("PyFunc", "EagerPyFunc", "NumpyFunction", "AsString", "StringFormat",
@@ -95,17 +106,34 @@ class Unsupported(Exception):
 
 class Lowered:
     """A kernel's source and how to call it: `kernel(*args, *captures, *constants)`, rank-0 inputs as
-    scalars (`scalar_inputs[k]`); `outputs` gives (dtype name, rank) per returned value; `exact` is False
-    when it calls libm transcendentals in float32."""
+    scalars (`scalar_inputs[k]`), a variable's input as the variable's value (`variables`); `outputs`
+    gives (dtype name, rank) per returned value (the function's `n_results`, then the written variables');
+    `exact` is False when it calls libm transcendentals in float32."""
 
-    __slots__ = ("source", "name", "constants", "outputs", "exact", "scalar_inputs", "parallel", "work", "map")
+    __slots__ = ("source", "name", "constants", "outputs", "exact", "scalar_inputs", "parallel", "work", "map",
+                 "variables", "n_results")
 
-    def __init__(self, source, name, constants, outputs, exact, scalar_inputs, parallel, work, map_plan=None):
+    def __init__(self, source, name, constants, outputs, exact, scalar_inputs, parallel, work, map_plan=None,
+                 variables=(), n_results=None):
         self.source, self.name, self.constants = source, name, constants
         self.outputs, self.exact, self.scalar_inputs = outputs, exact, scalar_inputs
         self.parallel = parallel   # holds a prange loop: compile with parallel=True
         self.work = work           # ops lowered, loops counting 100: below a few, a kernel call costs more
         self.map = map_plan        # MapPlan when the kernel is one large elementwise loop, else None
+        # One VariableInput per resource input (a captured variable): the runner passes its value and
+        # stores the written ones back. Kernel outputs n_results.. are the written variables' final values.
+        self.variables = tuple(variables)
+        self.n_results = len(outputs) if n_results is None else n_results
+
+
+class VariableInput:
+    """A variable the kernel reads or writes: input `position` (a captured resource), its dtype name and
+    rank, and `output`, the kernel output holding its final value when the kernel writes it (else None)."""
+
+    __slots__ = ("position", "dtype", "rank", "output")
+
+    def __init__(self, position, dtype, rank, output):
+        self.position, self.dtype, self.rank, self.output = position, dtype, rank, output
 
 
 class MapPlan:
@@ -127,19 +155,53 @@ def lower(graph, outputs, inputs, name="kernel", parallel=False):
     `parallel`: large elementwise loops may use `prange` (only with a thread-safe numba threading layer)."""
     em = _Emitter(parallel)
     params = []
-    for t in inputs:
-        _check_value(t.op, t)
+    captured = _captured_variables(graph)
+    for position, t in enumerate(inputs):
         p = em.fresh("p")
         params.append(p)
+        if t.dtype.name == "resource":
+            em.add_variable(t, p, position, captured)
+            continue
+        _check_value(t.op, t)
         em.values[id(t)] = em.scalar_of(p, t)
     results = em.emit_graph(graph, outputs, 1)
     args = params + [c for c, _ in em.constants]
-    block, map_plan = em.map_block(f"{name}_block", args, results)
-    em.lines.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    written = [slot for slot in em.slots.values() if slot.written]
+    block, map_plan = em.map_block(f"{name}_block", args, results) if not em.slots else ("", None)
+    returned = results + [slot.name for slot in written]
+    em.lines.append(f"    return ({', '.join(returned)}{',' if len(returned) == 1 else ''})")
     source = f"def {name}({', '.join(args)}):\n" + "\n".join(em.lines) + "\n" + block
-    return Lowered(source, name, [v for _, v in em.constants],
-                   [(t.dtype.name, t.shape.rank) for t in outputs], em.exact,
-                   [t.shape.rank == 0 for t in inputs], em.parallel, em.work, map_plan)
+    kinds = [(t.dtype.name, t.shape.rank) for t in outputs] + [(slot.dtype, slot.rank) for slot in written]
+    variables = [VariableInput(slot.position, slot.dtype, slot.rank,
+                               len(outputs) + written.index(slot) if slot.written else None)
+                 for slot in em.slots.values()]
+    # Rank-0 inputs are passed as scalars; a variable's input is its value, of the variable's rank.
+    ranks = {slot.position: slot.rank for slot in em.slots.values()}
+    scalar_inputs = [ranks.get(k, t.shape.rank) == 0 for k, t in enumerate(inputs)]
+    return Lowered(source, name, [v for _, v in em.constants], kinds, em.exact, scalar_inputs, em.parallel,
+                   em.work, map_plan, variables, len(outputs))
+
+
+def _captured_variables(graph):
+    """id(resource placeholder) -> the VariableResource it was captured from (variables captured by the
+    traced function; a variable passed as an argument has no fixed resource and is not lowered)."""
+    found = {}
+    for external, internal in zip(graph.external_captures, graph.internal_captures):
+        resource = getattr(external, "_value", None)
+        if internal.dtype.name == "resource" and hasattr(resource, "lock") and hasattr(resource, "dtype"):
+            found[id(internal)] = resource
+    return found
+
+
+class _Slot:
+    """A variable inside the kernel: `name`, the local holding its current value; where it came in."""
+
+    __slots__ = ("name", "position", "dtype", "rank", "shape", "written")
+
+    def __init__(self, name, position, dtype, shape):
+        self.name, self.position, self.dtype, self.shape = name, position, dtype, shape
+        self.rank = len(shape)
+        self.written = False
 
 
 def _check_value(op, t):
@@ -160,6 +222,8 @@ class _Emitter:
         self.parallel = False  # True once a loop uses prange (the kernel is then compiled parallel=True)
         self.work = 0
         self.top_loops = []    # (first line, end line, region, size, stores) of each top-level loop
+        self.slots = {}        # local name of a variable's current value -> _Slot
+        self.resources = {}    # id(VariableResource) -> its local (a variable captured twice is refused)
 
     def fresh(self, prefix):
         self.counter += 1
@@ -191,7 +255,9 @@ class _Emitter:
             if self.join_region(op, consumers, returned, indent):
                 continue
             self.flush(indent)
-            if op.type in ("If", "StatelessIf"):
+            if op.type in _VARIABLE_OPS:
+                self.emit_variable_op(op, indent)
+            elif op.type in ("If", "StatelessIf"):
                 self.emit_if(op, indent)
             elif op.type in ("While", "StatelessWhile"):
                 self.emit_while(op, indent)
@@ -385,6 +451,73 @@ class _Emitter:
                 raise Unsupported(op, f"Cast {in_kind} to {out_kind} (TensorFlow's saturating conversion)")
             return f"{args[0]} != 0" if out_kind == "bool" else args[0]
         raise Unsupported(op, "no compiled form")
+
+    # -- variables -------------------------------------------------------------------------------------
+    def add_variable(self, t, param, position, captured):
+        """Kernel input `param` is the value of the variable captured as placeholder `t`: bound to the
+        local that holds the variable's current value from here on."""
+        resource = captured.get(id(t))
+        if resource is None:
+            raise Unsupported(t.op, "a variable passed as an argument (only captured variables are lowered)")
+        dtype = np.dtype(resource.dtype).name
+        if dtype not in _DTYPES:
+            raise Unsupported(t.op, f"a variable of dtype {dtype}")
+        if resource.shape is None:
+            raise Unsupported(t.op, "a variable of unknown rank (validate_shape=False)")
+        if id(resource) in self.resources:
+            raise Unsupported(t.op, "one variable captured twice")
+        name = self.fresh("w")
+        self.resources[id(resource)] = name
+        self.line(1, f"{name} = {param}")
+        self.slots[name] = _Slot(name, position, dtype, tuple(resource.shape))
+        self.values[id(t)] = name
+
+    def emit_variable_op(self, op, indent):
+        """A read takes the variable's current array (a new name: a later write rebinds the variable's
+        local, never this value); a write rebinds the local to the new value, checked as the NumPy kernels
+        of ops/state.py check it (a mismatch known now is left to the NumPy path, one known only at run
+        time raises in the kernel, before anything is stored)."""
+        slot = self.slots.get(self.values.get(id(op.inputs[0])))
+        if slot is None:
+            raise Unsupported(op, "a resource that is not a captured variable")
+        if op.type == "ReadVariableOp":
+            out = op.outputs[0]
+            if out.dtype.name != slot.dtype or out.shape.rank != slot.rank:
+                raise Unsupported(op, "a read whose dtype or rank is not the variable's")
+            v = self.fresh("v")
+            self.line(indent, f"{v} = {slot.name}")
+            self.values[id(out)] = v
+            return
+        value = op.inputs[1]
+        if value.dtype.name != slot.dtype:
+            raise Unsupported(op, f"a {value.dtype.name} value for a {slot.dtype} variable")
+        if value.shape.rank != slot.rank:
+            raise Unsupported(op, f"a value of rank {value.shape.rank} for a variable of rank {slot.rank}")
+        if op.type != "AssignVariableOp" and slot.dtype == "bool":
+            raise Unsupported(op, "boolean arithmetic")
+        arg = self.values[id(value)]
+        # The dimensions a write must match: the declared ones (the NumPy kernels check the declared shape
+        # for an assignment and the current one, which has the declared dimensions, for an update); a free
+        # dimension of an update matches the variable's current size, which only the running kernel knows.
+        # A mismatch the graph already shows is checked too: that kernel always falls back to the NumPy
+        # path, which raises TensorFlow's error at run time, as TensorFlow does.
+        checks = []
+        for k, (declared, got) in enumerate(zip(slot.shape, value.shape.as_list())):
+            if declared is not None and got != declared:
+                checks.append((k, str(declared)))
+            elif declared is None and op.type != "AssignVariableOp":
+                checks.append((k, f"{slot.name}.shape[{k}]"))
+        for k, expected in checks:
+            self.line(indent, f"if {arg}.shape[{k}] != {expected}:")
+            self.line(indent + 1, "raise ValueError('Incompatible shapes')")
+        if op.type == "AssignVariableOp":
+            expression = arg
+        else:
+            expression = f"{slot.name} {'+' if op.type == 'AssignAddVariableOp' else '-'} {arg}"
+        if slot.rank == 0:
+            expression = f"{_DTYPES[slot.dtype]}({expression})"   # int32 wraps as TensorFlow's does
+        self.line(indent, f"{slot.name} = {expression}")
+        slot.written = True
 
     # -- everything else -------------------------------------------------------------------------------
     def assign(self, op, expression, indent):

@@ -459,6 +459,9 @@ def build(lowered, numba, sample_args):
                         parallel=lowered.parallel)(namespace[name])
     # Compiled once, for read-only C-contiguous arrays (which writable ones also match), and never again:
     # a call with other argument types (a strided view) fails to dispatch and takes the NumPy path.
+    sample_args = list(sample_args)
+    for variable in lowered.variables:    # a variable's kernel input is its value (the runner reads it)
+        sample_args[variable.position] = np.asarray(sample_args[variable.position].value)
     scalars = [a[()] if scalar else a for a, scalar in zip(sample_args, lowered.scalar_inputs)]
     signature = tuple(_argument_type(a, numba) for a in (*scalars, *lowered.constants))
     kernel.compile(signature)
@@ -492,19 +495,44 @@ def _runner(lowered, kernel, fallback=None, block=None):
 def _serial_runner(lowered, kernel, fallback=None):
     """`run(*arrays)`: unwraps rank-0 arguments, adds the constants, converts scalar results back to their
     dtype (numba returns Python numbers); with `fallback`, a call the kernel raises on runs `fallback`
-    instead. Generated from indices only, so the call is one Python frame."""
+    instead. Generated from indices only, so the call is one Python frame.
+
+    A variable's argument is its VariableResource: the kernel is passed its value, and the final values
+    of the variables it writes are stored back after it returned, all under those variables' locks (taken
+    in the order of their ids, so two kernels never wait for each other; ops/state.py's updates hold the
+    same locks), so no update of another thread is lost between the kernel's read and its store. A kernel
+    that raises has stored nothing: the fallback runs the whole graph afresh."""
     n = len(lowered.scalar_inputs)
     params = ", ".join(f"a{k}" for k in range(n))
-    args = [f"a{k}[()]" if scalar else f"a{k}" for k, scalar in enumerate(lowered.scalar_inputs)]
+    variables = {v.position: v for v in lowered.variables}
+    args = []
+    for k, scalar in enumerate(lowered.scalar_inputs):
+        value = f"a{k}.value" if k in variables else f"a{k}"
+        args.append(f"{value}[()]" if scalar else value)
     args += [f"c{k}" for k in range(len(lowered.constants))]
-    results = [f"o[{k}]" if rank else f"t{k}(o[{k}])" for k, (_, rank) in enumerate(lowered.outputs)]
+    results = [f"o[{k}]" if rank else f"t{k}(o[{k}])"
+               for k, (_, rank) in enumerate(lowered.outputs[:lowered.n_results])]
+    written = [v for v in lowered.variables if v.output is not None]
+    stores = [f"a{v.position}.value = o[{v.output}]" if v.rank else f"a{v.position}.value = t{v.output}(o[{v.output}])"
+              for v in written]
     call = f"o = kernel({', '.join(args)})"
-    if fallback is not None:
-        call = f"try:\n        {call}\n    except Exception:\n        return fallback({params})"
-    source = (f"def run({params}):\n"
-              f"    {call}\n"
+    body = [call, *stores]
+    if not written and fallback is None:
+        lines = body
+    elif not written:
+        lines = ["try:", *("    " + b for b in body), "except Exception:", f"    return fallback({params})"]
+    else:
+        lines = [f"held = locks_of({', '.join(f'a{v.position}' for v in written)}{',' if len(written) == 1 else ''})",
+                 "for lock in held:", "    lock.acquire()", "o = None", "try:",
+                 *("    " + b for b in body)]
+        if fallback is not None:
+            lines += ["except Exception:", "    pass"]
+        lines += ["finally:", "    for lock in held:", "        lock.release()"]
+        if fallback is not None:
+            lines += ["if o is None:", f"    return fallback({params})"]
+    source = (f"def run({params}):\n" + "".join(f"    {line}\n" for line in lines) +
               f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})\n")
-    namespace = {"kernel": kernel, "fallback": fallback}
+    namespace = {"kernel": kernel, "fallback": fallback, "locks_of": _locks_of}
     namespace.update((f"c{k}", c) for k, c in enumerate(lowered.constants))
     namespace.update((f"t{k}", np.dtype(d).type) for k, (d, _) in enumerate(lowered.outputs))
     exec(compile(source, "<tensorflux kernel runner>", "exec"), namespace)
@@ -513,6 +541,18 @@ def _serial_runner(lowered, kernel, fallback=None):
     run.block = None
     run.lowered = lowered
     return run
+
+
+def _locks_of(*resources):
+    """The locks of the variables a kernel writes, in the order of the variables' ids (one global order:
+    two kernels writing the same variables never hold one lock each while waiting for the other's)."""
+    if len(resources) == 1:
+        return (resources[0].lock,)
+    return [r.lock for r in sorted(resources, key=_resource_id)]
+
+
+def _resource_id(resource):
+    return resource.id
 
 
 def _check_types(lowered, return_type, numba):
