@@ -5,6 +5,8 @@ Ops TensorFlow implements as one kernel keep its op type; functions TensorFlow c
 math ops in Python are one fused NumPy kernel here, under a descriptive op name: same values, dtypes and
 errors, fewer graph nodes.
 """
+import functools
+
 import numpy as np
 
 from ...framework import errors
@@ -21,6 +23,7 @@ from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
 from ..linalg import blas_threads
 from .activations import _HALF_TO_DOUBLE, _NARROW, _sum_kept, _widen
+from . import compiled_softmax as _compiled_softmax
 
 
 _FLOAT32 = np.dtype(np.float32)
@@ -126,6 +129,27 @@ def _softmax_grad_rows(y, grad, out):
     out *= y
 
 
+# Once the ops are hot, the passes around the exp run as compiled loops with the same bits
+# (compiled_softmax.py); a block they decline (NaN or infinite values) runs the NumPy passes above.
+def _softmax_rows_compiled(loops, x, out):
+    if loops[0](x, out):
+        np.exp(out, out=out)
+        loops[1](out)
+    else:
+        _softmax_rows(x, out)
+
+
+def _softmax_grad_rows_compiled(loops, y, grad, out):
+    if not loops[2](y, grad, out):
+        _softmax_grad_rows(y, grad, out)
+
+
+def _row_pass(numpy_pass, compiled_pass, *arrays):
+    """The compiled pass bound to its loops when they are built for these arrays, else the NumPy one."""
+    loops = _compiled_softmax.softmax_loops(*(a.reshape(-1, a.shape[-1]) for a in arrays))
+    return numpy_pass if loops is None else functools.partial(compiled_pass, loops)
+
+
 def _softmax_kernel(logits, axis):
     if logits.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "logits must have >= 1 dimension, got []")
@@ -134,7 +158,7 @@ def _softmax_kernel(logits, axis):
     if logits.dtype == _FLOAT32 and logits.size <= EXACT_SOFTMAX_LIMIT:
         return _softmax_float32(logits, axis)
     if _by_row_blocks(logits, axis):
-        return _row_blocks(_softmax_rows, logits)
+        return _row_blocks(_row_pass(_softmax_rows, _softmax_rows_compiled, logits), logits)
     out = _shifted(logits, axis)
     np.exp(out, out=out)
     out /= np.sum(out, axis=axis, keepdims=True)
@@ -165,7 +189,7 @@ def _infer_softmax(inputs, attrs):
 def _softmax_grad_kernel(y, grad, axis):
     """d logits = y * (grad - sum(grad * y, axis))."""
     if y.shape == grad.shape and y.dtype == grad.dtype and _by_row_blocks(y, axis) and grad.flags.c_contiguous:
-        return _row_blocks(_softmax_grad_rows, y, grad)
+        return _row_blocks(_row_pass(_softmax_grad_rows, _softmax_grad_rows_compiled, y, grad), y, grad)
     wy, wg = _widen(y), _widen(grad)
     out = np.multiply(wg, wy)
     total = np.sum(out, axis=axis, keepdims=True)
