@@ -67,7 +67,7 @@ _MID_RECENT = 5                # times kept per way and shape
 _MID_SHAPES_KEPT = 1024
 _mid_times = {}                # (m, k, n, dtype char) -> [recent whole, recent split, countdown, interval]
 
-_state = {"blas": None, "workers": None, "queue": None, "row_period": {}}
+_state = {"blas": None, "workers": None, "queue": None, "row_period": {}, "mid": None}
 _lock = threading.Lock()
 # Per thread: True on a thread that computes its products' blocks itself (a replica of a strategy whose
 # replicas run at once already keep the cores busy: sharing out would queue them behind each other).
@@ -151,6 +151,7 @@ def _forget_helpers():
     _lock = threading.Lock()
     _state["workers"] = None
     _state["queue"] = None
+    _state["mid"] = None
 
 
 if hasattr(os, "register_at_fork"):
@@ -256,25 +257,95 @@ def gemm(a, b, out=None):
     return out
 
 
+class _MidHelper:
+    """The thread that takes the second block of mid-size products, handed over with two bare locks.
+
+    A mid-size product lasts ~150 us, so its hand-over has to cost microseconds: the caller stores the
+    block, releases `go` and starts its own block at once (the GIL is free while it runs, so the helper
+    starts as soon as it wakes), and finds `done` already released when the helper's block was the
+    shorter one; no queue, closure or counter in between. `busy` keeps a second caller (another
+    thread's product) from queueing behind the first: that caller runs its product whole."""
+
+    def __init__(self):
+        self.go = threading.Lock()
+        self.go.acquire()
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.busy = threading.Lock()
+        self.job = None
+        self.finished = 0.0
+        self.error = None
+        threading.Thread(target=self._serve, name="tensorflux-gemm-mid", daemon=True).start()
+
+    def _serve(self):
+        _this_thread.alone = True      # a product the block runs stays on this thread
+        go, done, matmul, clock = self.go, self.done, np.matmul, time.perf_counter
+        while True:
+            go.acquire()
+            a, b, out = self.job
+            try:
+                matmul(a, b, out=out)
+            except BaseException as e:   # noqa: BLE001 - carried to the caller
+                self.error = e
+            self.job = None
+            self.finished = clock()
+            done.release()
+
+
+def _mid_helper():
+    helper = _state.get("mid")
+    if helper is None:
+        with _lock:
+            helper = _state.get("mid")
+            if helper is None:
+                helper = _state["mid"] = _MidHelper()
+    return helper
+
+
+# Each mid-size shape keeps the row where its two blocks meet (a multiple of the kernel's row period, so
+# the bits never depend on it), moved one period at a time so that the helper's block, which starts a
+# wake-up later, ends just before the caller's: when the caller waited for the helper, the caller takes
+# one period more; when the helper was done more than two periods' time early, one period less.
+_mid_cuts = {}
+
+
 def two_row_blocks(a, b, period):
     """`a @ b` (2-D, [m >= 2·period, k] @ [k, n > 1]) in two blocks of rows cut at a multiple of `period`,
     the second on a helper thread: np.matmul's bits when `period` is the kernel's (see MID_MIN_FLOPS)."""
     m = a.shape[0]
     out = np.empty((m, b.shape[1]), np.result_type(a, b))
-    # The caller takes the first block at once, a helper the second after waking: the first is the larger.
-    cut = -(-(m * 11 // 20) // period) * period
-    if m - cut < 2:
-        cut -= period
-    bounds = ((0, cut), (cut, m))
-
-    def run_block(i):
-        lo, hi = bounds[i]
-        np.matmul(a[lo:hi], b, out=out[lo:hi])
-    if usable_workers() > 1:
-        _run_blocks(run_block, 2)
-    else:
-        run_block(0)
-        run_block(1)
+    last = (m - 2) // period * period              # the helper's block keeps two rows or more
+    key = (m, a.shape[1], b.shape[1], a.dtype.char)
+    cut = _mid_cuts.get(key)
+    if cut is None:
+        # The caller takes the first block at once, the helper the second after waking: the first is
+        # the larger.
+        cut = min(-(-(m * 11 // 20) // period) * period, last)
+    helper = _mid_helper() if usable_workers() > 1 else None
+    if helper is None or not helper.busy.acquire(False):
+        np.matmul(a[:cut], b, out=out[:cut])
+        np.matmul(a[cut:], b, out=out[cut:])
+        return out
+    helper.job = (a[cut:], b, out[cut:])
+    start = time.perf_counter()
+    helper.go.release()
+    try:
+        np.matmul(a[:cut], b, out=out[:cut])
+        mine = time.perf_counter()
+    finally:
+        helper.done.acquire()          # even after an error here: the helper's block must end first
+        error, helper.error = helper.error, None
+        helper.busy.release()
+    late = helper.finished - mine
+    if error is not None:
+        raise error
+    if late > 0:
+        cut = min(cut + period, last)
+    elif -late > 2 * (mine - start) * period / cut:
+        cut = max(cut - period, period)
+    if len(_mid_cuts) >= _MID_SHAPES_KEPT:
+        _mid_cuts.clear()
+    _mid_cuts[key] = cut
     return out
 
 
