@@ -150,9 +150,11 @@ class MapPlan:
         self.sliced, self.stores, self.output_stores, self.size = sliced, stores, output_stores, size
 
 
-def lower(graph, outputs, inputs, name="kernel", parallel=False):
+def lower(graph, outputs, inputs, name="kernel", parallel=False, ops=None):
     """Lowers `graph` computing `outputs` from `inputs` (placeholders) into a numba kernel's source;
-    `parallel`: large elementwise loops may use `prange` (only with a thread-safe numba threading layer)."""
+    `parallel`: large elementwise loops may use `prange` (only with a thread-safe numba threading layer).
+    `ops`: an op list the passes already made, computing `outputs` from `inputs` (any tensors of the
+    graph: a region of it, runtime/regions.py), lowered as it is."""
     em = _Emitter(parallel)
     params = []
     captured = _captured_variables(graph)
@@ -164,7 +166,7 @@ def lower(graph, outputs, inputs, name="kernel", parallel=False):
             continue
         _check_value(t.op, t)
         em.values[id(t)] = em.scalar_of(p, t)
-    results = em.emit_graph(graph, outputs, 1)
+    results = em.emit_graph(graph, outputs, 1, ops)
     args = params + [c for c, _ in em.constants]
     written = [slot for slot in em.slots.values() if slot.written]
     block, map_plan = em.map_block(f"{name}_block", args, results) if not em.slots else ("", None)
@@ -233,8 +235,9 @@ class _Emitter:
         """Rank-0 parameters are passed as NumPy scalars (the runner unwraps 0-d arrays)."""
         return name
 
-    def emit_graph(self, graph, outputs, indent):
-        ops, outputs = passes.run_all(graph, outputs)
+    def emit_graph(self, graph, outputs, indent, ops=None):
+        if ops is None:
+            ops, outputs = passes.run_all(graph, outputs)
         consumers = {}
         for op in ops:
             for t in op.inputs:

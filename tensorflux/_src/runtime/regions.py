@@ -1,0 +1,247 @@
+"""Compiled regions: a graph that does not lower whole runs each stretch of lowerable ops as one kernel.
+
+`lowering.lower` takes a graph whole or not at all: one MatMul, Reshape or random op keeps every other op
+of a function on the NumPy path, a While loop updating variables included. Here the op list the passes
+make (the one the lowering and the generated code start from) is cut into steps, in its order:
+
+- a region: a run of consecutive ops that each lower (Const ops feeding it are copied in, placeholders
+  are inputs), lowered together by `lowering.lower(..., ops=...)`: its inputs are the tensors its ops
+  read from outside it, its outputs the values a later op or the function's result needs;
+- every other op: one step of the op-list interpreter (runtime/interpret.py), calling the op's kernel as
+  the generated NumPy code does.
+
+A region is kept only when it is exact (`Lowered.exact`: its bits are the NumPy path's) and does enough
+work per call to beat the steps it replaces (`MIN_REGION_WORK`, a While loop counting 100). Stateful ops
+keep the op list's order (program order): a region stores the variables it wrote before the next step
+runs (runtime/tiering.py's runner), so a NumPy step after it reads the new value.
+
+Each region's kernel is guarded: a call it raises on (a shape it cannot take) has stored nothing and runs
+the region's ops on the interpreter instead, which gives the NumPy path's values or error.
+
+Kernels are compiled for the static dtypes and ranks of the region's inputs (C-contiguous arrays; a
+value of another layout, e.g. a transposed view from a NumPy step, takes the fallback).
+
+    plan = regions.plan(graph, outputs, inputs)        # None: nothing worth compiling
+    run = regions.compile_now(plan)                     # or compile_in_background(plan, done)
+    run(*arguments, *captures) == generated_code(*arguments, *captures)
+"""
+import logging
+import threading
+
+import numpy as np
+
+from . import interpret, lowering, passes
+
+__all__ = ["plan", "compile_now", "compile_in_background", "RegionPlan", "MIN_REGION_WORK"]
+
+logger = logging.getLogger("tensorflux")
+
+MIN_REGION_WORK = 4    # ops (a While loop counts 100) below which a region stays on the interpreter
+
+
+class _RegionOp:
+    """A region as the interpreter sees one step: the tensors it reads and writes, no attrs."""
+
+    __slots__ = ("inputs", "outputs", "attrs", "type", "name")
+
+    def __init__(self, inputs, outputs, name):
+        self.inputs, self.outputs, self.attrs = inputs, outputs, {}
+        self.type, self.name = "CompiledRegion", name
+
+
+class _Region:
+    __slots__ = ("members", "step", "lowered", "fallback", "samples")
+
+    def __init__(self, members, step, lowered, fallback, samples):
+        self.members = members      # the graph ops it runs, in order
+        self.step = step            # its _RegionOp
+        self.lowered = lowered
+        self.fallback = fallback    # the interpreter's runner of its ops
+        self.samples = samples      # values of its inputs' dtypes and ranks, to compile for
+
+
+class RegionPlan:
+    """The steps of one graph: `regions` to compile, and the op list they are cut from."""
+
+    __slots__ = ("ops", "outputs", "inputs", "regions", "work")
+
+    def __init__(self, ops, outputs, inputs, regions):
+        self.ops, self.outputs, self.inputs, self.regions = ops, outputs, inputs, regions
+        self.work = sum(r.lowered.work for r in regions)
+
+
+def plan(graph, outputs, inputs):
+    """The RegionPlan of `graph` computing `outputs` from `inputs` (its placeholders), or None when no
+    region is worth compiling or some op can run only through generated code."""
+    ops, outputs = passes.run_all(graph, list(outputs))
+    if any(op.type not in ("Placeholder", "Const") and interpret._step(op)[0] is None for op in ops):
+        return None
+    producers = {id(t): op for op in ops for t in op.outputs}
+    captured = lowering._captured_variables(graph)
+    runs, current = [], []
+    for op in ops:
+        if op.type in ("Placeholder", "Const"):
+            continue
+        if _lowers_alone(graph, op, producers):
+            current.append(op)
+        else:
+            if current:
+                runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    regions = []
+    for k, members in enumerate(runs):
+        region = _region(graph, ops, outputs, members, producers, captured, f"region{k}")
+        if region is not None:
+            regions.append(region)
+    return RegionPlan(ops, outputs, inputs, regions) if regions else None
+
+
+def _is_const(t, producers):
+    op = producers.get(id(t))
+    return op is not None and op.type == "Const"
+
+
+def _lowers_alone(graph, op, producers):
+    """Whether `op` lowers as a kernel of its own (its Const inputs copied in)."""
+    consts, inputs, seen = [], [], set()
+    for t in op.inputs:
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if _is_const(t, producers):
+            consts.append(producers[id(t)])
+        else:
+            inputs.append(t)
+    try:
+        lowering.lower(graph, list(op.outputs), inputs, "probe", ops=consts + [op])
+    except Exception:   # Unsupported, or a form the emitter cannot take alone: the interpreter runs it
+        return False
+    return True
+
+
+def _region(graph, ops, outputs, members, producers, captured, name):
+    """The _Region of consecutive lowerable `members`, or None when it is not worth a kernel (or does not
+    lower as a whole)."""
+    inside = {id(op) for op in members}
+    made = {id(t) for op in members for t in op.outputs}
+    consts, inputs, seen = [], [], set()
+    for op in members:
+        for t in op.inputs:
+            if id(t) in made or id(t) in seen:
+                continue
+            seen.add(id(t))
+            if _is_const(t, producers):
+                consts.append(producers[id(t)])
+            else:
+                inputs.append(t)
+    needed = {id(t) for t in outputs}
+    for op in ops:
+        if id(op) not in inside:
+            needed.update(id(t) for t in op.inputs)
+    results = [t for op in members for t in op.outputs if id(t) in needed]
+    try:
+        lowered = lowering.lower(graph, results, inputs, "kernel", ops=consts + members)
+    except Exception as e:
+        logger.debug("tensorflux: region %s does not lower: %s", name, e)
+        return None
+    if not lowered.exact or lowered.work < MIN_REGION_WORK:
+        return None
+    steps = []
+    for op in consts + members:
+        kind, payload = interpret._step(op)
+        steps.append((kind, op, payload, None))
+    fallback = interpret.runner(interpret._Plan(steps, [id(t) for t in results], [id(t) for t in inputs]))
+    samples = [captured[id(t)] if t.dtype.name == "resource" else _sample(t) for t in inputs]
+    return _Region(members, _RegionOp(inputs, results, name), lowered, fallback, samples)
+
+
+def _sample(t):
+    """A C-contiguous value of `t`'s dtype and rank: what the kernel is compiled for."""
+    dtype = t.dtype.as_numpy_dtype
+    return np.zeros([1 if d is None else d for d in t.shape.as_list()], dtype)
+
+
+def _assemble(region_plan, runners):
+    """The interpreter's runner of the whole graph with each region's step calling its kernel."""
+    by_first = {id(r.members[0]): (r, run) for r, run in zip(region_plan.regions, runners)}
+    skipped = {id(op) for r in region_plan.regions for op in r.members}
+    steps = []
+    for op in region_plan.ops:
+        found = by_first.get(id(op))
+        if found is not None:
+            region, run = found
+            steps.append([interpret._KERNEL_MULTI, region.step, run, None])
+        elif id(op) not in skipped:
+            kind, payload = interpret._step(op)
+            steps.append([kind, op, payload, None])
+    interpret._plan_frees(steps, region_plan.outputs)
+    graph_plan = interpret._Plan([tuple(s) for s in steps], [id(t) for t in region_plan.outputs],
+                                 [id(t) for t in region_plan.inputs])
+    run = interpret.runner(graph_plan)
+    run.regions = runners
+    return run
+
+
+def _compile_all(region_plan, numba):
+    from . import tiering
+    runners = []
+    for region in region_plan.regions:
+        kernel = tiering.build(region.lowered, numba, region.samples)
+        runners.append(tiering.guarded(kernel, _contiguous_retry(kernel, region)))
+    return _assemble(region_plan, runners)
+
+
+def _contiguous_retry(kernel, region):
+    """What a region runs when its kernel raised: the kernel again on C-contiguous copies of strided
+    inputs (a transposed or sliced view from an interpreter step: the kernel takes C-contiguous arrays
+    only; the copy has the same values), else the region's ops on the interpreter."""
+    positions = [k for k, t in enumerate(region.step.inputs) if t.dtype.name != "resource" and t.shape.rank]
+    interpreted = region.fallback
+
+    def fallback(*args):
+        fixed = list(args)
+        for k in positions:
+            if isinstance(fixed[k], np.ndarray) and not fixed[k].flags.c_contiguous:
+                fixed[k] = np.ascontiguousarray(fixed[k])
+        if all(f is a for f, a in zip(fixed, args)):
+            return interpreted(*args)
+        try:
+            return kernel(*fixed)
+        except Exception:      # nothing was stored (tiering's runner): the ops run afresh
+            return interpreted(*args)
+    return fallback
+
+
+def compile_now(region_plan):
+    """The runner of `region_plan` with its regions compiled now, or None without numba."""
+    from . import tiering
+    numba = tiering.numba_module()
+    if numba is None:
+        return None
+    with tiering._LOCK:
+        return _compile_all(region_plan, numba)
+
+
+def compile_in_background(region_plan, done):
+    """Compiles every region of `region_plan` in a daemon thread, then calls `done(runner)` (never on
+    failure: the NumPy path stays)."""
+    from . import tiering
+    from ..ops import jit
+    numba = tiering.numba_module()
+    if numba is None:
+        return None
+
+    def work():
+        try:
+            with tiering._LOCK, jit.background_compile():
+                runner = _compile_all(region_plan, numba)
+        except Exception as e:
+            logger.debug("tensorflux: background compile of regions failed: %s", e)
+            return
+        done(runner)
+
+    thread = threading.Thread(target=work, name="tensorflux-jit-regions", daemon=True)
+    thread.start()
+    return thread
