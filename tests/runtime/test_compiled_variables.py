@@ -92,6 +92,29 @@ def test_reads_before_and_after_writes_of_several_variables():
     _assert_same(make, [(_f32(1.0, -2.0, 0.1, 3.3),), (_f32(1e-8, 7.0, -0.0, np.inf),), (_f32(0.5, 0.5, 0.5, 0.5),)])
 
 
+def test_updates_fused_into_elementwise_loops():
+    def make():
+        m = tf.Variable(np.arange(12, dtype=np.float32).reshape(3, 4) / 7.0)    # rank 2: flat views
+        k = tf.Variable(np.array([[1, -5], [2 ** 31 - 2, 3]], np.int32))
+
+        def f(x, j):
+            d = x * 2.0 - 0.25
+            m.assign_add(d)                   # one loop: d's elements and the update's
+            m.assign_sub(x * x)               # the same variable again, in the same loop
+            k.assign_add(j * 3)
+            k.assign_sub(j)
+            return d, m.read_value() + 1.0, k.read_value()
+        return f, (m, k)
+    rng = np.random.RandomState(7)
+    calls = [(tf.constant(rng.randn(3, 4).astype(np.float32)), tf.constant(np.array([[2, 1], [1, -4]], np.int32)))
+             for _ in range(3)]
+    _assert_same(make, calls)
+    fn, _ = make()
+    cf = tf.function(fn).get_concrete_function(*calls[0])
+    source = lowering.lower(cf.graph, list(cf.outputs), list(cf.graph.inputs)).source
+    assert source.count("for ") == 3          # m's two updates with d; k's two; the read's + 1.0
+
+
 def test_an_earlier_read_keeps_its_value_after_later_assigns():
     v = tf.Variable(np.arange(6, dtype=np.float32))
 

@@ -87,6 +87,7 @@ class _Region:
         self.body = []
         self.ops = []
         self.results = []      # (tensor, element name, returned, consumers): candidates for storing
+        self.updates = {}      # variable local -> element name of its new value (stored, then rebound)
 
 
 class Unsupported(Exception):
@@ -284,6 +285,8 @@ class _Emitter:
     def join_region(self, op, consumers, returned, indent):
         """Adds an elementwise op over arrays of one static shape to the loop being gathered (starting one
         when needed); False for any other op."""
+        if op.type in ("AssignAddVariableOp", "AssignSubVariableOp"):
+            return self.join_update(op, indent)
         if len(op.outputs) != 1 or op.outputs[0].shape.rank in (0, None) or op.type not in _ELEMENTWISE:
             return False
         shape = op.outputs[0].shape.as_list()
@@ -292,12 +295,7 @@ class _Emitter:
         if any(d is None for d in shape) and sum(1 for t in op.inputs if t.shape.rank) > 1 and \
                 not all(t.shape.as_list() == shape for t in op.inputs if t.shape.rank):
             return False
-        region = self.region
-        if region is not None and region.shape != shape:
-            self.flush(indent)
-            region = None
-        if region is None:
-            region = self.region = _Region(shape)
+        region = self.region_of(shape, indent)
         args = []
         for t in op.inputs:
             name = region.local.get(id(t))
@@ -318,6 +316,44 @@ class _Emitter:
         region.results.append((out, element, id(out) in returned, consumers.get(id(out), ())))
         return True
 
+    def region_of(self, shape, indent):
+        """The loop being gathered, over `shape` (the one before is flushed when its shape differs)."""
+        if self.region is not None and self.region.shape != shape:
+            self.flush(indent)
+        if self.region is None:
+            self.region = _Region(shape)
+        return self.region
+
+    def join_update(self, op, indent):
+        """An update of a variable of fully known shape by a value of that shape joins the loop: the new
+        value is one more element expression (the old value's element plus or minus the delta's), stored
+        to a new array the variable's local is rebound to after the loop (a variable's array is never
+        written into). Any other update is emitted on its own (emit_variable_op)."""
+        slot = self.slots.get(self.values.get(id(op.inputs[0])))
+        value = op.inputs[1]
+        if slot is None or not slot.rank or None in slot.shape or slot.dtype == "bool" or \
+                value.dtype.name != slot.dtype or value.shape.as_list() != list(slot.shape):
+            return False
+        region = self.region_of(list(slot.shape), indent)
+        key = ("variable", slot.name)
+        current = region.local.get(key)
+        if current is None:
+            current = self.fresh("e")
+            region.loads.append((current, slot.name))
+        delta = region.local.get(id(value))
+        if delta is None:
+            delta = self.fresh("e")
+            region.loads.append((delta, self.values[id(value)]))
+            region.local[id(value)] = delta
+        element = self.fresh("e")
+        sign = "+" if op.type == "AssignAddVariableOp" else "-"
+        region.body.append(f"{element} = {_DTYPES[slot.dtype]}({current} {sign} {delta})")
+        region.local[key] = element
+        region.updates[slot.name] = element
+        region.ops.append(op)
+        slot.written = True
+        return True
+
     def flush(self, indent):
         region, self.region = self.region, None
         if region is None:
@@ -326,7 +362,7 @@ class _Emitter:
         # Stored: values returned or read by an op outside the loop; the rest live in registers only.
         results = [(t, e) for t, e, returned, users in region.results
                    if returned or any(id(u) not in members for u in users)]
-        if not results:
+        if not results and not region.updates:
             return
         if not region.loads:
             raise Unsupported(region.ops[0], "an array computed from scalars only")
@@ -350,6 +386,14 @@ class _Emitter:
             if not one_dim:
                 self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
             self.values[id(t)] = array
+        rebinds = []
+        for local, element in region.updates.items():
+            array = self.fresh("v")
+            self.line(indent, f"{array} = np.empty({first}.shape, {_DTYPES[self.slots[local].dtype]})")
+            stores.append((array if one_dim else self.fresh("f"), element))
+            if not one_dim:
+                self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
+            rebinds.append(f"{local} = {array}")
         index = self.fresh("i")
         size = None if any(d is None for d in region.shape) else int(np.prod(region.shape, dtype=np.int64))
         loops = ["range"]
@@ -370,6 +414,8 @@ class _Emitter:
                 self.line(inner + 1, text)
             for target, element in stores:
                 self.line(inner + 1, f"{target}[{index}] = {element}")
+        for text in rebinds:      # after the loop, which read the variables' old arrays
+            self.line(indent, text)
         if indent == 1:
             self.top_loops.append((start, len(self.lines), region, size,
                                    [(self.values[id(t)], t.dtype.name, e) for t, e in results]))
