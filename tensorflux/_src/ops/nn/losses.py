@@ -132,6 +132,10 @@ def _softmax_grad_rows(y, grad, out):
 # Once the ops are hot, the passes around the exp run as compiled loops with the same bits
 # (compiled_softmax.py); a block they decline (NaN or infinite values) runs the NumPy passes above.
 def _softmax_rows_compiled(loops, x, out):
+    if loops[3] is not None:
+        if not loops[3](x, out):
+            _softmax_rows(x, out)
+        return
     if loops[0](x, out):
         np.exp(out, out=out)
         loops[1](out)
