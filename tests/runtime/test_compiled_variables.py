@@ -288,32 +288,40 @@ def test_a_variable_of_free_dimensions_is_checked_against_its_current_shape():
     assert g(tf.ones([5])).numpy().tolist() == [3.0] * 5
 
 
-def test_the_kernel_holds_the_locks_of_the_variables_it_writes():
+@pytest.mark.parametrize("written", [1, 2])
+def test_the_kernel_holds_the_locks_of_the_variables_it_writes(written):
     v = tf.Variable(0, dtype=tf.int32)
+    u = tf.Variable(np.zeros(2, np.int32))
 
     @tf.function(jit_compile=True)
     def f(n):
         i = tf.constant(0)
         while i < n:
             v.assign_add(1)
+            if written == 2:
+                u.assign_add(tf.constant([1, 2]))
             i += 1
         return v.read_value()
     f(tf.constant(1))
     assert hasattr(f.get_concrete_function(tf.constant(1))._fn, "kernel")
     v.assign(0)
+    u.assign([0, 0])
 
     def work(kind):
         for _ in range(200):
             if kind:
                 f(tf.constant(50))
             else:
-                v.assign_add(1)     # the eager update takes the same lock
+                v.assign_add(1)     # the eager updates take the same locks
+                u.assign_add([1, 1])
     threads = [threading.Thread(target=work, args=(k % 2,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert int(v.numpy()) == 2 * 200 * 50 + 2 * 200    # no update lost
+    if written == 2:
+        assert u.numpy().tolist() == [2 * 200 * 50 + 2 * 200, 2 * 200 * 100 + 2 * 200]
 
 
 def test_lowered_kernel_reads_and_writes_variables_through_locals():

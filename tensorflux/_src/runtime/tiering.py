@@ -15,8 +15,12 @@ A kernel that is one elementwise loop over at least 2^20 elements (`lowering.Map
 as a block function the caller and helper threads share (runtime/blocked_map.py), same bits.
 
 A compiled runner falls back to the NumPy code for a call the kernel raises on (a shape the kernel
-cannot broadcast, say): the graph holds no state, so running it again gives exactly the NumPy path's
-result or error.
+cannot broadcast, an update of the wrong shape, say): the kernel changes no state before it returns (the
+variables it writes are stored by the runner after it returned), so running the graph again gives
+exactly the NumPy path's result or error.
+
+Variables: a kernel is passed each captured variable's current value and returns the final values of
+those it writes, which the runner stores while holding those variables' locks (see `_serial_runner`).
 
 Disk cache (what a second process reuses): the kernel's source is written to
 `$TENSORFLUX_CACHE_DIR` (default `~/.cache/tensorflux/jit`) as `k_<sha256 of source and versions>.py`,
@@ -521,8 +525,15 @@ def _serial_runner(lowered, kernel, fallback=None):
         lines = body
     elif not written:
         lines = ["try:", *("    " + b for b in body), "except Exception:", f"    return fallback({params})"]
+    elif len(written) == 1:     # one lock: a `with` block (cheaper than the list below)
+        lines = [f"with a{written[0].position}.lock:"]
+        if fallback is None:
+            lines += ["    " + b for b in body]
+        else:
+            lines += ["    try:", f"        {call}", "    except Exception:", "        o = None", "    else:",
+                      *("        " + b for b in stores), "if o is None:", f"    return fallback({params})"]
     else:
-        lines = [f"held = locks_of({', '.join(f'a{v.position}' for v in written)}{',' if len(written) == 1 else ''})",
+        lines = [f"held = locks_of({', '.join(f'a{v.position}' for v in written)})",
                  "for lock in held:", "    lock.acquire()", "o = None", "try:",
                  *("    " + b for b in body)]
         if fallback is not None:
@@ -546,8 +557,6 @@ def _serial_runner(lowered, kernel, fallback=None):
 def _locks_of(*resources):
     """The locks of the variables a kernel writes, in the order of the variables' ids (one global order:
     two kernels writing the same variables never hold one lock each while waiting for the other's)."""
-    if len(resources) == 1:
-        return (resources[0].lock,)
     return [r.lock for r in sorted(resources, key=_resource_id)]
 
 
@@ -565,8 +574,8 @@ def _check_types(lowered, return_type, numba):
 
 
 def guarded(runner, fallback):
-    """`runner`, falling back to `fallback` for a call it raises on (the graph is pure: no state): the
-    same generated runner with a try around the kernel call (no extra frame)."""
+    """`runner`, falling back to `fallback` for a call it raises on (a kernel that raised stored no
+    variable): the same generated runner with a try around the kernel call (no extra frame)."""
     return _runner(runner.lowered, runner.kernel, fallback, runner.block)
 
 
