@@ -18,7 +18,6 @@ from ..shapes.shaping import reshape
 from ..convert import constant, convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from .where import where
-from . import compiled_segment_sum as _compiled_segment_sum
 
 
 _GATHER_INDEX_TYPES = (_dt.int16, _dt.int32, _dt.int64)
@@ -77,7 +76,8 @@ def _accumulate(dims, dtype, index, rows):
     if isinstance(index, np.ndarray) and rows.ndim >= 1 and out.ndim == rows.ndim and rows.size and out.size:
         flat_out = out.reshape(out.shape[0], -1)
         flat_rows = np.ascontiguousarray(rows).reshape(rows.shape[0], -1)
-        loop = _compiled_segment_sum.segment_rows_kernel(flat_out, index, flat_rows)
+        from . import compiled_segment_sum   # here: `import tensorflux` loads gather.py, not this
+        loop = compiled_segment_sum.segment_rows_kernel(flat_out, index, flat_rows)
         if loop is not None:
             loop(flat_out, index, flat_rows)
             return out.astype(dtype, copy=False)
