@@ -175,8 +175,9 @@ def layer_norm_loops(w, gamma):
             or w.shape[0] % 2
             or w.shape[1] > _WIDEST or gamma.dtype != F or not gamma.flags.c_contiguous):
         return None
-    if not _ORDER_MATCHES:
-        _ORDER_MATCHES.append(_sums_in_sgemv_t_order())
-    if not _ORDER_MATCHES[0]:
+    loops = jit.when_hot("fused_layer_norm", _compile, HOT_CALLS, w.size)
+    if loops is None:
         return None
-    return jit.when_hot("fused_layer_norm", _compile, HOT_CALLS, w.size)
+    if not _ORDER_MATCHES:      # checked once the loops exist (a program that never gets hot skips it)
+        _ORDER_MATCHES.append(_sums_in_sgemv_t_order())
+    return loops if _ORDER_MATCHES[0] else None
