@@ -130,7 +130,8 @@ def _compile(numba):
     vector = numba.float32[::1]
     for fn, signature in ((_forward_loop, (rows, vector, vector, numba.float32, rows)),
                           (_backward_loop, (rows, rows, vector, numba.float32, rows, rows))):
-        compiled = numba.njit(nogil=True, error_model="numpy")(type(fn)(fn.__code__, namespace, fn.__name__))
+        compiled = numba.njit(nogil=True, error_model="numpy", cache=True)(
+            type(fn)(fn.__code__, namespace, fn.__name__))
         compiled.compile(signature)
         loops.append(compiled)
     return tuple(loops)
