@@ -171,3 +171,40 @@ def test_background_compile_hands_over_the_runner():
     x, n = tf.constant(np.full((3, 3), 0.25, np.float32)), tf.constant(9)
     out = run(x._value, n._value, *region_cf._capture_values())
     assert [_bits(o) for o in out] == [_bits(w.numpy()) for w in numpy_cf(x, n)]
+
+
+def test_planning_and_compiling_in_the_background():
+    numpy_cf, numpy_vars, _, region_cf, region_vars, _ = _twins(
+        _rnn_like, tf.TensorSpec([3, 3], tf.float32), tf.TensorSpec([], tf.int32))
+    got = []
+    thread = regions.compile_in_background(
+        lambda: regions.plan(region_cf.graph, region_cf._trace.flat_outputs, region_cf.graph.inputs), got.append)
+    thread.join()
+    (run,) = got
+    x, n = tf.constant(np.full((3, 3), -1.5, np.float32)), tf.constant(4)
+    out = run(x._value, n._value, *region_cf._capture_values())
+    assert [_bits(o) for o in out] == [_bits(w.numpy()) for w in numpy_cf(x, n)]
+    nothing = []
+    regions.compile_in_background(lambda: None, nothing.append).join()
+    assert nothing == []
+
+
+def test_a_run_is_split_at_the_op_that_does_not_lower():
+    def make():
+        v = tf.Variable(np.ones(6, np.float32))
+
+        def f(x):
+            a = x * 2.0 + 1.0
+            a = a * a - 0.5
+            v.assign_add(a)
+            b = tf.cast(a * 3.0, tf.int32)              # float-to-int Cast: no compiled form
+            c = tf.cast(b, tf.float32) * 0.25 + 1.0
+            c = c * c - x
+            v.assign_sub(c)
+            return v.read_value(), b
+        return f, (v,)
+    x = tf.constant(np.linspace(-3, 3, 6, dtype=np.float32))
+    region_plan = _check(make, (tf.TensorSpec([6], tf.float32),), [(x,), (x * 0.5,)])
+    assert len(region_plan.regions) == 2
+    casts = [op for r in region_plan.regions for op in r.members if op.type == "Cast"]
+    assert [c.inputs[0].dtype.name for c in casts] == ["int32"]     # the int-to-float cast is lowered

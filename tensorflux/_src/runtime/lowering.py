@@ -37,7 +37,7 @@ from ..ops.math import eigen_sum as _eigen_sum
 from . import passes
 
 __all__ = ["lower", "Lowered", "MapPlan", "VariableInput", "Unsupported", "NOT_XLA_COMPILABLE",
-           "PARALLEL_MIN_ELEMENTS"]
+           "PARALLEL_MIN_ELEMENTS", "LOWERED_TYPES"]
 
 PARALLEL_MIN_ELEMENTS = 1 << 20   # elementwise loops this long run on all cores
 
@@ -70,6 +70,10 @@ _FLOAT_ONLY = {"RealDiv", "Sqrt", "Floor", "Ceil", "Rint", "IsNan", "IsFinite", 
 _FULL_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")
 _STATELESS_CONTROL = ("If", "StatelessIf", "While", "StatelessWhile")
 _VARIABLE_OPS = ("ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+# Every op type the emitter has a form for (some only for some dtypes, shapes or attrs): any other type
+# raises Unsupported whatever its context (runtime/regions.py cuts regions at those without trying).
+LOWERED_TYPES = frozenset(set(_ELEMENTWISE) | set(_FULL_REDUCTIONS) | set(_STATELESS_CONTROL) |
+                          set(_VARIABLE_OPS) | {"Const", "Placeholder"})
 
 # Ops XLA has no kernel for either: `jit_compile=True` refuses them as TensorFlow does.
 NOT_XLA_COMPILABLE = frozenset(("PyFunc", "EagerPyFunc", "NumpyFunction", "AsString", "StringFormat",

@@ -24,6 +24,11 @@ value of another layout, e.g. a transposed view from a NumPy step, takes the fal
     plan = regions.plan(graph, outputs, inputs)        # None: nothing worth compiling
     run = regions.compile_now(plan)                     # or compile_in_background(plan, done)
     run(*arguments, *captures) == generated_code(*arguments, *captures)
+
+Not yet called by ConcreteFunction's tiering (function/concrete.py `_tier_up`): when the whole graph does
+not lower (`jit_compile.worth_tiering` gives None) and holds a loop or enough work, it would call
+`compile_in_background(lambda: plan(self.graph, self._trace.flat_outputs, self.graph.inputs), switch)`
+with `switch` setting `self._fn` to the runner.
 """
 import logging
 import threading
@@ -76,85 +81,107 @@ def plan(graph, outputs, inputs):
     ops, outputs = passes.run_all(graph, list(outputs))
     if any(op.type not in ("Placeholder", "Const") and interpret._step(op)[0] is None for op in ops):
         return None
-    producers = {id(t): op for op in ops for t in op.outputs}
-    captured = lowering._captured_variables(graph)
+    graph_view = _GraphView(graph, ops, outputs)
+    # Candidate runs: consecutive ops of types the lowering has a form for. Each is lowered whole; an op
+    # it refuses splits the run there (that op goes to the interpreter) and both sides are tried again,
+    # so a graph costs a few lowerings, not one per op.
     runs, current = [], []
     for op in ops:
         if op.type in ("Placeholder", "Const"):
             continue
-        if _lowers_alone(graph, op, producers):
+        if op.type in lowering.LOWERED_TYPES:
             current.append(op)
-        else:
-            if current:
-                runs.append(current)
+        elif current:
+            runs.append(current)
             current = []
     if current:
         runs.append(current)
-    regions = []
-    for k, members in enumerate(runs):
-        region = _region(graph, ops, outputs, members, producers, captured, f"region{k}")
-        if region is not None:
-            regions.append(region)
-    return RegionPlan(ops, outputs, inputs, regions) if regions else None
-
-
-def _is_const(t, producers):
-    op = producers.get(id(t))
-    return op is not None and op.type == "Const"
-
-
-def _lowers_alone(graph, op, producers):
-    """Whether `op` lowers as a kernel of its own (its Const inputs copied in)."""
-    consts, inputs, seen = [], [], set()
-    for t in op.inputs:
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if _is_const(t, producers):
-            consts.append(producers[id(t)])
-        else:
-            inputs.append(t)
-    try:
-        lowering.lower(graph, list(op.outputs), inputs, "probe", ops=consts + [op])
-    except Exception:   # Unsupported, or a form the emitter cannot take alone: the interpreter runs it
-        return False
-    return True
-
-
-def _region(graph, ops, outputs, members, producers, captured, name):
-    """The _Region of consecutive lowerable `members`, or None when it is not worth a kernel (or does not
-    lower as a whole)."""
-    inside = {id(op) for op in members}
-    made = {id(t) for op in members for t in op.outputs}
-    consts, inputs, seen = [], [], set()
-    for op in members:
-        for t in op.inputs:
-            if id(t) in made or id(t) in seen:
-                continue
-            seen.add(id(t))
-            if _is_const(t, producers):
-                consts.append(producers[id(t)])
+    regions, pending = [], runs[::-1]
+    while pending:
+        members = pending.pop()
+        try:
+            lowered = graph_view.lower(members)
+        except lowering.Unsupported as e:
+            at = next((k for k, op in enumerate(members) if op is e.op), None)
+            if at is None:     # refused for a value from outside or inside a body: op by op
+                pending.extend(graph_view.lowerable_runs(members)[::-1])
             else:
-                inputs.append(t)
-    needed = {id(t) for t in outputs}
-    for op in ops:
-        if id(op) not in inside:
-            needed.update(id(t) for t in op.inputs)
-    results = [t for op in members for t in op.outputs if id(t) in needed]
-    try:
-        lowered = lowering.lower(graph, results, inputs, "kernel", ops=consts + members)
-    except Exception as e:
-        logger.debug("tensorflux: region %s does not lower: %s", name, e)
+                pending.extend([part for part in (members[at + 1:], members[:at]) if part])
+            continue
+        except Exception as e:    # a form the emitter cannot take in this context: the interpreter runs it
+            logger.debug("tensorflux: a region does not lower: %s", e)
+            continue
+        if lowered.exact and lowered.work >= MIN_REGION_WORK:
+            regions.append(graph_view.region(members, lowered, f"region{len(regions)}"))
+    if not regions:
         return None
-    if not lowered.exact or lowered.work < MIN_REGION_WORK:
-        return None
-    steps = []
-    for op in consts + members:
-        kind, payload = interpret._step(op)
-        steps.append((kind, op, payload, None))
-    fallback = interpret.runner(interpret._Plan(steps, [id(t) for t in results], [id(t) for t in inputs]))
-    samples = [captured[id(t)] if t.dtype.name == "resource" else _sample(t) for t in inputs]
-    return _Region(members, _RegionOp(inputs, results, name), lowered, fallback, samples)
+    order = {id(op): k for k, op in enumerate(ops)}
+    regions.sort(key=lambda r: order[id(r.members[0])])
+    return RegionPlan(ops, outputs, inputs, regions)
+
+
+class _GraphView:
+    """What cutting one op list into regions needs to know about it, computed once."""
+
+    def __init__(self, graph, ops, outputs):
+        self.graph = graph
+        self.producers = {id(t): op for op in ops for t in op.outputs}
+        self.consumers = {}       # id(tensor) -> ids of the ops reading it
+        for op in ops:
+            for t in op.inputs:
+                self.consumers.setdefault(id(t), set()).add(id(op))
+        self.returned = {id(t) for t in outputs}
+        self.captured = lowering._captured_variables(graph)
+
+    def interface(self, members):
+        """(Const ops to copy in, input tensors, result tensors) of a run of ops."""
+        inside = {id(op) for op in members}
+        made = {id(t) for op in members for t in op.outputs}
+        consts, inputs, seen = [], [], set()
+        for op in members:
+            for t in op.inputs:
+                if id(t) in made or id(t) in seen:
+                    continue
+                seen.add(id(t))
+                producer = self.producers.get(id(t))
+                if producer is not None and producer.type == "Const":
+                    consts.append(producer)
+                else:
+                    inputs.append(t)
+        results = [t for op in members for t in op.outputs
+                   if id(t) in self.returned or not self.consumers.get(id(t), set()) <= inside]
+        return consts, inputs, results
+
+    def lower(self, members, name="kernel"):
+        consts, inputs, results = self.interface(members)
+        return lowering.lower(self.graph, results, inputs, name, ops=consts + members)
+
+    def lowerable_runs(self, members):
+        """`members` cut at each op that does not lower on its own."""
+        runs, current = [], []
+        for op in members:
+            try:
+                self.lower([op], "probe")
+                current.append(op)
+                continue
+            except Exception:   # Unsupported, or a form the emitter cannot take alone
+                pass
+            if current:
+                runs.append(current)
+            current = []
+        if current:
+            runs.append(current)
+        return runs
+
+    def region(self, members, lowered, name):
+        consts, inputs, results = self.interface(members)
+        steps = []
+        for op in consts + members:
+            kind, payload = interpret._step(op)
+            steps.append((kind, op, payload, None))
+        fallback = interpret.runner(interpret._Plan(steps, [id(t) for t in results], [id(t) for t in inputs]))
+        samples = [self.captured[id(t)] if t.dtype.name == "resource" else _sample(t) for t in inputs]
+        return _Region(members, _RegionOp(inputs, results, name), lowered, fallback, samples)
 
 
 def _sample(t):
@@ -226,7 +253,9 @@ def compile_now(region_plan):
 
 def compile_in_background(region_plan, done):
     """Compiles every region of `region_plan` in a daemon thread, then calls `done(runner)` (never on
-    failure: the NumPy path stays)."""
+    failure: the NumPy path stays). `region_plan` may also be a callable returning a RegionPlan or None
+    (`lambda: plan(graph, outputs, inputs)`): planning then happens in that thread too (it lowers the
+    graph's runs: some 0.1 s for 1,000 ops, which a hot call should not wait for)."""
     from . import tiering
     from ..ops import jit
     numba = tiering.numba_module()
@@ -235,8 +264,11 @@ def compile_in_background(region_plan, done):
 
     def work():
         try:
+            planned = region_plan() if callable(region_plan) else region_plan
+            if planned is None:
+                return
             with tiering._LOCK, jit.background_compile():
-                runner = _compile_all(region_plan, numba)
+                runner = _compile_all(planned, numba)
         except Exception as e:
             logger.debug("tensorflux: background compile of regions failed: %s", e)
             return
