@@ -208,3 +208,25 @@ def test_a_run_is_split_at_the_op_that_does_not_lower():
     assert len(region_plan.regions) == 2
     casts = [op for r in region_plan.regions for op in r.members if op.type == "Cast"]
     assert [c.inputs[0].dtype.name for c in casts] == ["int32"]     # the int-to-float cast is lowered
+
+
+def test_interleaved_ops_are_grouped_into_one_region():
+    def make():
+        m = tf.constant(np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4))
+        v = tf.Variable(np.zeros((4, 4), np.float32))
+
+        def f(x):
+            a = x * 2.0
+            p = tf.matmul(x, m)            # the products and the elementwise ops alternate in the op list
+            b = a + 1.0
+            q = tf.matmul(p, m)
+            c = b * b
+            r = tf.matmul(q, m)
+            d = c - 0.5
+            v.assign_add(d)
+            return r, d, v.read_value()
+        return f, (v,)
+    x = tf.constant(np.linspace(0, 1, 16, dtype=np.float32).reshape(4, 4))
+    region_plan = _check(make, (tf.TensorSpec([4, 4], tf.float32),), [(x,), (x - 0.5,)])
+    (region,) = region_plan.regions
+    assert [op.type for op in region.members][:4] == ["Mul", "AddV2", "Mul", "Sub"]

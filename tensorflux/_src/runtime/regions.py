@@ -30,6 +30,7 @@ not lower (`jit_compile.worth_tiering` gives None) and holds a loop or enough wo
 `compile_in_background(lambda: plan(self.graph, self._trace.flat_outputs, self.graph.inputs), switch)`
 with `switch` setting `self._fn` to the runner.
 """
+import heapq
 import logging
 import threading
 
@@ -81,6 +82,7 @@ def plan(graph, outputs, inputs):
     ops, outputs = passes.run_all(graph, list(outputs))
     if any(op.type not in ("Placeholder", "Const") and interpret._step(op)[0] is None for op in ops):
         return None
+    ops = _schedule(ops)
     graph_view = _GraphView(graph, ops, outputs)
     # Candidate runs: consecutive ops of types the lowering has a form for. Each is lowered whole; an op
     # it refuses splits the run there (that op goes to the interpreter) and both sides are tried again,
@@ -118,6 +120,67 @@ def plan(graph, outputs, inputs):
     order = {id(op): k for k, op in enumerate(ops)}
     regions.sort(key=lambda r: order[id(r.members[0])])
     return RegionPlan(ops, outputs, inputs, regions)
+
+
+def _ordered(op):
+    """Ops whose order among themselves is kept: stateful ones, those touching a resource, holding graphs
+    (a body may hold stateful ops) or control inputs, and ops without a registered definition."""
+    return op.opdef is None or op.opdef.stateful or bool(op.control_inputs) or \
+        any(t.dtype.name == "resource" for t in op.inputs) or \
+        any(getattr(v, "is_func_graph", False) for v in op.attrs.values())
+
+
+def _schedule(ops):
+    """`ops` in an order that groups the lowerable ones: a topological order (data inputs, control
+    inputs, and the `_ordered` ops in their given order) that, of the ops ready to run, keeps taking ones
+    of the kind (lowerable or not) it took last, the earliest first; placeholders and constants as soon
+    as possible. Moving a pure op changes no value; each region is then as long as the graph allows."""
+    index = {id(op): k for k, op in enumerate(ops)}
+    producers = {id(t): index[id(op)] for op in ops for t in op.outputs}
+    users = [[] for _ in ops]
+    waiting = [0] * len(ops)
+    last_ordered = None
+    for k, op in enumerate(ops):
+        deps = {producers[id(t)] for t in op.inputs if id(t) in producers}
+        deps.update(index[id(c)] for c in op.control_inputs if id(c) in index)
+        if _ordered(op):
+            if last_ordered is not None:
+                deps.add(last_ordered)
+            last_ordered = k
+        deps.discard(k)
+        waiting[k] = len(deps)
+        for d in deps:
+            users[d].append(k)
+    free, lowerable, other = 0, 1, 2
+
+    def kind(op):
+        if op.type in ("Placeholder", "Const"):
+            return free
+        return lowerable if op.type in lowering.LOWERED_TYPES else other
+    kinds = [kind(op) for op in ops]
+    ready = {free: [], lowerable: [], other: []}
+    for k in range(len(ops)):
+        if not waiting[k]:
+            heapq.heappush(ready[kinds[k]], k)
+    order, current = [], lowerable
+    while ready[free] or ready[lowerable] or ready[other]:
+        if ready[free]:
+            taken = free
+        elif ready[current]:
+            taken = current
+        else:
+            taken = lowerable if ready[lowerable] else other
+        k = heapq.heappop(ready[taken])
+        if taken != free:
+            current = taken
+        order.append(ops[k])
+        for u in users[k]:
+            waiting[u] -= 1
+            if not waiting[u]:
+                heapq.heappush(ready[kinds[u]], u)
+    if len(order) != len(ops):     # a cycle cannot happen in an op list; keep the given order if it did
+        return ops
+    return order
 
 
 class _GraphView:
