@@ -49,7 +49,7 @@ def _twins(make, *specs):
     return numpy_cf, numpy_vars, run, region_cf, region_vars, region_plan
 
 
-def _check(make, specs, calls):
+def _check(make, specs, calls, with_runner=False):
     numpy_cf, numpy_vars, run, region_cf, region_vars, region_plan = _twins(make, *specs)
     captures = region_cf._capture_values()
     for args in calls:
@@ -59,7 +59,7 @@ def _check(make, specs, calls):
         assert [_bits(g) for g in got] == [_bits(w.numpy()) for w in want]
         assert [_bits(v.numpy()) for v in region_vars] == [_bits(v.numpy()) for v in numpy_vars]
     assert not run.fallbacks, "a region's kernel did not run"
-    return region_plan
+    return (region_plan, run) if with_runner else region_plan
 
 
 def _rnn_like():
@@ -113,8 +113,11 @@ def test_a_step_after_a_region_reads_the_variable_it_wrote():
             return v.read_value(), moved
         return f, (v,)
     x = tf.constant(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32))
-    region_plan = _check(make, (tf.TensorSpec([2, 2], tf.float32),), [(x,), (x * 3.0,), (x,)])
+    region_plan, run = _check(make, (tf.TensorSpec([2, 2], tf.float32),), [(x,), (x * 3.0,), (x,)], True)
     assert len(region_plan.regions) == 2
+    # the transposed view took a retry once; since then the second region's step copies it first
+    steps = [step for step in run.graph_plan.steps if step[1].type == "CompiledRegion"]
+    assert [step[2].__name__ for step in steps] == ["run", "copying"]
 
 
 def test_a_failing_region_falls_back_and_raises_the_numpy_paths_error():

@@ -271,23 +271,37 @@ def _assemble(region_plan, runners):
                                  [id(t) for t in region_plan.inputs])
     run = interpret.runner(graph_plan)
     run.regions = runners
+    run.graph_plan = graph_plan
     return run
 
 
 def _compile_all(region_plan, numba):
     from . import tiering
-    runners = []
+    runners, cells = [], []
     for region in region_plan.regions:
         kernel = tiering.build(region.lowered, numba, region.samples)
-        runners.append(tiering.guarded(kernel, _contiguous_retry(kernel, region)))
-    return _assemble(region_plan, runners)
+        cell = {}
+        guarded = tiering.guarded(kernel, _contiguous_retry(kernel, region, cell))
+        cell["guarded"] = guarded
+        runners.append(guarded)
+        cells.append(cell)
+    run = _assemble(region_plan, runners)
+    for cell in cells:
+        cell["plan"] = run.graph_plan
+    return run
 
 
-def _contiguous_retry(kernel, region):
+def _strided_positions(region):
+    return [k for k, t in enumerate(region.step.inputs) if t.dtype.name != "resource" and t.shape.rank]
+
+
+def _contiguous_retry(kernel, region, cell):
     """What a region runs when its kernel raised: the kernel again on C-contiguous copies of strided
     inputs (a transposed or sliced view from an interpreter step: the kernel takes C-contiguous arrays
-    only; the copy has the same values), else the region's ops on the interpreter."""
-    positions = [k for k, t in enumerate(region.step.inputs) if t.dtype.name != "resource" and t.shape.rank]
+    only; the copy has the same values), else the region's ops on the interpreter. Once copies made the
+    kernel run, the region's step copies strided inputs before every call (a raise and a retry cost more
+    than `np.ascontiguousarray`, which returns a contiguous array itself)."""
+    positions = _strided_positions(region)
     interpreted = region.fallback
 
     def fallback(*args):
@@ -298,10 +312,28 @@ def _contiguous_retry(kernel, region):
         if all(f is a for f, a in zip(fixed, args)):
             return interpreted(*args)
         try:
-            return kernel(*fixed)
+            result = kernel(*fixed)
         except Exception:      # nothing was stored (tiering's runner): the ops run afresh
             return interpreted(*args)
+        _copy_from_now_on(cell, positions)
+        return result
     return fallback
+
+
+def _copy_from_now_on(cell, positions):
+    guarded, graph_plan = cell.get("guarded"), cell.get("plan")
+    if graph_plan is None:
+        return
+
+    def copying(*args):
+        args = list(args)
+        for k in positions:
+            args[k] = np.ascontiguousarray(args[k])
+        return guarded(*args)
+    steps = graph_plan.steps
+    for i, step in enumerate(steps):
+        if step[2] is guarded:
+            steps[i] = (step[0], step[1], copying, step[3])   # one list item: atomic for other threads
 
 
 def compile_now(region_plan):
