@@ -429,3 +429,42 @@ def test_numpy_path_with_variables_never_imports_numba(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
                          env=dict(os.environ, TENSORFLUX_JIT_THRESHOLD="100"))
     assert out.stdout.split()[-1] == "False"
+
+
+_STEP = st.tuples(st.sampled_from(["read", "assign", "assign_add", "assign_sub", "mul", "add", "loop"]),
+                  st.integers(0, 1), st.integers(0, 7), st.floats(width=32, min_value=-3.0, max_value=3.0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_STEP, min_size=1, max_size=12))
+def test_random_programs_of_reads_and_writes_keep_program_order(program):
+    """Random straight-line programs over two variables (reads, the three writes, arithmetic on values
+    read earlier, and a While loop updating a variable) give eager execution's bits on both paths."""
+    def make():
+        variables = (tf.Variable(np.linspace(-1, 1, 4, dtype=np.float32)), tf.Variable(np.full(4, 0.5, np.float32)))
+
+        def f(x):
+            values = [x]
+            for kind, which, pick, number in program:
+                v, value = variables[which], values[pick % len(values)]
+                if kind == "read":
+                    values.append(v.read_value())
+                elif kind == "assign":
+                    v.assign(value * number)
+                elif kind == "assign_add":
+                    v.assign_add(value)
+                elif kind == "assign_sub":
+                    v.assign_sub(value + number)
+                elif kind == "mul":
+                    values.append(value * number)
+                elif kind == "add":
+                    values.append(value + values[-1])
+                else:
+                    i = tf.constant(0)
+                    while i < pick:
+                        v.assign(v.read_value() * 0.5 + value)
+                        i += 1
+            return values[-1], variables[0].read_value(), variables[1].read_value()
+        return f, variables
+    x = tf.constant(np.array([0.25, -1.5, 3.0, 1e-3], np.float32))
+    _assert_same(make, [(x,), (x * 2.0,)])
