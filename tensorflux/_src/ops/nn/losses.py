@@ -99,14 +99,15 @@ def _by_row_blocks(x, axis):
             and x.dtype not in _NARROW and x.flags.c_contiguous and x.shape[-1] > 0)
 
 
-def _row_blocks(pass_, *arrays, block_elements=_ROW_BLOCK_ELEMENTS):
-    """A new array computed by `pass_(*row_blocks, out=out_block)` over blocks of whole last-axis rows."""
+def _row_blocks(pass_, *arrays, block_elements=None):
+    """A new array computed by `pass_(*row_blocks, out=out_block)` over blocks of whole last-axis rows
+    (of about `block_elements` values, _ROW_BLOCK_ELEMENTS by default)."""
     classes = arrays[0].shape[-1]
     rows = [a.reshape(-1, classes) for a in arrays]
     out = np.empty_like(arrays[0])
     target = out.reshape(-1, classes)
     count = target.shape[0]
-    step = max(1, block_elements // classes)
+    step = max(1, (block_elements or _ROW_BLOCK_ELEMENTS) // classes)
 
     def run_block(i):
         lo = i * step
@@ -149,8 +150,9 @@ def _softmax_grad_rows_compiled(loops, y, grad, out):
 
 
 # A compiled pass finishes each row before the next, so its blocks need not fit the cache: larger ones
-# (about ten for an attention softmax) cost fewer hand-overs, 0.6 ms less per softmax and gradient.
-_COMPILED_BLOCK_ELEMENTS = 1 << 18
+# (eight times the NumPy passes' blocks, about ten for an attention softmax) cost fewer hand-overs,
+# 0.6 ms less per softmax and gradient.
+_COMPILED_BLOCK_FACTOR = 8
 
 
 def _by_rows(numpy_pass, compiled_pass, *arrays):
@@ -159,7 +161,8 @@ def _by_rows(numpy_pass, compiled_pass, *arrays):
     loops = _compiled_softmax.softmax_loops(*(a.reshape(-1, a.shape[-1]) for a in arrays))
     if loops is None:
         return _row_blocks(numpy_pass, *arrays)
-    return _row_blocks(functools.partial(compiled_pass, loops), *arrays, block_elements=_COMPILED_BLOCK_ELEMENTS)
+    return _row_blocks(functools.partial(compiled_pass, loops), *arrays,
+                       block_elements=_ROW_BLOCK_ELEMENTS * _COMPILED_BLOCK_FACTOR)
 
 
 def _softmax_kernel(logits, axis):
