@@ -30,7 +30,6 @@ not lower (`jit_compile.worth_tiering` gives None) and holds a loop or enough wo
 `compile_in_background(lambda: plan(self.graph, self._trace.flat_outputs, self.graph.inputs), switch)`
 with `switch` setting `self._fn` to the runner.
 """
-import heapq
 import logging
 import threading
 
@@ -135,6 +134,7 @@ def _schedule(ops):
     inputs, and the `_ordered` ops in their given order) that, of the ops ready to run, keeps taking ones
     of the kind (lowerable or not) it took last, the earliest first; placeholders and constants as soon
     as possible. Moving a pure op changes no value; each region is then as long as the graph allows."""
+    import heapq   # here, not at import: the namespaces walk imports this module at `import tensorflux`
     index = {id(op): k for k, op in enumerate(ops)}
     producers = {id(t): index[id(op)] for op in ops for t in op.outputs}
     users = [[] for _ in ops]
