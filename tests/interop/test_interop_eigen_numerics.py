@@ -81,9 +81,11 @@ def test_random_reductions_and_softmax_match_tensorflow_bit_for_bit():
             nan = np.isnan(w.view(np.float32)) & np.isnan(g.view(np.float32))
             if key.startswith("softmax"):
                 # TensorFlow scales rows by the CPU's approximate reciprocal (RCPPS + Newton, machine-dependent
-                # bits); tensorflux by the exact quotient: within 2 ulp (ops/nn/losses.py)
+                # bits); tensorflux by the exact quotient (ops/nn/losses.py). The refined reciprocal can be an
+                # ulp or two off the quotient and the product rounds once more: seed 2237610271 (case 60, a
+                # [3,16,4,17] softmax on axis -3) gives one value 3 ulp apart, so the bound is 3
                 ulps = np.abs(g[~nan].astype(np.int64) - w[~nan].astype(np.int64))
-                if ulps.size and ulps.max() > 2:
+                if ulps.size and ulps.max() > 3:
                     bad.append((key, x.shape, case))
             elif not np.array_equal(g[~nan], w[~nan]):
                 bad.append((key, x.shape, case))
