@@ -468,3 +468,16 @@ def test_random_programs_of_reads_and_writes_keep_program_order(program):
         return f, variables
     x = tf.constant(np.array([0.25, -1.5, 3.0, 1e-3], np.float32))
     _assert_same(make, [(x,), (x * 2.0,)])
+
+
+def test_a_lookup_table_resource_is_refused_not_lowered():
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant([1, 2], tf.int64), tf.constant([10.0, 20.0])), -1.0)
+
+    @tf.function
+    def f(k):
+        return table.lookup(k) * 2.0
+    cf = f.get_concrete_function(tf.TensorSpec([2], tf.int64))
+    with pytest.raises(lowering.Unsupported):
+        lowering.lower(cf.graph, list(cf.outputs), list(cf.graph.inputs))
+    assert f(tf.constant([2, 3], tf.int64)).numpy().tolist() == [40.0, -2.0]

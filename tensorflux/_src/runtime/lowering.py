@@ -33,6 +33,7 @@ Invariants:
 """
 import numpy as np
 
+from ..ops import state as _state
 from ..ops.math import eigen_sum as _eigen_sum
 from . import passes
 
@@ -195,8 +196,8 @@ def _captured_variables(graph):
     found = {}
     for external, internal in zip(graph.external_captures, graph.internal_captures):
         resource = getattr(external, "_value", None)
-        if internal.dtype.name == "resource" and hasattr(resource, "lock") and hasattr(resource, "dtype"):
-            found[id(internal)] = resource
+        if internal.dtype.name == "resource" and isinstance(resource, _state.VariableResource):
+            found[id(internal)] = resource     # (a lookup table's or an iterator's resource is not lowered)
     return found
 
 
