@@ -37,8 +37,8 @@ _FLOORS = ("types", "framework", "ops", "runtime", "autograph", "function", "aut
 LAZY_ROOMS = (
     # file formats, codecs, Example parsing, summaries, ONNX; the CSV and profiler writers
     "io", "data.csv", "runtime.xplane",
-    # the compiled tier's block runner (imported when a kernel compiles)
-    "runtime.blocked_map",
+    # the compiled tier's block runner and compiled regions (imported when a kernel compiles)
+    "runtime.blocked_map", "runtime.regions",
     # whole features: tf.data, tf.distribute, tf.sparse, tf.strings, tf.signal, tf.image
     "data", "distribute", "ops.sparse", "ops.strings", "ops.signal", "ops.signal_transforms", "ops.image",
     "ops.fingerprints", "ops.ragged.bincount",

@@ -137,7 +137,12 @@ class ConcreteFunction:
                 return
             self._countdown_rest = 0
         lowered = _jit.worth_tiering(self)     # before asking for numba: a small graph never imports it
-        if lowered is None or tiering.numba_module() is None:
+        if lowered is None:
+            if (self._lowering[1] is not None and tiering.holds_loop(self.graph)
+                    and tiering.numba_module() is not None):     # regions pay for loops only (jit_compile.py)
+                _jit.regions_in_background(self, self._switch_to_regions)
+            return
+        if tiering.numba_module() is None:
             return
         numpy_fn = self._executable()
 
@@ -145,6 +150,9 @@ class ConcreteFunction:
             self._fn = tiering.guarded(runner, numpy_fn)
 
         tiering.compile_in_background(lowered, list(arrays) + list(captures), switch)
+
+    def _switch_to_regions(self, runner):
+        self._fn = runner
 
     def _capture_values(self):
         if self._captures is None:
