@@ -282,7 +282,9 @@ def build_while(init, specs, cond_graph, keep_going, body_graph, body_out, maxim
     name = name or "while"
     attrs["lead"] = _loop_lead_constants(name, maximum_iterations)
     opdef = WHILE if (_has_stateful(cond_graph) or _has_stateful(body_graph)) else STATELESS_WHILE
-    return apply(opdef, inputs, attrs, name)
+    outs = apply(opdef, inputs, attrs, name)
+    # a loop of no variables (a body that only updates variables) has no outputs: apply returns its op
+    return outs if init else []
 
 
 def _loop_lead_constants(name, maximum_iterations):
