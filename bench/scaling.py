@@ -217,20 +217,6 @@ def fit(lib, impl, sizes):
     return rows
 
 
-def _ten_op_chain(x, tf):
-    """bench/workloads.py's memory-bound chain (kept in step with it)."""
-    y = x * 1.5
-    y = y + 2.0
-    y = y * y
-    y = y - 1.0
-    y = y / 3.0
-    y = tf.abs(y)
-    y = y + x
-    y = y * 0.5
-    y = tf.maximum(y, 0.1)
-    return y - 0.01
-
-
 def _peak_beyond(fn, x):
     """Bytes allocated at the peak of one fn(x) call beyond what was live before it (tracemalloc)."""
     import tracemalloc
@@ -253,6 +239,8 @@ def memory(lib, impl, sizes):
     if impl != "tensorflux":
         return []   # tracemalloc sees Python's allocators only: TensorFlow's and XLA's buffers are not in it
     import importlib.util
+
+    from workloads import ten_op_chain as _ten_op_chain
     compiled_too = importlib.util.find_spec("numba") is not None
     rows = []
     for n in sizes:

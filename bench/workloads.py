@@ -291,20 +291,25 @@ def tracing_time(tf):
 _BIG = np.random.RandomState(0).rand(4_000_000).astype(np.float32)
 
 
+def ten_op_chain(x, tf):
+    """The memory-bound chain of 10 elementwise ops (also scaling.py's memory table)."""
+    y = x * 1.5
+    y = y + 2.0
+    y = y * y
+    y = y - 1.0
+    y = y / 3.0
+    y = tf.abs(y)
+    y = y + x
+    y = y * 0.5
+    y = tf.maximum(y, 0.1)
+    return y - 0.01
+
+
 @workload("10 elementwise ops on [4M], traced", "memory-bound")
 def big_chain(tf):
     @tf.function
     def f(x):
-        y = x * 1.5
-        y = y + 2.0
-        y = y * y
-        y = y - 1.0
-        y = y / 3.0
-        y = tf.abs(y)
-        y = y + x
-        y = y * 0.5
-        y = tf.maximum(y, 0.1)
-        return y - 0.01
+        return ten_op_chain(x, tf)
     x = tf.constant(_BIG)
     return median_time(lambda: f(x), 5, repeat=5, warmup_seconds=_STEADY), f(x)
 
