@@ -87,7 +87,10 @@ def test_a_hot_function_holding_a_loop_tiers_up_to_regions():
     assert _bits(v.numpy()) == _bits(ref.numpy())
 
 
-def test_a_hot_loop_free_function_keeps_its_numpy_code():
+def test_a_hot_loop_free_function_keeps_its_numpy_code(monkeypatch):
+    from tensorflux._src.runtime import regions, tiering
+    started = []
+    monkeypatch.setattr(regions, "compile_in_background", lambda *args: started.append(args))
     m = tf.constant(_M)
 
     @tf.function
@@ -95,8 +98,7 @@ def test_a_hot_loop_free_function_keeps_its_numpy_code():
         y = tf.reshape(tf.matmul(tf.reshape(x, [1, 4]), m), [4])
         return ((y * 2.0 + 1.0) * y - 3.0) / 7.0 + y
     x = tf.constant([0.5, 1.5, -1.0, 2.0])
-    for _ in range(400):
+    for _ in range(tiering.threshold() + 5):     # past the point where a hot function is looked at
         f(x)
-    time.sleep(0.5)
-    f(x)
-    assert not _runs_regions(f, x)
+    assert f.get_concrete_function(x)._lowering is not None, "the function was never looked at for tiering"
+    assert not started and not _runs_regions(f, x)

@@ -137,10 +137,8 @@ class ConcreteFunction:
                 return
             self._countdown_rest = 0
         lowered = _jit.worth_tiering(self)     # before asking for numba: a small graph never imports it
-        if lowered is None:
-            if (self._lowering[1] is not None and tiering.holds_loop(self.graph)
-                    and tiering.numba_module() is not None):     # regions pay for loops only (jit_compile.py)
-                _jit.regions_in_background(self, self._switch_to_regions)
+        if lowered is None:      # not whole: compiled regions, for a function holding a loop (jit_compile.py)
+            _jit.regions_in_background(self, self._switch_to_regions)
             return
         if tiering.numba_module() is None:
             return

@@ -57,10 +57,10 @@ def worth_tiering(cf):
 
 
 def regions_in_background(cf, switch):
-    """For a hot function that does not lower whole: when it holds a loop, its compiled regions are
-    planned and built in a background thread and `switch(runner)` is called with them; else nothing."""
-    problem = _lower(cf)[1]
-    if problem is None or not tiering.holds_loop(cf.graph):
+    """For a hot function that does not lower whole: when it holds a loop and numba is installed, its
+    compiled regions are planned and built in a background thread and `switch(runner)` is called with
+    them; else nothing (numba is asked for last: a loop-free function never imports it)."""
+    if _lower(cf)[1] is None or not tiering.holds_loop(cf.graph) or tiering.numba_module() is None:
         return
     from ..runtime import regions    # here, not at import: only a hot function with a loop needs it
     graph, outputs = cf.graph, list(cf._trace.flat_outputs)
