@@ -144,25 +144,19 @@ def _exp_loop(x, out):
         out[i] = _expf(x[i])
 
 
-def _row_top(row, n):
-    """The row's maximum, or NaN when the row holds a NaN (the callers then leave the block to NumPy)."""
-    top = row[0]
-    for j in range(n):
-        v = row[j]
-        if v != v:
-            return v
-        if v > top:
-            top = v
-    return top
-
-
 def _softmax_rows_fused(x, out):
     """out = exp(x - max(x)) / sum(...) row by row in one pass per row; False if a row holds NaN or its
     max is infinite."""
     n = x.shape[1]
     for r in range(x.shape[0]):
         row = x[r]
-        top = _row_top(row, n)
+        top = row[0]
+        for j in range(n):
+            v = row[j]
+            if v != v:
+                return False
+            if v > top:
+                top = v
         if not np.isfinite(top):
             return False
         target = out[r]
@@ -179,7 +173,13 @@ def _shift_rows(x, out):
     n = x.shape[1]
     for r in range(x.shape[0]):
         row = x[r]
-        top = _row_top(row, n)
+        top = row[0]
+        for j in range(n):
+            v = row[j]
+            if v != v:
+                return False
+            if v > top:
+                top = v
         if not np.isfinite(top):
             return False
         target = out[r]
@@ -256,7 +256,7 @@ def _exp_samples():
 def _compile(numba):
     namespace = dict(_pairwise.__globals__)
     namespace.update(_intrinsics(numba))
-    for helper in (_split, _pairwise_block, _pairwise_1, _pairwise_2, _pairwise_3, _pairwise, _row_top):
+    for helper in (_split, _pairwise_block, _pairwise_1, _pairwise_2, _pairwise_3, _pairwise):
         namespace[helper.__name__] = numba.njit(cache=True)(type(helper)(helper.__code__, namespace, helper.__name__))
     namespace["_expf"] = numba.njit(inline="always", error_model="numpy")(
         type(_expf)(_expf.__code__, namespace, "_expf"))
