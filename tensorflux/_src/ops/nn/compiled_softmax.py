@@ -168,6 +168,8 @@ def _softmax_rows_fused(x, out):
     return True
 
 
+# The row-max loop is written out again here: a helper shared with _softmax_rows_fused measured 3-9 %
+# slower as a call and ~25 % inlined (numba compiled the row loops differently).
 def _shift_rows(x, out):
     """out = x - max(x) row by row; False if a row holds NaN or its max is infinite."""
     n = x.shape[1]
