@@ -31,6 +31,8 @@ import time
 
 import numpy as np
 
+from .. import jit
+
 __all__ = ["gemm", "gemm_tn", "matmul", "worker_count", "usable_workers", "run_blocks", "keep_blocks_on_this_thread",
            "PARALLEL_MIN_FLOPS", "MID_MIN_FLOPS", "two_row_blocks"]
 
@@ -67,7 +69,7 @@ _MID_RECENT = 5                # times kept per way and shape
 _MID_SHAPES_KEPT = 1024
 _mid_times = {}                # (m, k, n, dtype char) -> [recent whole, recent split, countdown, interval]
 
-_state = {"blas": None, "workers": None, "queue": None, "row_period": {}, "mid": None}
+_state = {"blas": None, "workers": None, "queue": None, "row_period": {}, "mid": None, "spinner": None}
 _lock = threading.Lock()
 # Per thread: True on a thread that computes its products' blocks itself (a replica of a strategy whose
 # replicas run at once already keep the cores busy: sharing out would queue them behind each other).
@@ -152,6 +154,7 @@ def _forget_helpers():
     _state["workers"] = None
     _state["queue"] = None
     _state["mid"] = None
+    _state["spinner"] = None     # its compiled loops are kept (jit's table): a new helper starts with them
 
 
 if hasattr(os, "register_at_fork"):
@@ -302,6 +305,42 @@ def _mid_helper():
     return helper
 
 
+# With numba (`[jit]`), a helper that waits outside the GIL, polling, takes the mid-size products' second
+# blocks instead (gemm_spinner: handed over in about a microsecond instead of 20-40). Its loops are
+# compiled in the background once this many mid-size products ran (split or whole: a split that loses
+# to the sleeping helper's wake-up is tried ever less often); until then `_MidHelper` serves.
+SPINNER_AFTER = 32
+_SPINNER_KEY = "gemm_spinner"
+_spinner_requests = [0]
+
+
+def _build_spinner(numba):
+    from . import gemm_spinner    # here: only a process that splits mid-size products needs it
+    return gemm_spinner.build(numba, _openblas_function)
+
+
+def _spinner():
+    """The polling helper (gemm_spinner.Spinner) once its loops are built, else None (never waits)."""
+    spinner = _state["spinner"]
+    if spinner is not None:
+        return spinner
+    loops = jit.built(_SPINNER_KEY)
+    if loops is None:
+        return None
+    with _lock:
+        if _state["spinner"] is None:
+            from . import gemm_spinner
+            _state["spinner"] = gemm_spinner.Spinner(loops)
+    return _state["spinner"]
+
+
+def _balanced_cut(m, period):
+    """The first multiple of `period` from half of m rows on (the caller's block, which starts first, is the
+    larger: [60, 784] @ [784, 128] measured 98 µs cut at 36 rows, 127 µs at 24), leaving the second block
+    two rows at least (one row would run OpenBLAS's matrix-vector kernel: other bits)."""
+    return min(-(-m // (2 * period)) * period, (m - 2) // period * period)
+
+
 # Each mid-size shape keeps the row where its two blocks meet (a multiple of the kernel's row period, so
 # the bits never depend on it), moved one period at a time so that the helper's block, which starts a
 # wake-up later, ends just before the caller's: when the caller waited for the helper, the caller takes
@@ -312,6 +351,9 @@ _mid_cuts = {}
 def two_row_blocks(a, b, period):
     """`a @ b` (2-D, [m >= 2·period, k] @ [k, n > 1]) in two blocks of rows cut at a multiple of `period`,
     the second on a helper thread: np.matmul's bits when `period` is the kernel's (see MID_MIN_FLOPS)."""
+    if np.may_share_memory(a, b):
+        # NumPy computes a matrix times its own transpose with syrk, whose bits a split gemm does not give.
+        return np.matmul(a, b)
     m = a.shape[0]
     out = np.empty((m, b.shape[1]), np.result_type(a, b))
     last = (m - 2) // period * period              # the helper's block keeps two rows or more
@@ -321,6 +363,15 @@ def two_row_blocks(a, b, period):
         # The caller takes the first block at once, the helper the second after waking: the first is
         # the larger.
         cut = min(-(-(m * 11 // 20) // period) * period, last)
+    if usable_workers() > 1:
+        spinner = _spinner()
+        if spinner is not None and type(a) is np.ndarray and type(b) is np.ndarray and spinner.busy.acquire(False):
+            try:
+                done = spinner.two_blocks(a, b, out, _balanced_cut(m, period))
+            finally:
+                spinner.busy.release()
+            if done:
+                return out
     helper = _mid_helper() if usable_workers() > 1 else None
     if helper is None or not helper.busy.acquire(False):
         np.matmul(a[:cut], b, out=out[:cut])
@@ -354,7 +405,19 @@ def _mid_product(a, b, period):
     product's bits) or whole, whichever this shape's timer finds faster (see MID_PROBE_EVERY)."""
     m, k = a.shape
     n = b.shape[1]
-    key = (m, k, n, a.dtype.char)
+    if _spinner_requests[0] < SPINNER_AFTER:
+        _spinner_requests[0] += 1
+        if _spinner_requests[0] == SPINNER_AFTER:
+            jit.build_in_background(_SPINNER_KEY, _build_spinner, "tensorflux-build-gemm-spinner")
+    spinner = _spinner() if usable_workers() > 1 and not getattr(_this_thread, "alone", False) else None
+    if spinner is not None and not spinner.polling():
+        # The polling helper went to sleep (no product for a millisecond): waking an idle core took 100-700
+        # µs on this machine, more than the split saves. This product runs whole while the helper wakes,
+        # so that the products after it (a training step's next layer or gradient) find it polling.
+        spinner.rouse()
+        return np.matmul(a, b)
+    # The split's times with the polling helper are kept apart from those with the sleeping one.
+    key = (m, k, n, a.dtype.char) if spinner is None else (m, k, n, a.dtype.char, "polling")
     times = _mid_times.get(key)
     if times is None:
         if len(_mid_times) >= _MID_SHAPES_KEPT:
