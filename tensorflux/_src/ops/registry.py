@@ -96,7 +96,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "allowed", "same_dtype", "input_names",
-                 "list_input", "multi", "allowed_np", "none_grads", "inplace", "__weakref__")
+                 "list_input", "multi", "allowed_np", "none_grads", "inplace", "fresh_output", "__weakref__")
 
     def __init__(self, name, infer, kernel, grad=None, stateful=False, allowed=None, same_dtype=False,
                  input_names=("x", "y", "z"), multi=False, list_input=None):
@@ -115,6 +115,9 @@ class OpDef:
         # A NumPy ufunc computing this op that may write into a dead input buffer (`out=`) in generated
         # code; set only where `ufunc(*arrays, out=a)` equals the kernel exactly.
         self.inplace = None
+        # True where the kernel always returns an array of its own (never an input, a view of one or a
+        # cached value): generated code may then let a later ufunc op write into it once it is dead.
+        self.fresh_output = False
         if dict.__contains__(OPS, name) and OPS[name] is not self:
             raise ValueError(f"Op {name!r} is defined twice")
         OPS[name] = self

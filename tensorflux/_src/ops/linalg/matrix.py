@@ -97,6 +97,7 @@ def _matmul_grad(op, grad):
 
 MATMUL = OpDef("MatMul", _infer_matmul, _matmul_kernel, same_dtype=True, allowed=_MATMUL_TYPES,
                input_names=("a", "b"), grad=_matmul_grad)
+MATMUL.fresh_output = True     # every path above returns a product array of its own
 
 
 # -- BatchMatMulV2 ----------------------------------------------------------------------------------
