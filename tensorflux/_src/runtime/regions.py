@@ -25,10 +25,10 @@ value of another layout, e.g. a transposed view from a NumPy step, takes the fal
     run = regions.compile_now(plan)                     # or compile_in_background(plan, done)
     run(*arguments, *captures) == generated_code(*arguments, *captures)
 
-Not yet called by ConcreteFunction's tiering (function/concrete.py `_tier_up`): when the whole graph does
-not lower (`jit_compile.worth_tiering` gives None) and holds a loop or enough work, it would call
-`compile_in_background(lambda: plan(self.graph, self._trace.flat_outputs, self.graph.inputs), switch)`
-with `switch` setting `self._fn` to the runner.
+Called from function/jit_compile.py: under `jit_compile=True` when the whole graph does not lower
+(`_regions_now`), and by ConcreteFunction's tiering for a hot function holding a loop
+(`regions_in_background`). A While or If is one op here: lowered whole inside a region, or one
+interpreter step when any op of its bodies does not lower (regions are not cut inside its bodies).
 """
 import logging
 import threading
