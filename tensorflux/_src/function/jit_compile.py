@@ -71,7 +71,8 @@ def _regions_now(cf):
     """The compiled-regions runner of `cf` built now, or None (no region worth it, no numba, a failure)."""
     from ..runtime import regions
     try:
-        region_plan = regions.plan(cf.graph, list(cf._trace.flat_outputs), list(cf.graph.inputs))
+        region_plan = regions.plan(cf.graph, list(cf._trace.flat_outputs), list(cf.graph.inputs),
+                                   inside_control_flow=True)
         return None if region_plan is None else regions.compile_now(region_plan)
     except Exception as e:   # numba could not type a region: the NumPy path gives the same values
         logger.debug("tensorflux: compiling the regions of %s failed: %s", cf.name, e)

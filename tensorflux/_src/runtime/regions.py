@@ -27,8 +27,10 @@ value of another layout, e.g. a transposed view from a NumPy step, takes the fal
 
 Called from function/jit_compile.py: under `jit_compile=True` when the whole graph does not lower
 (`_regions_now`), and by ConcreteFunction's tiering for a hot function holding a loop
-(`regions_in_background`). A While or If is one op here: lowered whole inside a region, or one
-interpreter step when any op of its bodies does not lower (regions are not cut inside its bodies).
+(`regions_in_background`). A While or If is one op here: lowered whole inside a region when every op
+of its graphs lowers; otherwise one interpreter step, whose condition, body and branches are cut into
+regions of their own under `jit_compile=True` (a MatMul in a loop body keeps the loop in Python while
+the body's elementwise stretches run compiled on each iteration; see _nested_plans).
 """
 import logging
 import threading
@@ -42,6 +44,9 @@ __all__ = ["plan", "compile_now", "compile_in_background", "RegionPlan", "MIN_RE
 logger = logging.getLogger("tensorflux")
 
 MIN_REGION_WORK = 4    # ops (a While loop counts 100) below which a region stays on the interpreter
+# The graphs of an op the interpreter runs as Python control flow, in the order of its step's plans.
+_NESTED_GRAPHS = {"While": ("cond_graph", "body_graph"), "StatelessWhile": ("cond_graph", "body_graph"),
+                  "If": ("then_graph", "else_graph"), "StatelessIf": ("then_graph", "else_graph")}
 
 
 class _RegionOp:
@@ -66,18 +71,25 @@ class _Region:
 
 
 class RegionPlan:
-    """The steps of one graph: `regions` to compile, and the op list they are cut from."""
+    """The steps of one graph: `regions` to compile, the op list they are cut from, and `nested`:
+    id(op) -> (its graphs, their RegionPlans or None) for each If/While left to the interpreter whose
+    graphs hold regions of their own."""
 
-    __slots__ = ("ops", "outputs", "inputs", "regions", "work")
+    __slots__ = ("ops", "outputs", "inputs", "regions", "nested", "work")
 
-    def __init__(self, ops, outputs, inputs, regions):
+    def __init__(self, ops, outputs, inputs, regions, nested=None):
         self.ops, self.outputs, self.inputs, self.regions = ops, outputs, inputs, regions
+        self.nested = nested or {}
         self.work = sum(r.lowered.work for r in regions)
+        for graphs, plans in self.nested.values():
+            # a loop's condition and body run many times: counted as a While is by the lowering
+            self.work += sum(p.work for p in plans if p is not None) * (100 if "body_graph" in graphs else 1)
 
 
-def plan(graph, outputs, inputs):
+def plan(graph, outputs, inputs, inside_control_flow=False):
     """The RegionPlan of `graph` computing `outputs` from `inputs` (its placeholders), or None when no
-    region is worth compiling or some op can run only through generated code."""
+    region is worth compiling or some op can run only through generated code. `inside_control_flow`: the
+    graphs of an If/While left to the interpreter are cut into regions too (see _nested_plans)."""
     ops, outputs = passes.run_all(graph, list(outputs))
     if any(op.type not in ("Placeholder", "Const") and interpret._step(op)[0] is None for op in ops):
         return None
@@ -114,11 +126,32 @@ def plan(graph, outputs, inputs):
             continue
         if lowered.exact and lowered.work >= MIN_REGION_WORK:
             regions.append(graph_view.region(members, lowered, f"region{len(regions)}"))
-    if not regions:
+    nested = _nested_plans(ops, regions) if inside_control_flow else {}
+    if not regions and not nested:
         return None
     order = {id(op): k for k, op in enumerate(ops)}
     regions.sort(key=lambda r: order[id(r.members[0])])
-    return RegionPlan(ops, outputs, inputs, regions)
+    return RegionPlan(ops, outputs, inputs, regions, nested)
+
+
+def _nested_plans(ops, regions):
+    """The region plans of the graphs of each If/While outside `regions` (left to the interpreter).
+
+    Only `jit_compile=True` asks for them: the loop then runs on the interpreter, whose steps cost more
+    than the generated code's lines. Measured, 100 iterations of a body with a MatMul and six elementwise
+    ops: x [3, 4] 6.7 ms on the NumPy path, 8.2 ms in regions; [64, 64] 3.65 -> 3.43 ms; [64, 256]
+    18.7 -> 17.1 ms. Automatic tiering, which must never slow a function down, keeps the generated code."""
+    inside = {id(op) for r in regions for op in r.members}
+    nested = {}
+    for op in ops:
+        keys = _NESTED_GRAPHS.get(op.type)
+        if keys is None or id(op) in inside:
+            continue
+        graphs = tuple(op.attrs[k] for k in keys)
+        plans = tuple(plan(g, g.outputs, g.inputs, True) for g in graphs)
+        if any(p is not None for p in plans):
+            nested[id(op)] = (graphs, plans)
+    return nested
 
 
 def _ordered(op):
@@ -253,8 +286,9 @@ def _sample(t):
     return np.zeros([1 if d is None else d for d in t.shape.as_list()], dtype)
 
 
-def _assemble(region_plan, runners):
-    """The interpreter's runner of the whole graph with each region's step calling its kernel."""
+def _assemble(region_plan, runners, nested_steps):
+    """The interpreter's runner of the whole graph with each region's step calling its kernel, and each
+    If/While of `nested_steps` (id(op) -> the interpreter plans of its graphs) running those plans."""
     by_first = {id(r.members[0]): (r, run) for r, run in zip(region_plan.regions, runners)}
     skipped = {id(op) for r in region_plan.regions for op in r.members}
     steps = []
@@ -265,7 +299,7 @@ def _assemble(region_plan, runners):
             steps.append([interpret._KERNEL_MULTI, region.step, run, None])
         elif id(op) not in skipped:
             kind, payload = interpret._step(op)
-            steps.append([kind, op, payload, None])
+            steps.append([kind, op, nested_steps.get(id(op), payload), None])
     interpret._plan_frees(steps, region_plan.outputs)
     graph_plan = interpret._Plan([tuple(s) for s in steps], [id(t) for t in region_plan.outputs],
                                  [id(t) for t in region_plan.inputs])
@@ -285,7 +319,18 @@ def _compile_all(region_plan, numba):
         cell["guarded"] = guarded
         runners.append(guarded)
         cells.append(cell)
-    run = _assemble(region_plan, runners)
+    nested_steps = {}
+    for key, (graphs, plans) in region_plan.nested.items():
+        inner = []
+        for graph, graph_regions in zip(graphs, plans):
+            if graph_regions is None:
+                inner.append(interpret.plan(graph, graph.outputs, graph.inputs))
+            else:
+                nested_run = _compile_all(graph_regions, numba)
+                runners.extend(nested_run.regions)
+                inner.append(nested_run.graph_plan)
+        nested_steps[key] = tuple(inner)
+    run = _assemble(region_plan, runners, nested_steps)
     for cell in cells:
         cell["plan"] = run.graph_plan
     return run
