@@ -9,7 +9,9 @@ loop runs at memory speed.
 """
 import numpy as np
 
-__all__ = ["build"]
+from .. import jit
+
+__all__ = ["build", "build_columns", "build_small_columns"]
 
 _F = np.float32
 
@@ -82,19 +84,21 @@ def leaf_rows_loop(x, out):
 
 
 def columns_loop(x, out):
-    """x: (outer, rows, inner) -> out (outer, inner): `eigen_sum._sum_columns`, output by output."""
+    """x: (outer, rows, inner) -> out (outer, inner): `eigen_sum._sum_columns`, output by output. Packed
+    outputs come from the four accumulators alone; only the others take the running sum (each output's
+    additions are the same whichever loop computes them)."""
     outer, rows, inner = x.shape
     unrolled = rows - rows % 4
     size = outer * inner
     four = rows >= 16 and inner >= 8
     acc = np.zeros((4, inner), _F)
     for o in range(outer):
-        for c in range(inner):
-            out[o, c] = _F(0.0)
-        for j in range(rows):
-            for c in range(inner):
-                out[o, c] = _F(out[o, c] + x[o, j, c])
         if not four:
+            for c in range(inner):
+                out[o, c] = _F(0.0)
+            for j in range(rows):
+                for c in range(inner):
+                    out[o, c] = _F(out[o, c] + x[o, j, c])
             continue
         for k in range(4):
             for c in range(inner):
@@ -110,7 +114,11 @@ def columns_loop(x, out):
                 t = _F(_F(_F(acc[0, c] + acc[1, c]) + acc[2, c]) + acc[3, c])
                 for j in range(unrolled, rows):
                     t = _F(t + x[o, j, c])
-                out[o, c] = t
+            else:
+                t = _F(0.0)
+                for j in range(rows):
+                    t = _F(t + x[o, j, c])
+            out[o, c] = t
 
 
 def build(numba):
@@ -125,3 +133,29 @@ def build_columns(numba):
     compiled = numba.njit(nogil=True, error_model="numpy")(columns_loop)
     compiled.compile((numba.float32[:, :, ::1], numba.float32[:, ::1]))
     return compiled
+
+
+def small_columns_loop(x, out):
+    """`columns_loop`, then whether any output is NaN. Where two different NaNs meet, which one an addition
+    keeps depends on its operand order, which LLVM may commute and NumPy's SIMD and remainder loops pick
+    differently (TensorFlow 2.21 agrees with the NumPy form on the cases checked): the caller recomputes a
+    NaN-bearing result with the NumPy form. Every other output is exactly the NumPy form's (same additions
+    in the same order; a non-NaN sum does not depend on operand order)."""
+    columns_loop(x, out)
+    outer, inner = out.shape
+    for o in range(outer):
+        for c in range(inner):
+            if out[o, c] != out[o, c]:
+                return True
+    return False
+
+
+def build_small_columns(numba):
+    """A builder for `jit.HotOnSmall`: the entry point of `small_columns_loop` for (outer, rows, inner)
+    C-contiguous float32 arrays, cached on disk (it inlines nothing from other files). It skips the
+    dispatcher's type checks, so callers pass exactly that layout."""
+    loop = numba.njit(nogil=True, error_model="numpy", cache=True)(columns_loop)
+    namespace = dict(small_columns_loop.__globals__, columns_loop=loop)
+    fn = type(small_columns_loop)(small_columns_loop.__code__, namespace, "small_columns_loop")
+    compiled = numba.njit(nogil=True, error_model="numpy", cache=True)(fn)
+    return jit.entry_point(compiled, (numba.float32[:, :, ::1], numba.float32[:, ::1]))

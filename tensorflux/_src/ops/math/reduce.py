@@ -39,7 +39,15 @@ def _prod_kernel(x, axis=None, keepdims=False):
 
 def _mean_kernel(x, axis=None, keepdims=False):
     axes = _reduction_axes(x, axis)
-    count = x.size if axes is None else int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    if axes is None:
+        count = x.size
+    else:   # a Python product: np.prod of a list costs ~5 us, a sixth of a small float32 Mean
+        count = 1
+        shape = x.shape
+        for a in axes:
+            count *= shape[a]
+    if count and x.dtype is _FLOAT32:   # TensorFlow's sum (Eigen's order of additions) divided by the count
+        return _eigen_sum.reduce_mean(x, axes, keepdims, count)
     if x.dtype.kind in "iu":
         total = np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
         if count == 0:
