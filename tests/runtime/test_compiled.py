@@ -368,22 +368,32 @@ def test_ten_op_chain_allocates_only_its_result(size):
             return y - 0.01
         one_op = tf.function(lambda x: x * 1.5 + 0.0, jit_compile=True)
         x = tf.constant(np.random.RandomState(0).rand({size}).astype(np.float32))
-        counts = []
+        from tensorflux._src.runtime import blocked_map
+        seen = []
         for g in (f, one_op):
             g(x)
-            before = rtsys.get_allocation_stats()
-            g(x)
-            after = rtsys.get_allocation_stats()
-            counts += [after.alloc - before.alloc, after.free - before.free]
-        print(*counts)
+            calls = {{}}
+            for _ in range(12):
+                before, runs = rtsys.get_allocation_stats(), dict(blocked_map.RUNS)
+                g(x)
+                after = rtsys.get_allocation_stats()
+                # numba makes a record per array slice a thread is passed: the count depends on whether the
+                # call ran in blocks and how many helpers took part, which the load decides
+                way = tuple(blocked_map.RUNS[k] - runs[k] for k in ("blocks", "shared"))
+                calls.setdefault(way, after.alloc - before.alloc)
+            seen.append(calls)
+        common = sorted(set(seen[0]) & set(seen[1]))
+        print(*(seen[0][common[0]], seen[1][common[0]]) if common else (-1, -1))
     """)
     env = dict(os.environ, NUMBA_NRT_STATS="1")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    chain_allocs, chain_frees, one_allocs, one_frees = map(int, out.stdout.split()[-4:])
-    # As many allocations as a single op: the ten ops make no intermediate array at all, so the peak is
-    # the input and one result. The serial kernel (2^19 floats) allocates its result and numba's record
-    # of the argument; the blocked one (2^22, runtime/blocked_map.py) gets its result from NumPy and
-    # numba makes a record per array slice it is passed (test_blocked_map.py measures the bytes).
+    chain_allocs, one_allocs = map(int, out.stdout.split()[-2:])
+    if chain_allocs < 0:
+        pytest.skip("no call of the chain and of one op had as many helpers taking part (a loaded machine)")
+    # As many allocations as a single op run the same way: the ten ops make no intermediate array at
+    # all, so the peak is the input and one result. The serial kernel (2^19 floats) allocates its result and
+    # numba's record of the argument; the blocked one (2^22, runtime/blocked_map.py) gets its result from
+    # NumPy and numba makes a record per array slice it is passed (test_blocked_map.py measures the bytes).
     assert chain_allocs == one_allocs
     if size < lowering.PARALLEL_MIN_ELEMENTS:
         assert chain_allocs <= 2
