@@ -154,11 +154,18 @@ def _assign_kernel(resource, value):
 
 
 def _update_kernel(ufunc):
+    # Every training step runs one of these per variable: the checks are inlined attribute compares, the
+    # error paths called only on a mismatch.
     def kernel(resource, delta):
-        _check_dtype(resource, delta)
+        if delta.dtype != resource.dtype:
+            _check_dtype(resource, delta)
         with resource.lock:  # read-modify-write: no other update may store between the read and the store
             old = resource.value
-            if np.shape(old) != delta.shape:
+            try:
+                shape = old.shape
+            except AttributeError:  # an uninitialised variable's None: reported as before
+                shape = np.shape(old)
+            if shape != delta.shape:
                 raise errors.InvalidArgumentError(
                     None, None, f"Cannot update variable with shape {_dims(np.shape(old))} using a Tensor "
                                 f"with shape {_dims(delta.shape)}, shapes must be equal.")
