@@ -5,6 +5,8 @@ Ops TensorFlow implements as one kernel keep its op type; functions TensorFlow c
 math ops in Python are one fused NumPy kernel here, under a descriptive op name: same values, dtypes and
 errors, fewer graph nodes.
 """
+import math
+
 import numpy as np
 
 from ...framework import errors
@@ -18,6 +20,7 @@ from ..random.seeds import _stream
 from ..convert import convert_to_tensor
 from ..infer import broadcast_shape
 from ..registry import OpDef, apply, constant_value
+from . import compiled_dropout
 from .activations import _HALF_TO_DOUBLE, _NARROW, _blockable, _widen, by_blocks
 from ..shapes.common import fmt_shape as _dims_text
 
@@ -112,11 +115,75 @@ def _noise_dims(x, noise_shape):
     return dims
 
 
+_THRESHOLDS = {}      # float32 rate -> its word threshold (a training loop uses one or two rates)
+
+
+def _word_threshold(rate):
+    """The 32-bit word from which NumPy's float32 draw, (u >> 8)·2^-24, is >= float32(rate); 2^32 (no
+    word) for NaN and rates above 1 - 2^-24 (as `_float32_unit_at_least` decides)."""
+    threshold = _THRESHOLDS.get(rate)
+    if threshold is None:
+        r = np.float32(rate)
+        steps = math.ceil(float(r) * 2 ** 24) if r == r else 2 ** 24
+        threshold = 0 if steps <= 0 else (1 << 32) if steps >= 2 ** 24 else steps << 8
+        if len(_THRESHOLDS) >= 64:
+            _THRESHOLDS.clear()
+        if rate == rate:                  # NaN keys would never be found again
+            _THRESHOLDS[rate] = threshold
+    return threshold
+
+
+def _compiled_dropout(x, rate, scale, dims, stream):
+    """The output and mask from the compiled loops (compiled_dropout.py), or None when they are not
+    built (numba missing, the op not hot yet) or the generator is not NumPy's PCG64."""
+    bitgen = stream.generator.bit_generator
+    if type(bitgen) is not np.random.PCG64:
+        return None
+    loops = compiled_dropout.kernels()
+    pair = loops.get(x.dtype) if loops is not None else None     # native float32/float64 only
+    if pair is None:
+        return None
+    fused, keep_loop = pair
+    state = bitgen.ctypes.state_address     # NumPy's pcg64_state, through its public ctypes interface
+    limit = _word_threshold(rate) if x.dtype == np.float32 else rate
+    s = x.dtype.type(scale)
+    if dims == x.shape:
+        out, mask = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+        flat = x.reshape(-1)
+        if not (flat.flags.c_contiguous and flat.flags.aligned):     # what the loop was compiled for
+            flat = flat.copy()
+        with bitgen.lock:                   # as NumPy's own draws: one thread at a time on a generator
+            fused(flat, out.reshape(-1), mask.reshape(-1), state, limit, s)
+        return out, mask
+    keep = np.empty(dims, bool)
+    with bitgen.lock:
+        keep_loop(keep.reshape(-1), state, limit)
+    return _apply_keep(x, keep, s, dims)
+
+
+def _apply_keep(x, keep, s, dims):
+    """x·s where kept, +0.0 elsewhere, and the mask s or +0.0, `keep` of the draw's shape `dims`."""
+    bits = _SAME_SIZE_INT[x.dtype.itemsize]
+    ones = np.negative(keep, dtype=bits)      # True -> -1 (all bits set), False -> 0
+    out = np.multiply(x, s)
+    if out.ndim == 0:                    # a 0-d x gives a NumPy scalar, which has no view
+        out = np.asarray(out)
+    # The second output is this draw's multiplier (0 or 1/(1 - rate)), so the gradient reuses the mask.
+    mask = np.bitwise_and(ones, np.asarray(s).view(bits)).view(x.dtype)
+    if dims != x.shape:                  # a noise_shape: the draw's shape, broadcast
+        ones, mask = np.broadcast_to(ones, x.shape), np.broadcast_to(mask, x.shape)
+    np.bitwise_and(out.view(bits), ones, out=out.view(bits))
+    return out, mask
+
+
 def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
     dims = _noise_dims(x, noise_shape)
     rate = float(rate)
     scale = 1.0 / (1.0 - rate) if rate < 1 else 0.0
     if x.dtype.kind == "f" and x.dtype not in _NARROW:
+        compiled = _compiled_dropout(x, rate, scale, dims, stream)
+        if compiled is not None:
+            return compiled
         # The same values as the select below, without its float64 temporaries (x·scale rounds the Python
         # float scale to x's dtype either way): a [128, 1600] float32 batch 3.2 -> 1.7 ms. The select
         # itself is a bitwise AND of each value's bits with all ones (kept) or all zeros (dropped: +0.0,
@@ -127,18 +194,7 @@ def _dropout_kernel(x, rate, noise_shape, seed, seed2, stream):
             keep = _float32_unit_at_least(stream.generator, dims, rate)    # the float draw's test, as words
         else:
             keep = np.greater_equal(stream.generator.random(dims, dtype=x.dtype), rate)
-        bits = _SAME_SIZE_INT[x.dtype.itemsize]
-        ones = np.negative(keep, dtype=bits)      # True -> -1 (all bits set), False -> 0
-        s = x.dtype.type(scale)
-        out = np.multiply(x, s)
-        if out.ndim == 0:                    # a 0-d x gives a NumPy scalar, which has no view
-            out = np.asarray(out)
-        # The second output is this draw's multiplier (0 or 1/(1 - rate)), so the gradient reuses the mask.
-        mask = np.bitwise_and(ones, np.asarray(s).view(bits)).view(x.dtype)
-        if dims != x.shape:                  # a noise_shape: the draw's shape, broadcast
-            ones, mask = np.broadcast_to(ones, x.shape), np.broadcast_to(mask, x.shape)
-        np.bitwise_and(out.view(bits), ones, out=out.view(bits))
-        return out, mask
+        return _apply_keep(x, keep, x.dtype.type(scale), dims)
     noise = _uniform_unit(stream.generator, dims, np.dtype(np.float32) if x.dtype in _NARROW else x.dtype)
     keep = noise >= rate
     out = np.where(keep, _widen(x) * scale, 0).astype(x.dtype, copy=False)
