@@ -25,6 +25,9 @@ TensorFlow 2.21 on this machine: random sizes 1..4M, every reduction layout; no 
 Everything is vectorised over rows and over the blocks of a row; only the split tree of rows longer than
 8192 values is walked in Python (a few hundred leaves for millions of values). Once sums are hot and
 numba (`[jit]`) is installed, the row reducer runs as one compiled loop (`eigen_sum_compiled.py`), bit-equal.
+Small inputs a loop repeats (a loss total, a bias gradient's axis-0 sum) get their own compiled kernels
+once hot (`jit.HotOnSmall`); the column kernel hands a NaN-bearing result back to the NumPy form, whose
+choice between two different NaNs is today's (a compiled addition may commute its operands).
 """
 import functools
 
