@@ -1,24 +1,24 @@
-"""Dropout's draw, keep test, output and mask as one compiled loop (numba, the optional `jit` extra).
+"""Dropout's draw, keep test, output and mask as compiled loops (numba, the optional `jit` extra).
 
 The NumPy form in basic.py reads the generator's state (a dict NumPy builds on every read) to learn
 whether a 32-bit half word is pending, draws 64-bit words with `random_raw`, compares them with the keep
-threshold, then makes the output and the mask in five more NumPy calls: about 58 us for the [60, 128]
-float32 batch of a Dense layer, most of it per-call overhead. Here one loop does it all, drawing through
-the bit generator's own `next_uint64` (its public ctypes interface: a C function pointer and the state
-address it takes) and reading and writing the pending half word in NumPy's `pcg64_state`
-({pcg64_random_t *; int has_uint32; uint32_t uinteger}): the same words consumed, the same pending half
-left, the same keep test, so the same output and mask bits and the same generator state afterwards as
-the NumPy form (tests/ops/test_dropout_compiled.py compares them call after call). The layout of
-`pcg64_state` is checked against the public `state` property when the kernel is built; a NumPy whose
-layout differs, or a kernel disagreeing with the NumPy form on a trial draw, keeps the NumPy form.
+threshold, then makes the output and the mask in five more NumPy calls: about 35-58 us for the [60, 128]
+float32 batch of a Dense layer, much of it per-call overhead. Here the draw runs PCG64 itself on the
+bit generator's own state, found through NumPy's public ctypes interface (`state_address`: its
+`pcg64_state`, {pcg64_random_t *; int has_uint32; uint32_t uinteger}, the first holding the 128-bit state
+and increment): the same 128-bit steps and XSL-RR outputs, the pending half word read and left as the
+NumPy form reads and leaves it, so the same words, the same keep test, the same output and mask bits and
+the same generator state afterwards (tests/ops/test_dropout_compiled.py compares them call after call).
+The layout is checked against the public `state` property, and the loops against the NumPy form on
+trial draws, when they are built; a NumPy where either differs keeps the NumPy form.
 
 float32 values take NumPy's float draw as words (u >> 8 >= ceil(rate·2^24), see
-`random.sampling._float32_unit_at_least`); float64 values take its double, (w >> 11)·2^-53, which
-consumes one 64-bit word each and leaves the pending half alone. A kept value is x·scale, a dropped one
-+0.0 whatever x was (NaN, -0.0, inf), as the NumPy form's bitwise AND gives. Built in the background once
-the op is hot (`jit.HotOnSmall`): a [60, 128] float32 batch 58 -> ~12 us.
+`random.sampling._float32_unit_at_least`); float64 values take its double, (w >> 11)·2^-53, one 64-bit
+word each, leaving the pending half alone. A kept value is x·scale, a dropped one +0.0 whatever x was
+(NaN, -0.0, inf), as the NumPy form's bitwise AND gives. Built in the background once the op is hot
+(`jit.HotOnSmall`). Measured in one process, interleaved, CPU time: the [60, 128] float32 kernel
+34 -> 15 us (the PCG64 steps themselves, as NumPy's `random_raw` takes them, are ~11 of them).
 """
-import ctypes
 import math
 
 import numpy as np
@@ -31,55 +31,61 @@ __all__ = ["kernels", "generator_state"]
 # pcg64_state: a pointer, then int has_uint32, then uint32_t uinteger (checked by `_layout_holds`).
 HAS_UINT32_OFFSET = 8
 UINTEGER_OFFSET = 12
-# A float32 keep threshold of 2^32 keeps nothing (no word reaches it): a rate of 1 - 2^-25 and above, NaN.
-KEEP_NONE = 1 << 32
 # PCG64's 128-bit LCG multiplier (NumPy's PCG_DEFAULT_MULTIPLIER_128); each output is the XSL-RR of the
 # state after the step.
 PCG64_MULTIPLIER = (2549297995355413924 << 64) | 4865540595714422341
 
 
+def _words32(state, n):
+    """The generator's next n 32-bit words as NumPy's float32 draw takes them: a pending high half first,
+    then the low and high halves of new 64-bit words; an unused high half is left pending."""
+    pending = 1 if _load_u32(state + HAS_UINT32_OFFSET) != 0 else 0
+    drawn = (n - pending + 1) // 2
+    buffer = np.empty(drawn + 1, np.uint64)     # a first word for the pending half, then the drawn ones
+    halves = buffer.view(np.uint32)
+    _pcg64_fill(_load_u64(state), buffer[1:], drawn)
+    start = 2
+    if pending:
+        start = 1
+        halves[1] = _load_u32(state + UINTEGER_OFFSET)
+        _store_u32(state + HAS_UINT32_OFFSET, np.uint32(0))
+    if (n - pending) % 2 == 1:
+        _store_u32(state + UINTEGER_OFFSET, halves[start + n])
+        _store_u32(state + HAS_UINT32_OFFSET, np.uint32(1))
+    return halves[start:start + n]
+
+
 def _dropout_f32(x, out, mask, state, threshold, scale):
     """out[i] = x[i]·scale or +0.0, mask[i] = scale or +0.0, kept where the i-th 32-bit word of the
-    generator (a pending high half first, then low and high halves of new 64-bit words) is >= threshold;
-    an unused high half is left pending."""
-    keep = np.empty(x.size, np.bool_)
-    _keep_f32(keep, state, threshold)
-    _select(x, keep, out, mask, scale, np.float32(0.0))
-
-
-def _select(x, keep, out, mask, scale, zero):
-    """The draw's outputs from its keep test, in a loop of its own: interleaved with the draw's serial
-    128-bit steps, the selects measured three times slower."""
-    for i in range(x.size):
-        kept = keep[i]
+    generator (`_words32`) is >= threshold."""
+    n = x.size
+    if n == 0:
+        return
+    words = _words32(state, n)
+    zero = np.float32(0.0)
+    # The selects run in a loop of their own: interleaved with the draw's serial 128-bit steps they
+    # measured three times slower.
+    for i in range(n):
+        kept = np.int64(words[i]) >= threshold
         out[i] = x[i] * scale if kept else zero
         mask[i] = scale if kept else zero
 
 
 def _keep_f32(keep, state, threshold):
-    """keep[i] = the i-th 32-bit word >= threshold: a pending high half first, then the low and high
-    halves of new 64-bit words; an unused high half is left pending."""
+    """keep[i] = the i-th 32-bit word (`_words32`) >= threshold (a noise_shape's draw)."""
     n = keep.size
     if n == 0:
         return
-    i = 0
-    if _load_u32(state + HAS_UINT32_OFFSET) != 0:
-        keep[0] = np.int64(_load_u32(state + UINTEGER_OFFSET)) >= threshold
-        _store_u32(state + HAS_UINT32_OFFSET, np.uint32(0))
-        i = 1
-    words = np.empty((n - i + 1) // 2, np.uint64)
-    _pcg64_fill(_load_u64(state), words, words.size)
-    low = np.uint64(0xFFFFFFFF)
-    high = np.uint64(32)
-    for j in range((n - i) // 2):
-        word = words[j]
-        keep[i + 2 * j] = np.int64(word & low) >= threshold
-        keep[i + 2 * j + 1] = np.int64(word >> high) >= threshold
-    if (n - i) % 2 == 1:
-        word = words[words.size - 1]
-        keep[n - 1] = np.int64(word & low) >= threshold
-        _store_u32(state + UINTEGER_OFFSET, np.uint32(word >> high))
-        _store_u32(state + HAS_UINT32_OFFSET, np.uint32(1))
+    words = _words32(state, n)
+    for i in range(n):
+        keep[i] = np.int64(words[i]) >= threshold
+
+
+def _select(x, keep, out, mask, scale, zero):
+    for i in range(x.size):
+        kept = keep[i]
+        out[i] = x[i] * scale if kept else zero
+        mask[i] = scale if kept else zero
 
 
 def _dropout_f64(x, out, mask, state, rate, scale):
@@ -206,7 +212,7 @@ def _compile(numba):
     if not _layout_holds(*_load_probes(namespace, numba)):
         return None
     jitted = {}
-    for fn in (_keep_f32, _keep_f64, _select, _dropout_f32, _dropout_f64):   # callees first
+    for fn in (_words32, _keep_f32, _keep_f64, _select, _dropout_f32, _dropout_f64):   # callees first
         jitted[fn.__name__] = namespace[fn.__name__] = numba.njit(error_model="numpy", cache=True)(
             type(fn)(fn.__code__, namespace, fn.__name__))
     i64 = numba.int64
