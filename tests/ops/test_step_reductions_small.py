@@ -145,3 +145,41 @@ def test_integer_and_half_means_are_unchanged():
     assert reduce_ops._mean_kernel(x, axis=None).tolist() == -0
     h = np.array([[1.5, 2.25], [3.0, 4.5]], np.float16)
     assert reduce_ops._mean_kernel(h, axis=(0,)).tolist() == [2.25, 3.375]
+
+
+@pytest.fixture(scope="module")
+def small_total():
+    pytest.importorskip("numba")
+    kernel = jit.HotOnSmall("test_small_total", eigen_sum._build_small_total).build_now()
+    assert kernel is not None
+    return kernel
+
+
+@pytest.mark.parametrize("kind", KINDS + ["nans"])
+def test_hot_mean_divides_in_double_with_float32s_bits(small_total, monkeypatch, kind):
+    """A hot whole-input Mean divides the compiled total by the count in double and rounds once; it must
+    equal the float32 sum divided by the float32 count (the form before), NaNs and subnormals included."""
+    monkeypatch.setattr(eigen_sum._SMALL_TOTAL, "kernel", small_total)
+    rng = np.random.default_rng(29 + len(kind))
+    bad = []
+    for n in list(range(1, 70)) + [127, 128, 129, 600, 1000, 1280, 4095, 8192]:
+        for shape in [(n,), (1, n), (n, 1)]:
+            x = _values(rng, (n,), kind).reshape(shape)
+            if kind == "subnormals":
+                x = x * np.float32(1e-6)    # quotients below the smallest normal float32
+            with np.errstate(all="ignore"):
+                want = (np.float32(-0.0) + small_total(x.reshape(-1))) / np.float32(n)
+                got = eigen_sum.reduce_mean(x, None)
+                got_axes = eigen_sum.reduce_mean(x, tuple(range(x.ndim)))
+            if not (np.shape(got) == () and np.array_equal(_bits(got), _bits(want))
+                    and np.array_equal(_bits(got_axes), _bits(want))):
+                bad.append(shape)
+    assert not bad
+
+
+def test_hot_mean_keeps_the_shapes_of_kept_axes(small_total, monkeypatch):
+    monkeypatch.setattr(eigen_sum._SMALL_TOTAL, "kernel", small_total)
+    x = np.arange(12, dtype=np.float32).reshape(1, 12)
+    assert eigen_sum.reduce_mean(x, (1,)).shape == (1,)
+    assert eigen_sum.reduce_mean(x, None, keepdims=True).shape == (1, 1)
+    assert eigen_sum.reduce_mean(x, (0, 1)).tolist() == 5.5

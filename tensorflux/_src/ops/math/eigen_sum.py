@@ -372,6 +372,14 @@ def reduce_mean(x, axes, keepdims=False, count=None):
             count = 1
             for a in axes:
                 count *= x.shape[a]
+    total = _SMALL_TOTAL.kernel
+    if total is not None and count and not keepdims and count <= _LEAF and (axes is None or len(axes) == x.ndim) \
+            and (x.dtype is _F32 or x.dtype == _F32):
+        # A loss: the compiled total (a Python float holding the float32 sum exactly) divided by the count
+        # in double and rounded once to float32 -- binary64 carries more than 2 * 24 + 2 bits, so that is
+        # float32's correctly rounded quotient (and a NaN keeps its sign and payload), without the NumPy
+        # scalar arithmetic a float32 sum and division cost.
+        return _F(total(x if x.ndim == 1 else x.reshape(-1)) / count)
     total = reduce_sum(x, axes, keepdims)
     if count:   # a positive count: no NumPy warning can arise (NaNs in are quiet, the quotient cannot overflow)
         return total / _F(count)
