@@ -41,6 +41,8 @@ def path(request, monkeypatch):
         # nor the small-input total (built earlier in this process, or meanwhile in the background)
         monkeypatch.setattr(eigen_sum._SMALL_TOTAL, "kernel", None)
         monkeypatch.setattr(eigen_sum._SMALL_TOTAL, "started", True)
+        monkeypatch.setattr(eigen_sum._SMALL_COLUMNS, "kernel", None)     # small axis-0 sums too
+        monkeypatch.setattr(eigen_sum._SMALL_COLUMNS, "started", True)
     else:
         numba = pytest.importorskip("numba")
         loops = {"eigen_sum_rows": eigen_sum_compiled.build(numba),
