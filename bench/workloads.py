@@ -108,9 +108,9 @@ def first_call_time(tf):
 # Warm-up of the traced rows compared with jax.jit (whose compile its first call pays, outside the
 # median): tensorflux compiles a hot function in the background (after 100 calls, 10 for a loop) and
 # switches when the kernel is ready, seconds later on a loaded machine; these rows measure that steady
-# state. The jit_compile=False row measures the NumPy path the first calls run. The traced model rows
-# warm up as long: their small products' exact loops and the mid-size products' polling helper are
-# also built in the background once hot.
+# state. The jit_compile=False row measures the NumPy path the first calls run. The model rows warm up
+# as long: their small products' exact loops, the mid-size products' polling helper and the dropout
+# loop are also built in the background once hot.
 _STEADY = 8.0
 
 
@@ -179,7 +179,7 @@ _IMAGES = np.random.RandomState(0).rand(60, 28, 28).astype(np.float32)
 def seq_eager(tf):
     model = _sequential_model(tf)
     x = tf.constant(_IMAGES)
-    return median_time(lambda: model(x), 100)
+    return median_time(lambda: model(x), 100, warmup_seconds=_STEADY)
 
 
 @workload("SequentialModel forward, traced", "model")
