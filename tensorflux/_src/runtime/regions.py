@@ -75,15 +75,11 @@ class RegionPlan:
     id(op) -> (its graphs, their RegionPlans or None) for each If/While left to the interpreter whose
     graphs hold regions of their own."""
 
-    __slots__ = ("ops", "outputs", "inputs", "regions", "nested", "work")
+    __slots__ = ("ops", "outputs", "inputs", "regions", "nested")
 
     def __init__(self, ops, outputs, inputs, regions, nested=None):
         self.ops, self.outputs, self.inputs, self.regions = ops, outputs, inputs, regions
         self.nested = nested or {}
-        self.work = sum(r.lowered.work for r in regions)
-        for graphs, plans in self.nested.values():
-            # a loop's condition and body run many times: counted as a While is by the lowering
-            self.work += sum(p.work for p in plans if p is not None) * (100 if "body_graph" in graphs else 1)
 
 
 def plan(graph, outputs, inputs, inside_control_flow=False):

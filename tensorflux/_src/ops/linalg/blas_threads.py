@@ -356,6 +356,15 @@ def two_row_blocks(a, b, period):
         return np.matmul(a, b)
     m = a.shape[0]
     out = np.empty((m, b.shape[1]), np.result_type(a, b))
+    spinner = _spinner() if usable_workers() > 1 else None
+    if spinner is not None and type(a) is np.ndarray and type(b) is np.ndarray and spinner.busy.acquire(False):
+        # The polling helper starts at once: the cut is the balanced one, not the lock helper's learnt one.
+        try:
+            done = spinner.two_blocks(a, b, out, _balanced_cut(m, period))
+        finally:
+            spinner.busy.release()
+        if done:
+            return out
     last = (m - 2) // period * period              # the helper's block keeps two rows or more
     key = (m, a.shape[1], b.shape[1], a.dtype.char)
     cut = _mid_cuts.get(key)
@@ -363,15 +372,6 @@ def two_row_blocks(a, b, period):
         # The caller takes the first block at once, the helper the second after waking: the first is
         # the larger.
         cut = min(-(-(m * 11 // 20) // period) * period, last)
-    if usable_workers() > 1:
-        spinner = _spinner()
-        if spinner is not None and type(a) is np.ndarray and type(b) is np.ndarray and spinner.busy.acquire(False):
-            try:
-                done = spinner.two_blocks(a, b, out, _balanced_cut(m, period))
-            finally:
-                spinner.busy.release()
-            if done:
-                return out
     helper = _mid_helper() if usable_workers() > 1 else None
     if helper is None or not helper.busy.acquire(False):
         np.matmul(a[:cut], b, out=out[:cut])

@@ -78,7 +78,8 @@ class Spinner:
             while serve(ctl, SPIN_POLLS):
                 pass
 
-    def _wake(self):
+    def rouse(self):
+        """Wakes the helper (when asleep) so that it polls for the next product."""
         try:
             self.wake.release()
         except RuntimeError:    # already released: one wake-up is pending
@@ -87,10 +88,6 @@ class Spinner:
     def polling(self):
         """Whether the helper is polling for work now (else it sleeps, or is about to)."""
         return bool(self.ctl[self.spinning])
-
-    def rouse(self):
-        """Wakes the helper (when asleep) so that it polls for the next product."""
-        self._wake()
 
     def two_blocks(self, a, b, out, cut):
         """out[:cut] = a[:cut] @ b on the calling thread, out[cut:] = a[cut:] @ b on the helper, as NumPy
@@ -104,7 +101,7 @@ class Spinner:
         self.posted += 1
         posted = self.posted
         if self.ctl[self.spinning] == 0:
-            self._wake()
+            self.rouse()
         done = self.split(self.ctl, posted, a, b, out, cut, WAIT_POLLS)
         if done < 0:
             self.posted -= 1
@@ -118,6 +115,6 @@ class Spinner:
     def _wait(self, posted):
         # The helper was asleep, or stopped polling as the job came: wake it and wait.
         while True:
-            self._wake()
+            self.rouse()
             if self.wait(self.ctl, posted, WAIT_POLLS):
                 return
