@@ -2,9 +2,11 @@
 an op the lowering has no form for (MatMul) stays a Python loop, and the body's lowerable stretches run as
 kernels on every iteration, with the NumPy path's bits; the same for the branches of an If.
 
-Only jit_compile=True asks for them (automatic tiering keeps the generated code: the interpreter's loop
-costs more on small tensors). Expected values are the NumPy path's own (the generated code of the same
+jit_compile=True asks for every such region; automatic tiering only for regions of at least
+`regions.AUTOMATIC_NESTED_MIN_ELEMENTS` elements (the interpreter's loop costs more on small tensors). Expected values are the NumPy path's own (the generated code of the same
 concrete function)."""
+import time
+
 import numpy as np
 import pytest
 
@@ -117,7 +119,62 @@ def test_jit_compile_true_runs_the_loop_body_in_regions(caplog):
     assert _bits(got) == _bits(plain(x, tf.constant(7)).numpy())
 
 
-def test_automatic_tiering_does_not_cut_loop_bodies():
+def _automatic_plan(cf):
+    return regions.plan(cf.graph, cf._trace.flat_outputs, cf.graph.inputs, inside_control_flow=True,
+                        nested_min_elements=regions.AUTOMATIC_NESTED_MIN_ELEMENTS)
+
+
+def test_automatic_tiering_leaves_small_loop_bodies_to_the_generated_code():
     f = _loop_with_a_product()
-    cf = f.get_concrete_function(tf.TensorSpec([3, 4], tf.float32), tf.TensorSpec([], tf.int32))
-    assert regions.plan(cf.graph, cf._trace.flat_outputs, cf.graph.inputs) is None
+    small = f.get_concrete_function(tf.TensorSpec([3, 4], tf.float32), tf.TensorSpec([], tf.int32))
+    assert _automatic_plan(small) is None
+    # an unknown row count is no evidence of size either
+    unknown = f.get_concrete_function(tf.TensorSpec([None, 4], tf.float32), tf.TensorSpec([], tf.int32))
+    assert _automatic_plan(unknown) is None
+
+
+def _wide_loop():
+    w = tf.constant(np.linspace(-0.3, 0.3, 64 * 64, dtype=np.float32).reshape(64, 64) / 64)
+
+    def f(x, n):
+        i = tf.constant(0)
+        while i < n:
+            x = tf.tanh(tf.matmul(x, w) * 0.5 + x) - tf.sqrt(tf.abs(x)) * 0.25
+            i += 1
+        return x
+    return f
+
+
+def test_automatic_tiering_cuts_loop_bodies_of_large_tensors():
+    f = tf.function(_wide_loop())
+    cf = f.get_concrete_function(tf.TensorSpec([32, 64], tf.float32), tf.TensorSpec([], tf.int32))
+    region_plan = _automatic_plan(cf)
+    assert region_plan is not None
+    ((graphs, (cond_plan, body_plan)),) = region_plan.nested.values()
+    assert cond_plan is None and body_plan is not None
+    assert all(regions._elements(r.members) >= regions.AUTOMATIC_NESTED_MIN_ELEMENTS for r in body_plan.regions)
+
+
+def test_a_hot_function_switches_to_loop_body_regions_with_the_same_bits(monkeypatch):
+    body = _wide_loop()
+    hot, plain = tf.function(body), tf.function(body, jit_compile=False)
+    x = tf.constant(np.random.RandomState(3).randn(32, 64).astype(np.float32))
+    n = tf.constant(3)
+    cf = hot.get_concrete_function(x, n)
+    switched = []
+    original = type(cf)._switch_to_regions
+
+    def spy(self, runner):
+        switched.append(runner)
+        original(self, runner)
+    monkeypatch.setattr(type(cf), "_switch_to_regions", spy)
+    from tensorflux._src.function import jit_compile
+    jit_compile.regions_in_background(cf, cf._switch_to_regions)
+    deadline = time.monotonic() + 120
+    while not switched and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert switched, "the regions were not built"
+    assert switched[0].regions, "no region compiled"
+    for k in (0, 1, 4):
+        got = hot(x, tf.constant(k)).numpy()
+        assert _bits(got) == _bits(plain(x, tf.constant(k)).numpy()), k

@@ -64,7 +64,9 @@ def regions_in_background(cf, switch):
         return
     from ..runtime import regions    # here, not at import: only a hot function with a loop needs it
     graph, outputs = cf.graph, list(cf._trace.flat_outputs)
-    regions.compile_in_background(lambda: regions.plan(graph, outputs, list(graph.inputs)), switch)
+    regions.compile_in_background(
+        lambda: regions.plan(graph, outputs, list(graph.inputs), inside_control_flow=True,
+                             nested_min_elements=regions.AUTOMATIC_NESTED_MIN_ELEMENTS), switch)
 
 
 def _regions_now(cf):
