@@ -295,6 +295,7 @@ SIGNATURES = {
     'ResizeBilinearGrad': ('grads:float32 original_image:@T', 'output:@T', (('T', 'type'), ('align_corners', 'bool', False), ('half_pixel_centers', 'bool', False)), False),
     'ResizeNearestNeighbor': ('images:@T size:int32', 'resized_images:@T', (('T', 'type'), ('align_corners', 'bool', False), ('half_pixel_centers', 'bool', False)), False),
     'ResizeNearestNeighborGrad': ('grads:@T size:int32', 'output:@T', (('T', 'type'), ('align_corners', 'bool', False), ('half_pixel_centers', 'bool', False)), False),
+    'ResourceApplyGradientDescent': ('var:resource alpha:@T delta:@T', '', (('T', 'type'), ('use_locking', 'bool', False)), True),
     'ReverseSequence': ('input:@T seq_lengths:@Tlen', 'output:@T', (('seq_dim', 'int'), ('batch_dim', 'int', 0), ('T', 'type'), ('Tlen', 'type', 'int64')), False),
     'ReverseV2': ('tensor:@T axis:@Tidx', 'output:@T', (('Tidx', 'type', 'int32'), ('T', 'type')), False),
     'RightShift': ('x:@T y:@T', 'z:@T', (('T', 'type'),), False),

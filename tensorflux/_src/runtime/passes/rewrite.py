@@ -57,13 +57,18 @@ class Rewrite:
             return False
         return op.type == "Const" or (op.opdef is not None and not op.opdef.stateful)
 
-    def keep(self, op, inputs):
-        """Appends `op` (a copy of it when its inputs or control inputs changed); returns what was appended."""
+    def controls_of(self, op):
+        """`op`'s control inputs after the rewrites so far (copies for copied ops, dropped ops left out)."""
         controls = op.control_inputs
         if controls:
             controls = [self._copies.get(id(c), c) for c in controls if id(c) not in self._dropped]
             if len(controls) == len(op.control_inputs) and all(a is b for a, b in zip(controls, op.control_inputs)):
                 controls = op.control_inputs
+        return controls
+
+    def keep(self, op, inputs):
+        """Appends `op` (a copy of it when its inputs or control inputs changed); returns what was appended."""
+        controls = self.controls_of(op)
         if inputs is op.inputs and controls is op.control_inputs:
             self.out.append(op)
             return op
@@ -80,6 +85,19 @@ class Rewrite:
             self.remap[id(old_t)] = new_t
         self._dropped.add(id(op))
         self.counts[kind] += 1
+
+    def substitute(self, op, new, kind):
+        """Appends `new`, an op of another type that does `op`'s work (and has its outputs' roles): later
+        control inputs on `op` follow it."""
+        for old_t, new_t in zip(op.outputs, new.outputs):
+            self.remap[id(old_t)] = new_t
+        self._copies[id(op)] = new
+        self.out.append(new)
+        self.counts[kind] += 1
+
+    def drop(self, op):
+        """Leaves out `op`, whose outputs no later op reads (another op took over its work)."""
+        self._dropped.add(id(op))
 
     def add(self, op):
         """Appends a new op (a folded constant)."""
