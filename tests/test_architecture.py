@@ -73,7 +73,8 @@ KNOWN_OVERSIZE = set()
 
 # Modules directly in ops/ that form its core; any other module there is a one-module family.
 OPS_CORE = {"__init__", "registry", "convert", "conversion_ops", "infer", "elementwise", "jit", "state",
-            "philox",  # philox: the NumPy Philox engine the random ops draw from (imports nothing of ours)
+            "philox",  # philox: the NumPy Philox engine the random ops draw from (imports only libm)
+            "libm",  # libm: the C library's float64 functions where NumPy's loops give other bits
             "eigen_pool"}  # Eigen's thread pool and parallelFor blocks, which several kernels' orders follow
 
 

@@ -180,22 +180,6 @@ def test_transcendental_float32_is_within_a_few_ulp():
         assert not jit_module.lowered_or_none(cf).exact
 
 
-@pytest.mark.parametrize("op_type", sorted(lowering._LIBM_PROBES))
-def test_float64_libm_claim_holds_on_many_values(op_type):
-    """Where the lowering calls a float64 transcendental exact (NumPy's loop is libm), NumPy and libm agree
-    on 65,536 other values of its domain; where it does not, some value shows why (or AVX-512 is there)."""
-    import math
-    name, lo, hi = lowering._LIBM_PROBES[op_type]
-    values = np.random.default_rng(7).uniform(lo, hi, 1 << 16)
-    ours = getattr(np, lowering._LIBM_UNARY[op_type][len("np."):])(values)
-    libm = np.array([getattr(math, name)(float(v)) for v in values])
-    agree = np.array_equal(ours.view(np.uint64), libm.view(np.uint64))
-    if lowering.numpy_float64_is_libm(op_type):
-        assert agree
-    else:
-        assert not agree or lowering._numpy_has_avx512()
-
-
 def test_op_xla_cannot_compile_raises_tensorflows_error():
     f = tf.function(lambda x: tf.strings.as_string(x), jit_compile=True)
     with pytest.raises(tf.errors.InvalidArgumentError) as info:

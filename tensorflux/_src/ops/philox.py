@@ -35,7 +35,7 @@ Conversions from words:
   float16 and bfloat16 TensorFlow computes in float32 with glibc's logf and sincosf and rounds the
   result to the output type; those two are not correctly rounded, so they are re-evaluated here as
   glibc evaluates them (see `_logf`, `_sincosf`). float64 uses four words per pair (two doubles) and
-  float64 log/sin/cos (NumPy's, which are libm's on x86-64 without AVX-512).
+  libm's float64 log/sin/cos (ops/libm.py: NumPy's loops, except on CPUs with AVX-512).
 * truncated normal: Box-Muller pairs, keeping each value with |x| < 2 in order until the group is
   full.
 
@@ -46,6 +46,8 @@ position is key `m0 | m1 << 32`, counter `(m2 | m3 << 32) << 64`. TensorFlow doe
 """
 import numpy as np
 import ml_dtypes
+
+from . import libm as _libm
 
 __all__ = ["PHILOX", "PhiloxPosition", "philox_4x32_10", "philox_words", "words_to_values",
            "draw", "generator_from_seed", "generator_state", "generator_draw", "generator_split",
@@ -256,8 +258,8 @@ def _box_muller_float32(first, second):
 def _box_muller_float64(w0, w1, w2, w3):
     u1 = np.maximum(_unit_float64(w0, w1), _BOX_MULLER_EPSILON)
     angle = (2.0 * np.pi) * _unit_float64(w2, w3)
-    radius = np.sqrt(-2.0 * np.log(u1))
-    return np.sin(angle) * radius, np.cos(angle) * radius
+    radius = np.sqrt(-2.0 * _libm.apply("log", u1))
+    return _libm.apply("sin", angle) * radius, _libm.apply("cos", angle) * radius
 
 
 def _interleave(first, second):

@@ -15,7 +15,7 @@ Invariants:
 - Values: IEEE-exact ops (+ - * / sqrt, abs, min/max, comparisons, floor/ceil, casts, ordered sums)
   give the bits the NumPy kernels give. Transcendental ops (exp, log, tanh, sin, …) call libm. NumPy
   computes float32 ones with its own SIMD code, up to 4 ulp from libm's (tanh 3, exp 2, log 4, sin/cos
-  1); float64 ones too on a CPU with AVX-512 (checked per process: `numpy_float64_is_libm`), elsewhere
+  1); float64 ones too on a CPU with AVX-512 (`numpy_float64_is_libm`, ops/libm.py), elsewhere
   it calls libm (bit-equal, checked over 4M values). `Lowered.exact` says whether a kernel holds an op
   that may differ, and automatic tiering compiles only exact kernels (`jit_compile=True` compiles both).
 - An op this module cannot lower raises `Unsupported(op, reason)`; nothing is ever half-lowered.
@@ -36,6 +36,7 @@ import numpy as np
 
 from ..ops import state as _state
 from ..ops.math import eigen_sum as _eigen_sum
+from ..ops import libm as _libm
 from . import passes
 
 __all__ = ["lower", "Lowered", "MapPlan", "VariableInput", "Unsupported", "NOT_XLA_COMPILABLE",
@@ -57,48 +58,12 @@ _EXACT_UNARY = {"Neg": "np.negative", "Abs": "np.abs", "Square": "np.square", "S
 _LIBM_UNARY = {"Exp": "np.exp", "Expm1": "np.expm1", "Log": "np.log", "Log1p": "np.log1p", "Sin": "np.sin",
                "Cos": "np.cos", "Tan": "np.tan", "Tanh": "np.tanh", "Sinh": "np.sinh", "Cosh": "np.cosh",
                "Asin": "np.arcsin", "Acos": "np.arccos", "Atan": "np.arctan"}
-# The C library's function of each, for the float64 check below; where its domain is narrower than
-# the reals, the interval the probe draws from.
-_LIBM_PROBES = {"Exp": ("exp", -700, 700), "Expm1": ("expm1", -50, 50), "Log": ("log", 1e-6, 1e6),
-                "Log1p": ("log1p", -0.99, 1e6), "Sin": ("sin", -100, 100), "Cos": ("cos", -100, 100),
-                "Tan": ("tan", -10, 10), "Tanh": ("tanh", -20, 20), "Sinh": ("sinh", -700, 700),
-                "Cosh": ("cosh", -700, 700), "Asin": ("asin", -1, 1), "Acos": ("acos", -1, 1),
-                "Atan": ("atan", -1e3, 1e3)}
-_FLOAT64_IS_LIBM = {}
 
 
 def numpy_float64_is_libm(op_type):
     """Whether NumPy's float64 loop for `op_type` (a _LIBM_UNARY op) gives the C library's bits here, as
-    a kernel calling libm does. NumPy has its own float64 exp, log, sin, tanh, ... for CPUs with
-    AVX-512 (measured on one: 0.5 to 19 % of random values differ by an ulp, some functions only once in
-    thousands), so there the answer is no without looking further; elsewhere a probe of 4096 values in
-    the function's domain must agree bit for bit. Computed once per op type and process."""
-    known = _FLOAT64_IS_LIBM.get(op_type)
-    if known is None:
-        known = _FLOAT64_IS_LIBM[op_type] = _probe_float64_libm(op_type)
-    return known
-
-
-def _numpy_has_avx512():
-    try:   # NumPy's record of the CPU features its loops dispatch on (unknown: assume the worst)
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return True
-    return bool(features.get("AVX512F") or features.get("AVX512_SKX"))
-
-
-def _probe_float64_libm(op_type):
-    import math
-    if _numpy_has_avx512():
-        return False
-    name, lo, hi = _LIBM_PROBES[op_type]
-    probe = np.random.default_rng(20261126).uniform(lo, hi, 4096)
-    ours = getattr(np, _LIBM_UNARY[op_type][len("np."):])(probe)
-    libm = getattr(math, name)
-    return all(float(a) == libm(float(x)) for a, x in zip(ours, probe))
+    the kernel's call does (ops/libm.py: not on CPUs with AVX-512)."""
+    return _libm.numpy_is_libm(_LIBM_UNARY[op_type][len("np."):])
 
 
 _OPERATORS = {"AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Less": "<", "LessEqual": "<=",
