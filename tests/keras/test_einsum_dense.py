@@ -71,8 +71,7 @@ RECORDED = [('ab,bc->ac', (4,), None, (2, 3), [(3, 4)], (2, 4),
 
 
 # Where tensorflux's EinsumDense (keras/layers/structural.py) still differs from Keras; strict, so a fix shows.
-_KNOWN = {"...b,bc->...c": "a leading ellipsis is refused",
-          (None, 4): "compute_output_shape fills a None of output_shape with the input's size"}
+_KNOWN = {}
 
 
 def _cases():
@@ -103,15 +102,11 @@ def test_matches_keras_on_tensorflow(equation, output_shape, bias_axes, input_sh
     assert layer.compute_output_shape(input_shape) == static_shape
 
 
-@pytest.mark.xfail(strict=True, reason="structural.EinsumDense raises 'substring not found' for a bias axis "
-                                      "outside the output")
 def test_bias_axis_error_as_keras():
     with pytest.raises(ValueError, match="Bias dimension 'x' was requested, but is not part of the output spec 'ac'"):
         tf.keras.layers.EinsumDense("ab,bc->ac", output_shape=4, bias_axes="x").build((2, 3))
 
 
-@pytest.mark.xfail(strict=True, reason="structural.EinsumDense raises KeyError for an output letter the input "
-                                      "and kernel lack")
 def test_output_letter_error_as_keras():
     with pytest.raises(ValueError, match="Dimension 'c' was specified in the output 'ac' but has no corresponding"):
         tf.keras.layers.EinsumDense("ab,bx->ac", output_shape=4).build((2, 3))
@@ -136,3 +131,31 @@ def test_saves_and_loads(tmp_path):
     x = np.linspace(-1, 1, 30, dtype="float32").reshape(2, 5, 3)
     np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy())
     assert loaded.layers[0].get_config()["equation"] == "abc,cd->abd"
+
+
+# (equation, output_shape, bias_axes, input shape) -> Keras 3.15's weight shapes and compute_output_shape, or
+# its error (fixtures/keras315_einsum_dense_shapes.json, same order): ellipses on either side, a None in
+# output_shape, and each of Keras' errors.
+SHAPE_CASES = [("ab...,bc->ac...", 4, None, (2, 3, 5)), ("ab...,bc->ac...", 4, "c", (2, 3, 5, 6)),
+               ("...b,bc->...c", 4, "c", (2, 5, 6, 3)), ("...b,bc->...c", (4,), None, (2, 3)),
+               ("abc,cd->abd", (None, 4), "d", (2, 5, 3)), ("abc,cd->abd", (6, 4), None, (2, 5, 3)),
+               ("ab,bc->ac", 4, "x", (2, 3)), ("ab,bx->ac", 4, None, (2, 3)), ("ab,bcd->ac", 4, None, (2, 3)),
+               ("ab.c,cd->ad", 4, None, (2, 3)), ("abc,cd->abd", (5, 4), "bd", (2, 5, 3)),
+               ("a...b,bc->a...c", 4, None, (2, 3, 4)), ("abc,cde->abde", (5, 2, 4), "e", (2, 5, 3))]
+SHAPES_RECORDED = __import__("json").loads(
+    (__import__("pathlib").Path(__file__).parent / "fixtures" / "keras315_einsum_dense_shapes.json").read_text())
+
+
+@pytest.mark.parametrize("case, recorded", list(zip(SHAPE_CASES, SHAPES_RECORDED)), ids=[c[0] for c in SHAPE_CASES])
+def test_shapes_and_errors_as_keras(case, recorded):
+    equation, output_shape, bias_axes, input_shape = case
+    assert recorded[0] == equation
+    layer = tf.keras.layers.EinsumDense(equation, output_shape=output_shape, bias_axes=bias_axes)
+    if recorded[1] == "ValueError":
+        with pytest.raises(ValueError) as info:
+            layer.build(input_shape)
+        assert str(info.value) == recorded[2]
+        return
+    layer.build(input_shape)
+    assert [list(w.shape) for w in layer.weights] == recorded[1]
+    assert list(layer.compute_output_shape(input_shape)) == recorded[2]

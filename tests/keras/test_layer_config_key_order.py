@@ -2,8 +2,8 @@
 Recorded from Keras 3.15 with the same arguments. A layer's order comes from its constructor signature
 (keras/saving/keras_config.py `_in_keras_order`), which for these layers is not the order Keras writes
 (Keras' MaxPooling2D takes `(pool_size, strides, padding)` but writes pool_size, padding, strides):
-fixing them needs a per-class order in keras_config.py (outside this test's owner's files; the lead
-integrates it), so they are strict xfails until then."""
+keras_config.py holds a per-class order for them (and the whole order of the few whose base keys
+Keras writes after the arguments)."""
 import pytest
 
 import tensorflux as tf
@@ -15,7 +15,6 @@ CELL_HEAD = ["units", "activation", "recurrent_activation", "use_bias"]
 INITIALIZERS = ["kernel_initializer", "recurrent_initializer", "bias_initializer"]
 CELL_TAIL = ["kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "kernel_constraint",
              "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout"]
-NEEDS_BASE_KEYS_PLACEMENT = pytest.mark.xfail(strict=True, reason="Keras writes the base keys after the arguments")
 
 CASES = [
     *[pytest.param(lambda cls=cls: cls(pool_size=2), POOLING, id=cls.__name__)
@@ -37,13 +36,12 @@ CASES = [
                                                    "crop_to_aspect_ratio", "pad_to_aspect_ratio", "fill_mode",
                                                    "fill_value", "antialias"],
                  id="Resizing"),
-    pytest.param(lambda: K.ELU(), ["name", "alpha", "trainable", "dtype"], id="ELU", marks=NEEDS_BASE_KEYS_PLACEMENT),
-    pytest.param(lambda: K.SpatialDropout1D(0.5), ["rate", "seed", "name", "dtype"], id="SpatialDropout1D",
-                 marks=NEEDS_BASE_KEYS_PLACEMENT),
+    pytest.param(lambda: K.ELU(), ["name", "alpha", "trainable", "dtype"], id="ELU"),
+    pytest.param(lambda: K.SpatialDropout1D(0.5), ["rate", "seed", "name", "dtype"], id="SpatialDropout1D"),
     pytest.param(lambda: K.SpatialDropout2D(0.5), ["rate", "seed", "name", "dtype", "data_format"],
-                 id="SpatialDropout2D", marks=NEEDS_BASE_KEYS_PLACEMENT),
+                 id="SpatialDropout2D"),
     pytest.param(lambda: K.SpatialDropout3D(0.5), ["rate", "seed", "name", "dtype", "data_format"],
-                 id="SpatialDropout3D", marks=NEEDS_BASE_KEYS_PLACEMENT),
+                 id="SpatialDropout3D"),
 ]
 
 

@@ -201,7 +201,7 @@ def test_pooling_layers():
     x = np.arange(32, dtype="float32").reshape(1, 4, 4, 2)
     np.testing.assert_array_equal(keras.layers.MaxPooling2D()(x).numpy(),
                                   x.reshape(1, 2, 2, 2, 2, 2).max(axis=(2, 4)))
-    np.testing.assert_allclose(keras.layers.AveragePooling2D()(x).numpy(),
+    np.testing.assert_allclose(keras.layers.AveragePooling2D(2)(x).numpy(),
                                x.reshape(1, 2, 2, 2, 2, 2).mean(axis=(2, 4)))
 
 

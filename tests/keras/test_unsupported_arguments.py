@@ -23,7 +23,6 @@ keras = tf.keras
     (lambda: keras.layers.Conv2D(3, 3, data_format="channels_first"), "channels_last"),
     (lambda: keras.layers.MultiHeadAttention(2, 4, flash_attention=True), "flash_attention"),
     (lambda: keras.layers.Resizing(3, 3, pad_to_aspect_ratio=True), "pad_to_aspect_ratio"),
-    (lambda: keras.layers.RNN([keras.layers.GRUCell(2), keras.layers.GRUCell(2)]), "StackedRNNCells"),
     (lambda: keras.optimizers.Adam(use_ema=True), "use_ema"),
     (lambda: keras.optimizers.SGD(gradient_accumulation_steps=2), "gradient_accumulation_steps"),
     (lambda: keras.mixed_precision.set_global_policy("mixed_float16"), "mixed precision"),

@@ -119,7 +119,7 @@ class Bidirectional(Layer):
         config = super().get_config()
         config.update({"layer": self.forward_layer, "merge_mode": self.merge_mode,
                        "backward_layer": self.backward_layer})
-        return config
+        return self._keras_serialized(config)
 
 
 def _strip(name, prefix):

@@ -340,6 +340,10 @@ class MaxPooling2D(_Pooling2D):
 
 
 class AveragePooling2D(_Pooling2D):
+    # Keras' average pooling takes no default window (its max pooling does)
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
+
     @staticmethod
     def _pool(*args):
         return tf.nn.avg_pool2d(*args)

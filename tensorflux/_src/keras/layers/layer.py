@@ -197,6 +197,15 @@ def _check_float32(dtype):
                                   f"implemented. Received: dtype={dtype}")
 
 
+def _plain_shape(shape):
+    """A build shape as Keras records it: a TensorShape as a tuple, lists and tuples of them likewise."""
+    if isinstance(shape, tf.TensorShape):
+        return tuple(shape.as_list()) if shape.rank is not None else None
+    if isinstance(shape, (list, tuple)) and any(isinstance(s, (list, tuple, tf.TensorShape)) for s in shape):
+        return type(shape)(_plain_shape(s) for s in shape)
+    return shape
+
+
 class Layer:
     """Base class of Keras layers (and of `keras.Model`)."""
 
@@ -243,6 +252,9 @@ class Layer:
         if build is not None and not getattr(build, "_default_build", False):
             @functools.wraps(build)
             def build_then_mark(self, *args, **kwargs):
+                if len(args) == 1 and not kwargs and vars(self).get("_build_shapes") is None:
+                    # the shape Keras' build_config records, whoever builds the layer (a wrapper, the user)
+                    self._build_shapes = _plain_shape(args[0])
                 with _layer_scope(self):    # weights (also of sublayers built here) get this layer's path
                     result = build(self, *args, **kwargs)
                 self.built = True
@@ -647,7 +659,7 @@ class Layer:
 
     # Set by keras.saving (which builds on this module): Keras 3's config of a built-in layer, and the
     # layer made from one.
-    _builtin_get_config = _builtin_from_config = None
+    _builtin_get_config = _builtin_from_config = _builtin_serialized = None
     _KERAS_POLICY = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
                      "registered_name": None}
 
@@ -675,6 +687,13 @@ class Layer:
             keep_name = True
         head = {"name": self._name} if keep_name else {}
         return {**head, **arguments, **{k: v for k, v in config.items() if k != "name"}}
+
+    def _keras_serialized(self, config):
+        """`config` with its objects (initializers, inner layers, ...) in Keras 3's serialized form, as
+        Keras' own get_config() returns them (for the built-in layers whose get_config() adds current
+        values to the recorded ones)."""
+        serialized = Layer._builtin_serialized
+        return config if serialized is None else serialized(config)
 
     @classmethod
     def from_config(cls, config):

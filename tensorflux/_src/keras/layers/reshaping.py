@@ -407,8 +407,8 @@ class TimeDistributed(Layer):
         if len(input_shape) < 3:
             raise ValueError(f"`TimeDistributed` Layer should be passed an `input_shape` with at least 3 "
                              f"dimensions, received: {tuple(input_shape)}")
-        if not self.layer.built:
-            self.layer._build_with_shape((None,) + tuple(input_shape[2:]))
+        if not self.layer.built:      # as Keras: the batch size, then the step's shape
+            self.layer._build_with_shape((input_shape[0],) + tuple(input_shape[2:]))
 
     def call(self, inputs, training=None):
         dims = _dims(inputs)

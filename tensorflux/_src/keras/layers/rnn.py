@@ -31,6 +31,7 @@ from .. import activations as _activations
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .layer import Layer
+from .stacked_cells import StackedRNNCells
 
 
 # Keras's default for recurrent kernels; `keras.initializers.get` knows it by name and config.
@@ -152,7 +153,7 @@ class _RecurrentCell(Layer):
                        "recurrent_regularizer": self.recurrent_regularizer,
                        "bias_regularizer": self.bias_regularizer, "dropout": self.dropout,
                        "recurrent_dropout": self.recurrent_dropout, "seed": self.seed})
-        return config
+        return self._keras_serialized(config)
 
 
 class _PerCall:
@@ -436,6 +437,9 @@ def _graph_loop(step, steps, step_masks, states, output_size, return_sequences, 
 
 # -- layers ---------------------------------------------------------------------------------------------
 def _state_sizes(cell):
+    flat = getattr(cell, "flat_state_size", None)     # StackedRNNCells: every cell's states, in order
+    if flat is not None:
+        return [s if isinstance(s, int) else [int(d) for d in tf.TensorShape(s).as_list()] for s in flat]
     size = getattr(cell, "state_size", None)
     if size is None:
         raise ValueError("The RNN cell should have a `state_size` attribute (single integer or list of integers, "
@@ -457,9 +461,8 @@ class RNN(Layer):
 
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
                  unroll=False, zero_output_for_mask=False, **kwargs):
-        if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("tensorflux's RNN takes one cell: stacked cells (a list of cells, Keras' "
-                                      "StackedRNNCells) are not implemented; stack RNN layers instead.")
+        if isinstance(cell, (list, tuple)):      # stacked cells, as Keras: one cell of them all
+            cell = StackedRNNCells(cell)
         if not callable(getattr(cell, "call", None)):
             raise ValueError(f"Argument `cell` should have a `call` method. Received: cell={cell}")
         super().__init__(**kwargs)
@@ -522,6 +525,8 @@ class RNN(Layer):
         if initial_state is None:
             return self.get_initial_state(batch)
         states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        if isinstance(self.cell, StackedRNNCells):       # one list of states per cell, or all of them flat
+            states = [s for group in states for s in (group if isinstance(group, (list, tuple)) else [group])]
         if len(states) != len(self.state_size):
             raise ValueError(f"Layer {self.name} expects {len(self.state_size)} initial state(s) (one per entry of "
                              f"cell.state_size={self.state_size}), but it received {len(states)} initial "
@@ -547,7 +552,7 @@ class RNN(Layer):
         kind = _fused_kind(self.cell, sequences, states) if training else None
         if kind is not None:
             return self._finish_call(sequences, *self._fused_sequence(kind, sequences, states, mask, training))
-        own_cell = isinstance(self.cell, _RecurrentCell)
+        own_cell = isinstance(self.cell, (_RecurrentCell, StackedRNNCells))
         if own_cell:
             self.cell._start_call(sequences[:, 0], states[0], training)
         accepts_training = isinstance(self.cell, Layer) and "training" in _call_params(type(self.cell))
@@ -605,21 +610,32 @@ class RNN(Layer):
             # the traced time loop stacks its outputs with an unknown length; the input's is the answer
             output.set_shape([None, sequences.shape[1]] + [None] * (output.shape.rank - 2))
         if self.return_state:
-            return (output, *states)
+            return (output, *self._grouped(list(states)))
         return output
+
+    def _grouped(self, states):
+        """The final states as Keras returns them: flat, or for stacked cells one list per cell."""
+        if not isinstance(self.cell, StackedRNNCells):
+            return states
+        groups, at = [], 0
+        for cell in self.cell.cells:
+            n = len(_state_sizes(cell))
+            groups.append(states[at:at + n])
+            at += n
+        return groups
 
     def compute_mask(self, inputs, mask=None):
         """Sequences keep the input's mask; a last output or a state has none."""
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
-        return [output_mask] + [None] * len(self.state_size) if self.return_state else output_mask
+        return [output_mask] + self._grouped([None] * len(self.state_size)) if self.return_state else output_mask
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, length = sequences_shape[0], sequences_shape[1]
         output = (batch, length, self._output_size) if self.return_sequences else (batch, self._output_size)
         if self.return_state:
-            return (output,) + tuple((batch, size) for size in self.state_size)
+            return (output,) + tuple(self._grouped([(batch, size) for size in self.state_size]))
         return output
 
     def get_config(self):
@@ -628,11 +644,7 @@ class RNN(Layer):
                        "return_state": self.return_state, "go_backwards": self.go_backwards,
                        "stateful": self.stateful, "unroll": self.unroll,
                        "zero_output_for_mask": self.zero_output_for_mask})
-        return config
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
+        return self._keras_serialized(config)
 
     def _copy(self, **changes):
         """A new, unbuilt layer with this one's configuration (and fresh weights)."""

@@ -47,18 +47,77 @@ class InputSpec:
         return cls(**config)
 
 
-def _letters(equation):
-    match = re.fullmatch(r"([a-zA-Z.]+),([a-zA-Z.]+)->([a-zA-Z.]+)", equation.replace(" ", ""))
-    if match is None:
-        raise ValueError(f"Invalid einsum equation '{equation}'. Equations must be in the form "
-                         f"[X],[Y]->[Z], ...[X],[Y]->...[Z], or [X]...,[Y]->[Z]....")
-    return match.groups()
+_EQUATION_FORMS = "Equations must be in the form [X],[Y]->[Z], ...[X],[Y]->...[Z], or [X]...,[Y]->[Z]...."
+
+
+def _split(equation):
+    """(input letters, kernel letters, output letters, where an ellipsis stands: "left", "right" or None)."""
+    text = equation.replace("...", "0")
+    for pattern, elided in ((r"0([a-zA-Z]+),([a-zA-Z]+)->0([a-zA-Z]+)", "left"),
+                            (r"([a-zA-Z]{2,})0,([a-zA-Z]+)->([a-zA-Z]+)0", "right"),
+                            (r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", None)):
+        match = re.fullmatch(pattern, text)
+        if match is not None:
+            return (*match.groups(), elided)
+    raise ValueError(f"Invalid einsum equation '{equation}'. {_EQUATION_FORMS}")
+
+
+def _einsum_shapes(equation, bias_axes, input_shape, output_shape):
+    """(kernel shape, bias shape or None, full output shape) of an EinsumDense, as Keras 3 derives them:
+    the output is `output_shape` after the batch axis, with the axes an ellipsis stands for taken from the
+    input (after the batch axis for a leading ellipsis, at the end for a trailing one); a kernel axis takes
+    its size from the input, else from the output; a None of `output_shape` stays None."""
+    spec_in, spec_kernel, spec_out, elided_at = _split(equation)
+    input_shape = list(input_shape)
+    elided = len(input_shape) - len(spec_in)
+    output = [output_shape] if isinstance(output_shape, int) else list(output_shape)
+    output.insert(0, input_shape[0])
+    if elided > 0 and elided_at == "left":
+        # Keras inserts each elided axis right after the batch axis in turn, so a static shape lists two
+        # or more of them in reverse (the computed output has them in order): its static shape is kept.
+        output[1:1] = input_shape[1:elided][::-1]
+    elif elided > 0 and elided_at == "right":
+        output += input_shape[len(input_shape) - elided:]
+    shift = elided if elided_at == "left" else 0
+    in_at = {letter: k + shift for k, letter in enumerate(spec_in)}
+    out_at = {letter: k + shift for k, letter in enumerate(spec_out)}
+    for letter in spec_in:
+        if letter in out_at:
+            have, want = input_shape[in_at[letter]], output[out_at[letter]]
+            if want is not None and want != have:
+                raise ValueError(f"Input shape and output shape do not match at shared dimension '{letter}'. "
+                                 f"Input shape is {have}, and output shape is {want}.")
+    for letter in spec_out:
+        if letter not in spec_in and letter not in spec_kernel:
+            raise ValueError(f"Dimension '{letter}' was specified in the output '{spec_out}' but has no "
+                             f"corresponding dim in the input spec '{spec_in}' or weight spec '{spec_out}'")
+    kernel = []
+    for letter in spec_kernel:
+        if letter in in_at:
+            kernel.append(input_shape[in_at[letter]])
+        elif letter in out_at:
+            kernel.append(output[out_at[letter]])
+        else:
+            raise ValueError(f"Weight dimension '{letter}' did not have a match in either the input spec "
+                             f"'{spec_in}' or the output spec '{spec_out}'. For this layer, the weight must be "
+                             f"fully specified.")
+    bias = None
+    if bias_axes is not None:
+        for letter in bias_axes:
+            if letter not in spec_out:
+                raise ValueError(f"Bias dimension '{letter}' was requested, but is not part of the output spec "
+                                 f"'{spec_out}'")
+        first = min(spec_out.find(letter) for letter in bias_axes)
+        bias = [output[out_at[letter]] if letter in bias_axes else 1 for letter in spec_out[first:]]
+        if elided_at != "left":
+            bias += [1] * max(elided, 0)
+    return kernel, bias, output
 
 
 class EinsumDense(Layer):
     """y = einsum(equation, x, kernel) (+ bias over `bias_axes`), with the kernel's shape read from the
-    equation, the input's shape and `output_shape` (the output without its batch axis; None keeps the
-    input's size)."""
+    equation, the input's shape and `output_shape` (the output without its batch axis, nor the axes an
+    ellipsis stands for; see _einsum_shapes)."""
 
     def __init__(self, equation, output_shape, activation=None, bias_axes=None, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
@@ -79,29 +138,14 @@ class EinsumDense(Layer):
         self.bias_constraint = _constraints.get(bias_constraint)
 
     def build(self, input_shape):
-        inputs, kernel, output = _letters(self.equation)
-        sizes = {letter: dim for letter, dim in zip(inputs, input_shape)}
-        full_output = (input_shape[0],) + self.partial_output_shape
-        if len(full_output) != len(output):
-            raise ValueError(f"Output shape {self.partial_output_shape} has {len(self.partial_output_shape)} "
-                             f"dimensions, the equation's output '{output}' needs {len(output) - 1} (without the "
-                             f"batch axis).")
-        for letter, dim in zip(output[1:], self.partial_output_shape):
-            sizes.setdefault(letter, dim)
-            if dim is None:
-                continue
-            sizes[letter] = dim if letter not in inputs else sizes[letter]
-        self.full_output_shape = tuple(sizes.get(letter) if i else input_shape[0] for i, letter in enumerate(output))
-        kernel_shape = tuple(sizes[letter] for letter in kernel)
-        if any(d is None for d in kernel_shape):
-            raise ValueError(f"The kernel of '{self.equation}' needs known sizes; got {kernel_shape}")
-        self.kernel = self.add_weight(shape=kernel_shape, initializer=self.kernel_initializer,
+        kernel_shape, bias_shape, output = _einsum_shapes(self.equation, self.bias_axes, input_shape,
+                                                          self.partial_output_shape)
+        self.full_output_shape = tuple(output)
+        self.kernel = self.add_weight(shape=tuple(kernel_shape), initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
                                       name="kernel")
-        if self.bias_axes:
-            first = min(output.index(letter) for letter in self.bias_axes)
-            bias_shape = tuple(sizes[letter] if letter in self.bias_axes else 1 for letter in output[first:])
-            self.bias = self.add_weight(shape=bias_shape, initializer=self.bias_initializer,
+        if bias_shape is not None:
+            self.bias = self.add_weight(shape=tuple(bias_shape), initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                         name="bias")
         else:
@@ -114,12 +158,7 @@ class EinsumDense(Layer):
         return self.activation(result)
 
     def compute_output_shape(self, input_shape):
-        inputs, _, output = _letters(self.equation)
-        sizes = dict(zip(inputs, input_shape))
-        for letter, dim in zip(output[1:], self.partial_output_shape):
-            if dim is not None:
-                sizes[letter] = dim
-        return (input_shape[0],) + tuple(sizes.get(letter) for letter in output[1:])
+        return tuple(_einsum_shapes(self.equation, self.bias_axes, input_shape, self.partial_output_shape)[2])
 
 
 class CategoryEncoding(Layer):
@@ -173,9 +212,10 @@ class Discretization(Layer):
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError(f"Invalid value for argument `output_mode`. Received: output_mode={output_mode}")
         if bin_boundaries is not None and num_bins is not None:
-            raise ValueError("Both `num_bins` and `bin_boundaries` should not be set.")
+            raise ValueError("Both `num_bins` and `bin_boundaries` should not be set. Received: "
+                             f"`num_bins={num_bins}` and `bin_boundaries={list(bin_boundaries)}`")
         if bin_boundaries is None and num_bins is None:
-            raise ValueError("You need to set either `bin_boundaries` or `num_bins`.")
+            raise ValueError("You need to set either `num_bins` or `bin_boundaries`.")
         self.bin_boundaries = None if bin_boundaries is None else list(bin_boundaries)
         self.num_bins, self.epsilon, self.output_mode, self.sparse = num_bins, epsilon, output_mode, sparse
         self.output_dtype = dtype

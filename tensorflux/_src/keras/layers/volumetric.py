@@ -174,6 +174,10 @@ class MaxPooling3D(_Pooling3D):
 class AveragePooling3D(_Pooling3D):
     """Mean over `pool_size` windows of each volume."""
 
+    # Keras' average pooling takes no default window (its max pooling does)
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, name=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
+
     @staticmethod
     def _pool(*args):
         return tf.nn.avg_pool3d(*args)

@@ -119,6 +119,9 @@ def _config_of(obj, recorded_only=False):
         config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
     for key in _NOT_WRITTEN_BY_KERAS.get(cls.__name__, ()):
         config.pop(key, None)
+    for key in _WRITTEN_WHEN_SET.get(cls.__name__, ()):
+        if config.get(key, 0) is None:
+            del config[key]
     if issubclass(cls, Layer):
         config = _standardized(cls.__name__, config)
     config = _in_keras_order(cls, config)
@@ -170,6 +173,10 @@ def _standardized(class_name, config):
     if class_name == "Normalization" and "axis" in config:
         axis = config["axis"]
         config["axis"] = () if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    if class_name == "EinsumDense" and isinstance(config.get("output_shape"), int):
+        config["output_shape"] = (config["output_shape"],)
+    if class_name == "Lambda" and config.get("arguments") is None and "arguments" in config:
+        config["arguments"] = {}
     if class_name == "MultiHeadAttention" and config.get("value_dim") is None and "key_dim" in config:
         config["value_dim"] = config["key_dim"]
     return config
@@ -191,6 +198,7 @@ _KERAS_ARGUMENT_ORDER = {
     "CenterCrop": ("data_format", "height", "width"),
     "Resizing": ("data_format", "height", "width"),
     "Dropout": ("rate", "seed", "noise_shape"),
+    "AlphaDropout": ("rate", "seed", "noise_shape"),
     "SpatialDropout2D": ("rate", "seed", "data_format"),
     "SpatialDropout3D": ("rate", "seed", "data_format"),
     "Normalization": ("axis", "invert", "mean", "variance"),
@@ -267,6 +275,13 @@ _ACTIVITY_KEPT_IN_PLACE = {"MultiHeadAttention", "SimpleRNN"}
 _BASE_KEYS = ("name", "trainable", "dtype")
 
 
+# Layers whose Keras 3.15 get_config() does not start with the base keys (name, trainable, dtype): their
+# whole key order, recorded from Keras.
+_SPATIAL_DROPOUT_ORDER = ("rate", "seed", "name", "dtype", "data_format")
+_KERAS_WHOLE_ORDER = {"ELU": ("name", "alpha", "trainable", "dtype"),
+                      **{f"SpatialDropout{d}D": _SPATIAL_DROPOUT_ORDER for d in (1, 2, 3)}}
+
+
 def _keras_layer_layout(class_name, config):
     """`config` (of a built-in layer) with Keras' placement of `activity_regularizer` and, for the layers
     of `_KERAS_KEY_ORDER`, Keras' order of the other keys (keys Keras does not list keep theirs, after)."""
@@ -294,7 +309,8 @@ def _signature_names(cls):
 _CONVOLUTION = {"activity_regularizer": None, "kernel_constraint": None, "bias_constraint": None}
 _KERAS_ONLY_ARGUMENTS = {
     "Dense": {"kernel_constraint": None, "bias_constraint": None, "quantization_config": None},
-    "EinsumDense": {"kernel_constraint": None, "bias_constraint": None, "quantization_config": None},
+    "EinsumDense": {"activity_regularizer": None, "kernel_constraint": None, "bias_constraint": None,
+                    "quantization_config": None},
     "Conv1D": _CONVOLUTION, "Conv2D": _CONVOLUTION, "Conv3D": _CONVOLUTION,
     "Conv1DTranspose": {"activity_regularizer": None}, "Conv2DTranspose": {"activity_regularizer": None},
     "SeparableConv1D": {"activity_regularizer": None}, "SeparableConv2D": {"activity_regularizer": None},
@@ -315,7 +331,10 @@ _NOT_WRITTEN_BY_KERAS = {
     **{name: ("lora_rank", "lora_alpha") for name in ("Dense", "Conv1D", "Conv2D", "Conv3D")},
     "SpatialDropout2D": ("trainable",), "SpatialDropout3D": ("trainable",),
     "SparseCategoricalCrossentropy": ("axis",),
+    "AdditiveAttention": ("score_mode",), "CategoryEncoding": ("sparse",),
 }
+# Arguments Keras 3.15 writes only when they are set (not None).
+_WRITTEN_WHEN_SET = {"Lambda": ("output_shape", "mask")}
 
 
 def keras_object(value, tuples=False):
@@ -346,7 +365,7 @@ def keras_object(value, tuples=False):
     if inspect.isfunction(value) or inspect.isbuiltin(value):
         return _function(value)
     if isinstance(value, Layer):
-        return layer_entry(value)
+        return layer_entry(value, tuples)
     if isinstance(value, type):
         raise ValueError(f"Cannot save the class {value.__name__} in a Keras config (save an instance).")
     return _object_entry(value)
@@ -440,6 +459,12 @@ def _layer_config(layer, recorded_only=False, tuples=False):
         del ordered["trainable"]
     config.pop("dtype", None)
     ordered.update({k: keras_object(_as_object(k, v) if builtin else v, tuples) for k, v in config.items()})
+    whole = _KERAS_WHOLE_ORDER.get(type(layer).__name__) if builtin else None
+    if whole is not None:      # the base keys elsewhere than first, as Keras writes them
+        if type(layer).__name__.startswith("SpatialDropout"):     # its dtype's name, not the policy
+            ordered["dtype"] = layer.dtype
+        listed = [k for k in whole if k in ordered]
+        ordered = {k: ordered[k] for k in listed + [k for k in ordered if k not in listed]}
     return ordered
 
 
@@ -450,6 +475,15 @@ def builtin_layer_get_config(layer):
 
 
 Layer._builtin_get_config = staticmethod(builtin_layer_get_config)
+
+
+def builtin_serialized(config):
+    """`config`'s values as a built-in layer's get_config() returns them in Keras 3: objects (named ones
+    included) as their serialized dicts, inner layers as layer entries, tuples kept."""
+    return {k: keras_object(_as_object(k, v), tuples=True) for k, v in config.items()}
+
+
+Layer._builtin_serialized = staticmethod(builtin_serialized)
 
 _SHAPE_KEYS = ("batch_shape", "input_shape", "build_input_shape")
 
@@ -517,8 +551,9 @@ def _as_object(key, value):
     return value
 
 
-def layer_entry(layer):
-    """A layer (or model) as Keras 3 serializes it."""
+def layer_entry(layer, tuples=False):
+    """A layer (or model) as Keras 3 serializes it (with `tuples`, as a get_config() holds it: tuples
+    kept)."""
     if isinstance(layer, Sequential):
         return _sequential_entry(layer)
     if isinstance(layer, Model._functional):
@@ -528,14 +563,22 @@ def layer_entry(layer):
     if isinstance(layer, InputLayer):
         return _input_entry(layer.batch_shape, layer.dtype, layer.name)
     entry = {"module": module or _module_name(cls), "class_name": cls.__name__,
-             "config": _layer_config(layer),
+             "config": _layer_config(layer, tuples=tuples),
              "registered_name": None if module else (_registered_name(cls) or cls.__name__)}
     builds = not getattr(cls.build, "_default_build", False) or isinstance(layer, Model)
     if layer.built and builds:
         build_config = _build_config(layer)
         if build_config is not None:
-            entry["build_config"] = build_config
+            entry["build_config"] = _as_tuples(build_config) if tuples else build_config
     return entry
+
+
+def _as_tuples(value):
+    if isinstance(value, dict):
+        return {k: _as_tuples(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return tuple(_as_tuples(v) for v in value)
+    return value
 
 
 def _input_entry(batch_shape, dtype, name):
