@@ -192,3 +192,28 @@ def test_shapes_dtypes_and_layouts_the_loop_does_not_take_use_the_numpy_form(loo
     resource = _resource(np.ones((3, 4), np.float32))
     S.APPLY_GRADIENT_DESCENT.kernel(resource, alpha, np.asfortranarray(delta))   # a delta not C-contiguous
     np.testing.assert_array_equal(resource.value, 1 - 0.5 * delta)
+
+
+def test_alpha_as_a_zero_dimensional_array_or_a_variables_value(loops):
+    """A learning rate read from a variable or passed in arrives as a 0-d array, not a NumPy scalar."""
+    delta = _special(np.float32, 256, 6)
+    old = _special(np.float32, 256, 7)
+    for alpha in (np.array(0.01, np.float32), np.array(-2.5, np.float32)):
+        resource = _resource(old.copy())
+        held = resource.value.__array_interface__["data"][0]
+        S.APPLY_GRADIENT_DESCENT.kernel(resource, alpha, delta)
+        np.testing.assert_array_equal(_words(resource.value), _words(np.subtract(old, np.multiply(alpha, delta))))
+        assert resource.value.__array_interface__["data"][0] == held
+    lr = tf.Variable(0.125)
+    v = tf.Variable(old)
+
+    @tf.function
+    def step(g):
+        v.assign_sub(lr * g)
+
+    for _ in range(3):
+        step(tf.constant(delta))
+    expected = old
+    for _ in range(3):
+        expected = np.subtract(expected, np.multiply(np.float32(0.125), delta))
+    np.testing.assert_array_equal(_words(v.numpy()), _words(expected))

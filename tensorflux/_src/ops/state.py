@@ -413,7 +413,7 @@ def _compile_loop(numba, dtype, ndim):
 
     namespace = dict(_apply_in_place.__globals__, _reference_count=reference_count)
     fn = type(_apply_in_place)(_apply_in_place.__code__, namespace, "_apply_in_place")
-    compiled = numba.njit(error_model="numpy")(fn)
+    compiled = numba.njit(error_model="numpy", cache=True)(fn)
     scalar = numba.from_dtype(dtype)
     array = numba.types.Array(scalar, ndim, "C")
     return jit.entry_point(compiled, (array, scalar, array, numba.types.Array(numba.int8, 1, "C")))
