@@ -7,8 +7,9 @@ variable's *handle* is a `ResourceHandle`, an EagerTensor of dtype `tf.resource`
 
 Invariant: an earlier read keeps its value. Assignments REPLACE `.value` with a new array, because
 tensors returned by earlier reads share the old one. The one exception is ResourceApplyGradientDescent's
-compiled loop (state_in_place below): it writes into the array when a reference count taken inside the
-loop, which holds the GIL from the count to the last store, proves that nothing but the variable holds it.
+compiled loop ("writing through the buffer" below): it writes into the array when a reference count taken
+inside the loop, which holds the GIL from the count to the last store, proves that nothing but the variable
+holds it; no read can start meanwhile, so reads still see whole values.
 
 Threads: a read is one attribute load, so it always sees a whole value (old or new, never a mix) and takes
 no lock. Every update holds the resource's own lock from reading the old value to storing the new one,
