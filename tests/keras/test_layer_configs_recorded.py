@@ -37,7 +37,7 @@ ARGUMENTS = {
     "TimeDistributed": None, "Bidirectional": None, "RNN": None, "StackedRNNCells": None,
     "SpectralNormalization": None,
 }
-NOT_IMPLEMENTED = {"ConvLSTM1D", "ConvLSTM2D"}
+NOT_IMPLEMENTED = set()
 
 
 def _make(name):

@@ -14,7 +14,8 @@ def test_penalties():
     assert float(keras.regularizers.L2(0.1)(w)) == pytest.approx(1.425)
     assert float(keras.regularizers.L1L2(0.1, 0.1)(w)) == pytest.approx(2.075)
     assert float(keras.regularizers.get("l2")(w)) == pytest.approx(0.1425)
-    assert float(keras.regularizers.l1_l2()(w)) == pytest.approx(0.065 + 0.1425)
+    assert float(keras.regularizers.l1_l2(0.01, 0.01)(w)) == pytest.approx(0.065 + 0.1425)
+    assert keras.regularizers.l1_l2 is keras.regularizers.L1L2 and float(keras.regularizers.l1_l2()(w)) == 0.0  # Keras 3
     assert float(keras.regularizers.get({"class_name": "L1", "config": {"l1": 1.0}})(w)) == pytest.approx(6.5)
     with pytest.raises(ValueError, match="Could not interpret regularizer identifier: l3"):
         keras.regularizers.get("l3")

@@ -20,7 +20,8 @@ from .layers import (input_layer, core as layers, activations as layers_activati
 from .layers import (adaptive_pooling as layers_adaptive_pooling, group_normalization as layers_group_norm,
     depthwise1d as layers_depthwise1d, reversible_embedding as layers_reversible_embedding,
     regularizing as layers_regularizing, structural as layers_structural, volumetric as layers_volumetric,
-    stacked_cells as layers_stacked_cells, spectral_normalization as layers_spectral_normalization)
+    stacked_cells as layers_stacked_cells, spectral_normalization as layers_spectral_normalization,
+    conv_lstm as layers_conv_lstm)
 from .optimizers import optimizer as optimizers, schedules
 from .saving import saving, serialization
 from .naming import clear_session
@@ -33,7 +34,7 @@ _SOURCES = (activations, backend_config, callbacks, constraints, initializers, i
             variables,
             layers_adaptive_pooling, layers_group_norm, layers_regularizing, layers_structural, layers_volumetric,
             layers_depthwise1d, layers_reversible_embedding, layers_stacked_cells,
-            layers_spectral_normalization)
+            layers_spectral_normalization, layers_conv_lstm)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

@@ -16,9 +16,12 @@ def _dtype(dtype):
     return tf.as_dtype(dtype or "float32")
 
 
-def compute_fans(shape):
-    """(fan_in, fan_out) of a weight shape: dense kernels are (in, out), conv kernels (*window, in, out)."""
+def compute_fans(shape, input_axes=None, output_axes=None):
+    """(fan_in, fan_out) of a weight shape: dense kernels are (in, out), conv kernels (*window, in, out);
+    given both `input_axes` and `output_axes` (Keras 3.15), the products of the sizes of those axes."""
     shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        return math.prod(shape[a] for a in input_axes), math.prod(shape[a] for a in output_axes)
     if len(shape) == 0:
         return 1, 1
     if len(shape) == 1:
@@ -79,7 +82,7 @@ class RandomUniform(_Random):
         return _uniform(shape, self.minval, self.maxval, _dtype(dtype), self.seed)
 
     def get_config(self):
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+        return {"seed": self.seed, "minval": self.minval, "maxval": self.maxval}
 
 
 class RandomNormal(_Random):
@@ -91,7 +94,7 @@ class RandomNormal(_Random):
         return _normal(shape, self.mean, self.stddev, _dtype(dtype), self.seed)
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"seed": self.seed, "mean": self.mean, "stddev": self.stddev}
 
 
 class TruncatedNormal(RandomNormal):
@@ -102,8 +105,10 @@ class TruncatedNormal(RandomNormal):
 class VarianceScaling(_Random):
     """Random values whose variance is `scale / fan` (fan_in, fan_out or their mean)."""
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None, input_axes=None,
+                 output_axes=None):
         super().__init__(seed)
+        self.input_axes, self.output_axes = input_axes, output_axes
         if scale <= 0.0:
             raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -118,7 +123,7 @@ class VarianceScaling(_Random):
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
     def __call__(self, shape, dtype=None):
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, fan)
         dtype = _dtype(dtype)
@@ -132,15 +137,16 @@ class VarianceScaling(_Random):
         return _normal(shape, 0.0, math.sqrt(variance), dtype, self.seed)
 
     def get_config(self):
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+        return {"seed": self.seed, "scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 def _variance_scaling(class_name, scale, mode, distribution):
-    def __init__(self, seed=None):
-        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
     return type(class_name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config})
 
 
@@ -183,7 +189,7 @@ class Orthogonal(_Random):
         return self.gain * tf.reshape(q, shape)
 
     def get_config(self):
-        return {"gain": self.gain, "seed": self.seed}
+        return {"seed": self.seed, "gain": self.gain}
 
 
 class Identity(Initializer):

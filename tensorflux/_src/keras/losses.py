@@ -9,6 +9,7 @@ import numpy as np
 import tensorflux as tf
 
 from . import config as _config
+from .naming import to_snake_case
 
 EPSILON = 1e-7
 
@@ -325,7 +326,7 @@ class Loss:
         if reduction not in _REDUCTIONS:
             raise ValueError(f"Invalid value for argument `reduction`. Expected one of {_REDUCTIONS}. "
                              f"Received: reduction={reduction}")
-        self.name = name or type(self).__name__
+        self.name = name or to_snake_case(type(self).__name__)     # as Keras: MyLoss() is "my_loss"
         self.reduction = "sum_over_batch_size" if reduction == "mean" else reduction
         self.dtype = tf.as_dtype(dtype or "float32")
 

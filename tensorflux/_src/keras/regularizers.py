@@ -4,7 +4,7 @@
 
 As in Keras: L1 is `l1 · Σ|w|`, L2 is `l2 · Σ w²` (no ½), L1L2 both; OrthogonalRegularizer penalises the
 mean |cosine| between distinct rows (or columns) of a matrix. `get` knows exactly Keras 3's names ("l1",
-"L1", "l2", "L2", "l1l2", "L1L2", "orthogonal_regularizer", ...; case matters): the function `l1_l2` is
+"L1", "l2", "L2", "l1l2", "L1L2", "orthogonal_regularizer", ...; case matters): the name `l1_l2` (the class L1L2) is
 public, but the string "l1_l2" is not a name Keras accepts, so it is rejected with Keras' error.
 """
 import numpy as np
@@ -105,11 +105,8 @@ class OrthogonalRegularizer(Regularizer):
         return {"factor": float(np.float32(self.factor)), "mode": self.mode}
 
 
-def l1_l2(l1=0.01, l2=0.01):
-    return L1L2(l1=l1, l2=l2)
-
-
-l1, l2, orthogonal_regularizer = L1, L2, OrthogonalRegularizer
+# As Keras 3: `l1_l2` is the class L1L2 itself (defaults 0.0; TensorFlow 2's Keras had a function, 0.01).
+l1, l2, l1_l2, orthogonal_regularizer = L1, L2, L1L2, OrthogonalRegularizer
 # Keras 3's own table of names (regularizers.ALL_OBJECTS_DICT): exact, case-sensitive, no "l1_l2".
 _BY_NAME = {"Regularizer": Regularizer, "regularizer": Regularizer, "L1": L1, "l1": L1, "L2": L2, "l2": L2,
             "L1L2": L1L2, "l1l2": L1L2, "OrthogonalRegularizer": OrthogonalRegularizer,

@@ -534,8 +534,10 @@ class RNN(Layer):
         states = [tf.cast(tf.convert_to_tensor(s), tf.float32) if not isinstance(s, tf.Tensor) or s.dtype !=
                   tf.float32 else s for s in states]
         for s, size in zip(states, self.state_size):
-            if s.shape.rank != 2 or s.shape[-1] not in (None, size):
-                raise ValueError(f"An initial state of layer {self.name} must have shape (batch_size, {size}). "
+            dims = list(size) if isinstance(size, (list, tuple)) else [size]
+            if s.shape.rank != 1 + len(dims) or any(d not in (None, want) for d, want in zip(s.shape[1:], dims)):
+                want = ", ".join(str(d) for d in dims)
+                raise ValueError(f"An initial state of layer {self.name} must have shape (batch_size, {want}). "
                                  f"Received: shape={tuple(s.shape.as_list()) if s.shape.rank is not None else None}")
         return states
 
@@ -552,7 +554,7 @@ class RNN(Layer):
         kind = _fused_kind(self.cell, sequences, states) if training else None
         if kind is not None:
             return self._finish_call(sequences, *self._fused_sequence(kind, sequences, states, mask, training))
-        own_cell = isinstance(self.cell, (_RecurrentCell, StackedRNNCells))
+        own_cell = hasattr(self.cell, "_start_call")     # tensorflux's cells: weights and masks per call
         if own_cell:
             self.cell._start_call(sequences[:, 0], states[0], training)
         accepts_training = isinstance(self.cell, Layer) and "training" in _call_params(type(self.cell))
@@ -633,9 +635,13 @@ class RNN(Layer):
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, length = sequences_shape[0], sequences_shape[1]
-        output = (batch, length, self._output_size) if self.return_sequences else (batch, self._output_size)
+
+        def dims(size):        # a size may be several dimensions (ConvLSTM's states)
+            return tuple(size) if isinstance(size, (list, tuple)) else (size,)
+        output = (batch, length, *dims(self._output_size)) if self.return_sequences else \
+            (batch, *dims(self._output_size))
         if self.return_state:
-            return (output,) + tuple(self._grouped([(batch, size) for size in self.state_size]))
+            return (output,) + tuple(self._grouped([(batch, *dims(size)) for size in self.state_size]))
         return output
 
     def get_config(self):

@@ -54,7 +54,15 @@ class Metric:
         self.update_state(*args, **kwargs)
         return self.result()
 
+    # Set by keras.saving (which builds on this module): Keras 3's get_config() of a built-in metric.
+    _builtin_get_config = None
+
     def get_config(self):
+        """Keras 3's config: a built-in metric gives its name, dtype and arguments; a subclass gets the
+        name and dtype to extend."""
+        if Metric._builtin_get_config is not None and type(self).__module__.startswith("tensorflux.") and \
+                type(self).get_config is Metric.get_config:    # a class writing its own extends the base
+            return Metric._builtin_get_config(self)
         return {"name": self.name, "dtype": self.dtype.name}
 
     @classmethod

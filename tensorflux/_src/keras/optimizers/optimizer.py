@@ -217,10 +217,34 @@ class Optimizer:
     def _step(self, dtype, offset=1):
         return tf.cast(self._iterations + offset, dtype)
 
+    # Set by keras.saving (which builds on this module): Keras 3's get_config() of a built-in optimizer.
+    _builtin_get_config = None
+
     def get_config(self):
-        return {"name": self.name, "learning_rate": float(self._learning_rate.numpy()),
-                "weight_decay": self.weight_decay, "clipnorm": self.clipnorm, "clipvalue": self.clipvalue,
-                "global_clipnorm": self.global_clipnorm}
+        """Keras 3's config: a built-in optimizer gives every argument (the base class's first, the current
+        learning rate or the serialized schedule); a subclass gets the base entries to extend."""
+        if Optimizer._builtin_get_config is not None and type(self).__module__.startswith("tensorflux.") and \
+                type(self).get_config is Optimizer.get_config:    # a class writing its own extends the base
+            return Optimizer._builtin_get_config(self)
+        return {"name": self.name, "learning_rate": self._config_learning_rate(),
+                "weight_decay": self.weight_decay, "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
+                "clipvalue": self.clipvalue, "use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
+                "loss_scale_factor": None, "gradient_accumulation_steps": None}
+
+    # Set by keras.saving: revives a serialized object (a learning rate schedule's config).
+    _revive = None
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """An optimizer from its get_config() (a serialized learning rate schedule revived)."""
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict) and Optimizer._revive is not None:
+            config["learning_rate"] = Optimizer._revive(config["learning_rate"], custom_objects)
+        return cls(**config)
+
+    def _config_learning_rate(self):
+        """The learning rate as a config holds it: the schedule, or the variable's current value."""
+        return self._schedule if self._schedule is not None else float(self._learning_rate.numpy())
 
     def __repr__(self):
         # Keras' optimizers keep Python's default repr, naming the class by its module in keras.src.

@@ -25,6 +25,7 @@ from ..keras_tensor import KerasTensor, Operation
 from ..layers.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..models.model import Model, Sequential
+from ..metrics.base import Metric
 from ..optimizers.optimizer import Optimizer
 
 __all__ = ["keras_model_config", "keras_object", "keras_module_of", "constructor_parameters", "POLICY"]
@@ -105,7 +106,7 @@ def _config_of(obj, recorded_only=False):
         return obj.get_config() if hasattr(obj, "get_config") else _config.init_arguments(obj)
     own = _config.init_arguments(obj)       # what it was made with; get_config() adds current values
     if recorded_only:
-        own.update({"name": obj.name, "trainable": obj.trainable})
+        own.update({"name": obj.name, "trainable": obj.trainable} if isinstance(obj, Layer) else {"name": obj.name})
     else:
         own.update(obj.get_config() if hasattr(obj, "get_config") else {})
     config = _constructor_defaults(cls)
@@ -117,7 +118,7 @@ def _config_of(obj, recorded_only=False):
             config.pop(key, None)
     for key, value in _KERAS_ONLY_ARGUMENTS.get(cls.__name__, {}).items():
         config.setdefault(key, getattr(obj, key, value) if key == "activity_regularizer" else value)
-    for key in _NOT_WRITTEN_BY_KERAS.get(cls.__name__, ()):
+    for key in (_METRIC_NOT_WRITTEN if issubclass(cls, Metric) else _NOT_WRITTEN_BY_KERAS).get(cls.__name__, ()):
         config.pop(key, None)
     for key in _WRITTEN_WHEN_SET.get(cls.__name__, ()):
         if config.get(key, 0) is None:
@@ -222,6 +223,8 @@ def _in_keras_order(cls, config):
         if parameters is None:
             break
         order += [n for n in parameters if n not in order]
+    if issubclass(cls, Metric) and ours and cls.__name__ not in _METRIC_ARGUMENTS_FIRST:
+        order = ["name", "dtype"] + [n for n in order if n not in ("name", "dtype")]
     first = _OPTIMIZER_FIRST if issubclass(cls, Optimizer) else ("seed",) if "seed" in config and not \
         issubclass(cls, Layer) else ()
     rank = {name: i for i, name in enumerate(list(first) + [n for n in order if n not in first])}
@@ -333,8 +336,12 @@ _NOT_WRITTEN_BY_KERAS = {
     "SparseCategoricalCrossentropy": ("axis",),
     "AdditiveAttention": ("score_mode",), "CategoryEncoding": ("sparse",),
 }
+# The same for metrics (a metric and a loss may share a class name, not their configs).
+_METRIC_NOT_WRITTEN = {"CosineSimilarity": ("axis",), "SparseTopKCategoricalAccuracy": ("from_sorted_ids",)}
 # Arguments Keras 3.15 writes only when they are set (not None).
-_WRITTEN_WHEN_SET = {"Lambda": ("output_shape", "mask")}
+_WRITTEN_WHEN_SET = {"Lambda": ("output_shape", "mask"), "AUC": ("thresholds",)}
+# Metrics whose config Keras writes in their signature's order (elsewhere name and dtype come first).
+_METRIC_ARGUMENTS_FIRST = ("BinaryIoU",)
 
 
 def keras_object(value, tuples=False):
@@ -484,6 +491,28 @@ def builtin_serialized(config):
 
 
 Layer._builtin_serialized = staticmethod(builtin_serialized)
+
+
+def builtin_optimizer_get_config(optimizer):
+    """What `get_config()` of a built-in optimizer returns in Keras 3: every argument in Keras' order, the
+    learning rate as it is now (a schedule serialized)."""
+    config = dict(_config_of(optimizer, recorded_only=True))
+    config["learning_rate"] = optimizer._config_learning_rate()
+    return {k: keras_object(v, tuples=True) for k, v in config.items()}
+
+
+Optimizer._builtin_get_config = staticmethod(builtin_optimizer_get_config)
+
+
+def builtin_metric_get_config(metric):
+    """What `get_config()` of a built-in metric returns in Keras 3: its name and dtype's name, then its
+    arguments (BinaryIoU: arguments first), as Keras writes them."""
+    config = dict(_config_of(metric, recorded_only=True))
+    config["dtype"] = metric.dtype.name
+    return {k: keras_object(v, tuples=True) for k, v in config.items()}
+
+
+Metric._builtin_get_config = staticmethod(builtin_metric_get_config)
 
 _SHAPE_KEYS = ("batch_shape", "input_shape", "build_input_shape")
 

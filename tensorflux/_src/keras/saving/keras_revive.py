@@ -22,6 +22,7 @@ from ..layers.core import refuse_python_bytecode
 from ..layers.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..models.model import Model, Sequential
+from ..optimizers.optimizer import Optimizer
 from .keras_config import constructor_parameters, keras_module_of
 from .object_registration import _GLOBAL_CUSTOM_NAMES, find_class, get_registered_object, in_safe_mode
 
@@ -305,6 +306,7 @@ def builtin_from_config(cls, config):
 
 
 Layer._builtin_from_config = staticmethod(builtin_from_config)
+Optimizer._revive = staticmethod(revive)
 
 
 def sequential_from_config(config):
