@@ -17,7 +17,7 @@ from .. import activations as _activations
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .layer import Layer
-from .rnn import RNN, _PerCall, _rate
+from .rnn import RNN, _PerCall, _rate, forget_bias_one
 
 
 def _tuple(value, rank, name):
@@ -101,15 +101,8 @@ class ConvLSTMCell(Layer):
                                         name="bias")
 
     def _bias_init(self):
-        if not self.unit_forget_bias:
-            return self.bias_initializer
-        filters, base = self.filters, self.bias_initializer
-
-        def forget_bias_one(shape, dtype=None):
-            # the forget gate starts open (bias 1), as an LSTM's
-            return tf.concat([base((filters,), dtype), tf.ones((filters,), dtype or "float32"),
-                              base((2 * filters,), dtype)], 0)
-        return forget_bias_one
+        return forget_bias_one(self.bias_initializer, self.filters) if self.unit_forget_bias else \
+            self.bias_initializer
 
     def get_initial_state(self, batch_size=None):
         shape = [batch_size] + list(self.state_size[0])

@@ -195,6 +195,14 @@ def _keep_mask(like, rate, seed):
     return tf.random.uniform(tf.shape(like), seed=seed) >= rate
 
 
+def forget_bias_one(base, units):
+    """An LSTM bias initializer (gates input, forget, cell, output; `units` each) whose forget block is 1:
+    the forget gate starts open, so that early training does not forget everything."""
+    def initializer(shape, dtype=None):
+        return tf.concat([base((units,), dtype), tf.ones((units,), dtype or "float32"), base((2 * units,), dtype)], 0)
+    return initializer
+
+
 def _zeros(batch_size, size):
     """A float32 `[batch_size, size]` zero state (`size` may be a list of dimensions); `batch_size` may be
     a scalar tensor (unknown statically)."""
@@ -258,15 +266,7 @@ class LSTMCell(_RecurrentCell):
         self.state_size = [units, units]
 
     def _bias_init(self):
-        if not self.unit_forget_bias:
-            return self.bias_initializer
-        units, base = self.units, self.bias_initializer
-
-        def forget_bias_one(shape, dtype=None):
-            # The forget gate starts open (bias 1) so that early training does not forget everything.
-            return tf.concat([base((units,), dtype), tf.ones((units,), dtype or "float32"),
-                              base((2 * units,), dtype)], 0)
-        return forget_bias_one
+        return forget_bias_one(self.bias_initializer, self.units) if self.unit_forget_bias else self.bias_initializer
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
