@@ -22,7 +22,7 @@ from .layers import (adaptive_pooling as layers_adaptive_pooling, group_normaliz
     regularizing as layers_regularizing, structural as layers_structural, volumetric as layers_volumetric,
     stacked_cells as layers_stacked_cells, spectral_normalization as layers_spectral_normalization,
     conv_lstm as layers_conv_lstm)
-from .optimizers import optimizer as optimizers, schedules
+from .optimizers import optimizer as optimizers, schedules, lamb_adafactor as optimizers_lamb_adafactor
 from .saving import saving, serialization
 from .naming import clear_session
 from . import tensorboard  # keras.callbacks.TensorBoard
@@ -34,7 +34,7 @@ _SOURCES = (activations, backend_config, callbacks, constraints, initializers, i
             variables,
             layers_adaptive_pooling, layers_group_norm, layers_regularizing, layers_structural, layers_volumetric,
             layers_depthwise1d, layers_reversible_embedding, layers_stacked_cells,
-            layers_spectral_normalization, layers_conv_lstm)
+            layers_spectral_normalization, layers_conv_lstm, optimizers_lamb_adafactor)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,
