@@ -217,3 +217,36 @@ def test_alpha_as_a_zero_dimensional_array_or_a_variables_value(loops):
     for _ in range(3):
         expected = np.subtract(expected, np.multiply(np.float32(0.125), delta))
     np.testing.assert_array_equal(_words(v.numpy()), _words(expected))
+
+
+def _nans(rs, n, dtype):
+    """NaNs of random payloads and signs (quiet and signalling)."""
+    u = np.dtype(f"u{np.dtype(dtype).itemsize}").type
+    bits, mant = 8 * np.dtype(dtype).itemsize, np.finfo(dtype).nmant
+    w = rs.randint(0, 2 ** 62, n, dtype=np.int64).astype(u) & u((1 << mant) - 1)
+    w |= u(((1 << (bits - mant - 1)) - 1) << mant) | (rs.randint(0, 2, n).astype(u) << u(bits - 1))
+    w[w & u((1 << mant) - 1) == 0] |= u(1)
+    return w.view(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_two_nans_give_numpys_nan_at_every_length(loops, dtype):
+    """Where both operands are NaNs, NumPy's loops pick one by operand order, the same at every length for
+    a subtraction and a product by a non-NaN alpha: so do the compiled loops (fused and AssignSub)."""
+    for table in (S.SUB_LOOPS,):
+        table[(np.dtype(dtype), 1)].hot.build_now()
+    rs = np.random.RandomState(8)
+    for n in list(range(1, 40)) + [127, 128, 129, 1000, 1001, 4095, 4096, 4097, 65536, 100003]:
+        old, delta = _nans(rs, n, dtype), _nans(rs, n, dtype)
+        old[::4] = 1.5
+        delta[1::5] = 2.0
+        for alpha in (dtype(0.5), dtype(-3.0), dtype(np.inf)):
+            resource = _resource(old.copy())
+            S.APPLY_GRADIENT_DESCENT.kernel(resource, alpha, delta)
+            np.testing.assert_array_equal(_words(resource.value), _words(np.subtract(old, np.multiply(alpha, delta))))
+        resource = _resource(old.copy())
+        held = resource.value.__array_interface__["data"][0]
+        S.ASSIGN_SUB_VARIABLE.kernel(resource, delta)
+        np.testing.assert_array_equal(_words(resource.value), _words(np.subtract(old, delta)))
+        assert resource.value.__array_interface__["data"][0] == held

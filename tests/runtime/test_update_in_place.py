@@ -26,9 +26,10 @@ def loops():
     pytest.importorskip("numba")
     for dtype in (np.float32, np.float64):
         for ndim in (1, 2):
-            loop = S.IN_PLACE_LOOPS[(np.dtype(dtype), ndim)]
-            loop.hot.build_now()
-            assert loop.ready
+            for table in (S.IN_PLACE_LOOPS, S.SUB_LOOPS):
+                loop = table[(np.dtype(dtype), ndim)]
+                loop.hot.build_now()
+                assert loop.ready
     return S.IN_PLACE_LOOPS
 
 
@@ -233,7 +234,11 @@ def test_traced_reads_keep_their_values(loops):
         assert _address(resource.value) == before       # nothing held it: written through
 
 
-def test_reads_in_another_thread_keep_their_values(loops):
+_UPDATES = {"fused": lambda v, g: v.assign_sub(0.5 * g), "assign_sub": lambda v, g: v.assign_sub(g)}
+
+
+@pytest.mark.parametrize("write", _UPDATES.values(), ids=_UPDATES.keys())
+def test_reads_in_another_thread_keep_their_values(loops, write):
     """One thread updates (traced, compiled), another reads and checks, while computing with the read
     (NumPy releases the GIL), that every element keeps the value it had."""
     shape = (256, 256)
@@ -241,9 +246,9 @@ def test_reads_in_another_thread_keep_their_values(loops):
 
     @tf.function
     def update(g):
-        v.assign_sub(0.5 * g)
+        write(v, g)
 
-    g = tf.ones(shape)
+    g = tf.ones(shape) * (0.5 if write is _UPDATES["assign_sub"] else 1.0)
     update(g)
     update(g)
     failures, reads = [], [0]
@@ -266,7 +271,8 @@ def test_reads_in_another_thread_keep_their_values(loops):
     thread.start()
     updates, in_place = 2, 0
     resource = v.handle._value
-    fused = "ResourceApplyGradientDescent" in update.get_concrete_function(g)._compiled.source
+    fused = write is _UPDATES["assign_sub"] or \
+        "ResourceApplyGradientDescent" in update.get_concrete_function(g)._compiled.source
     try:
         while updates < 1000 or reads[0] < 50 and updates < 200_000:   # both threads get their turns
             before = _address(resource.value)
@@ -301,3 +307,26 @@ def test_an_update_of_a_value_read_after_another_update(loops):
     for _ in range(3):
         want = step(g).numpy()
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# -- AssignSubVariableOp writes through the buffer too --------------------------------------------------
+
+def test_assign_sub_writes_an_unshared_array_through_and_keeps_earlier_reads(loops):
+    v = tf.Variable(np.ones((64, 64), np.float32))
+    resource = v.handle._value
+    before = _address(resource.value)
+    v.assign_sub(np.full((64, 64), 0.25, np.float32))
+    assert _address(resource.value) == before
+    kept = [v.read_value(), v.read_value()._value, tf.reshape(v.read_value(), [-1]), v.read_value()._value[1:3]]
+    v.assign_sub(np.full((64, 64), 0.25, np.float32))
+    for k in kept:
+        assert (np.asarray(k) == 0.75).all()
+    np.testing.assert_array_equal(v.numpy(), 0.5)
+
+
+def test_assign_add_keeps_the_numpy_form(loops):
+    v = tf.Variable(np.ones((64, 64), np.float32))
+    resource = v.handle._value
+    before = _address(resource.value)
+    v.assign_add(np.full((64, 64), 0.25, np.float32))
+    assert _address(resource.value) != before

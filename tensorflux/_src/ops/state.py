@@ -36,7 +36,7 @@ from .registry import OpDef, apply, dtype_error_name
 
 __all__ = ["VariableResource", "ResourceHandle", "READ_VARIABLE", "ASSIGN_VARIABLE", "ASSIGN_ADD_VARIABLE",
            "ASSIGN_SUB_VARIABLE", "VAR_IS_INITIALIZED", "APPLY_GRADIENT_DESCENT", "resource_apply_gradient_descent",
-           "IN_PLACE_LOOPS"]
+           "IN_PLACE_LOOPS", "SUB_LOOPS"]
 
 
 class VariableResource:
@@ -161,9 +161,10 @@ def _assign_kernel(resource, value):
     return ()
 
 
-def _update_kernel(ufunc):
+def _update_kernel(ufunc, loops=None):
     # Every training step runs one of these per variable: the checks are inlined attribute compares, the
-    # error paths called only on a mismatch.
+    # error paths called only on a mismatch. `loops`: compiled loops that write through the variable's
+    # buffer when nothing else holds it ("writing through the buffer" below), by dtype and rank.
     def kernel(resource, delta):
         if delta.dtype != resource.dtype:
             _check_dtype(resource, delta)
@@ -177,6 +178,18 @@ def _update_kernel(ufunc):
                 raise errors.InvalidArgumentError(
                     None, None, f"Cannot update variable with shape {_dims(np.shape(old))} using a Tensor "
                                 f"with shape {_dims(delta.shape)}, shapes must be equal.")
+            if loops is not None and type(old) is np.ndarray:
+                loop = loops.get((old.dtype, old.ndim))
+                if loop is not None and loop.ready:
+                    probe = resource.probe
+                    if probe is None:
+                        probe = resource.probe = np.empty(0, np.int8)
+                    # as in _apply_kernel: `old` and `probe` held alike, the proof in the loop
+                    if _count(old) == _count(probe) and delta.flags.c_contiguous and _writable(old) and \
+                            loop.run(old, delta, probe):
+                        return ()
+                elif loop is not None:
+                    loop.hot.count()
             resource.value = ufunc(old, delta)  # a new array: earlier reads keep the old one
         return ()
     return kernel
@@ -200,8 +213,11 @@ ASSIGN_VARIABLE = OpDef("AssignVariableOp", _no_outputs, _assign_kernel, statefu
                         input_names=("resource", "value"))
 ASSIGN_ADD_VARIABLE = OpDef("AssignAddVariableOp", _no_outputs, _update_kernel(np.add), stateful=True,
                             multi=True, input_names=("resource", "value"))
-ASSIGN_SUB_VARIABLE = OpDef("AssignSubVariableOp", _no_outputs, _update_kernel(np.subtract), stateful=True,
-                            multi=True, input_names=("resource", "value"))
+# AssignAdd keeps the NumPy form: which of two NaNs NumPy's addition returns depends on its loop (the
+# operands are swapped for some lengths), which a compiled loop would not follow; a subtraction has one order.
+SUB_LOOPS = {}
+ASSIGN_SUB_VARIABLE = OpDef("AssignSubVariableOp", _no_outputs, _update_kernel(np.subtract, SUB_LOOPS),
+                            stateful=True, multi=True, input_names=("resource", "value"))
 VAR_IS_INITIALIZED = OpDef("VarIsInitializedOp", _infer_is_initialized, _is_initialized_kernel,
                            stateful=True, input_names=("resource",))
 
@@ -343,29 +359,31 @@ def resource_apply_gradient_descent(var, alpha, delta, use_locking=False, name=N
 # is updated as before, into a new array.
 
 class _InPlaceLoop:
-    """The compiled update for one dtype and rank, built in the background once hot (jit.HotOnSmall)."""
+    """The compiled update for one dtype and rank, built in the background once hot (jit.HotOnSmall):
+    `old -= alpha * delta` (`scaled`, ResourceApplyGradientDescent) or `old -= delta` (AssignSub)."""
 
-    __slots__ = ("dtype", "ndim", "hot", "run", "ready")
+    __slots__ = ("dtype", "ndim", "scaled", "hot", "run", "ready")
 
-    def __init__(self, dtype, ndim):
-        self.dtype, self.ndim = dtype, ndim
+    def __init__(self, dtype, ndim, scaled):
+        self.dtype, self.ndim, self.scaled = dtype, ndim, scaled
         self.run, self.ready = None, False
-        self.hot = jit.HotOnSmall(f"apply_gradient_descent_{dtype.name}_{ndim}d", self._build)
+        name = "apply_gradient_descent" if scaled else "assign_sub"
+        self.hot = jit.HotOnSmall(f"{name}_{dtype.name}_{ndim}d", self._build)
 
     def _build(self, numba):
         gil = getattr(sys, "_is_gil_enabled", None)
         if gil is not None and not gil():
             return None   # free-threaded: no count is stable, and the loop would not exclude readers
-        run = _compile_loop(numba, self.dtype, self.ndim)
-        if not _proves_sharing(run, self.dtype, self.ndim):
+        run = _compile_loop(numba, self.dtype, self.ndim, self.scaled)
+        if not _proves_sharing(run, self.dtype, self.ndim, self.scaled):
             return None
         self.run = run
         self.ready = True      # published last: a caller that sees it sees `run`
         return run
 
 
-def _proves_sharing(run, dtype, ndim):
-    """True when `run`, called as `_apply_kernel` calls it, writes an unshared array and leaves one with a
+def _proves_sharing(run, dtype, ndim, scaled):
+    """True when `run`, called as the kernels call it, writes an unshared array and leaves one with a
     single extra reference alone."""
     resource = VariableResource(np.ones((2,) * ndim, dtype), dtype, None, "check", 0)
     resource.probe = np.empty(0, np.int8)
@@ -373,9 +391,9 @@ def _proves_sharing(run, dtype, ndim):
     alpha = dtype.type(1)
     old, probe = resource.value, resource.probe
     extra = old
-    untouched = not run(old, alpha, delta, probe) and bool((old == 1).all())
+    untouched = not (run(old, alpha, delta, probe) if scaled else run(old, delta, probe)) and bool((old == 1).all())
     del extra
-    written = run(old, alpha, delta, probe) and bool((old == 0).all())
+    written = (run(old, alpha, delta, probe) if scaled else run(old, delta, probe)) and bool((old == 0).all())
     return untouched and written
 
 
@@ -392,11 +410,23 @@ def _apply_in_place(old, alpha, delta, probe):
     return True
 
 
+def _sub_in_place(old, delta, probe):
+    """Compiled only: `old -= delta` elementwise when `old` has as many references as `probe`."""
+    count = _reference_count(old)
+    if count < 1 or count != _reference_count(probe):
+        return False
+    out = old.reshape(-1)
+    d = delta.reshape(-1)
+    for i in range(out.size):
+        out[i] = out[i] - d[i]
+    return True
+
+
 def _reference_count(array):
     raise RuntimeError("replaced by a numba intrinsic when the loop is compiled")
 
 
-def _compile_loop(numba, dtype, ndim):
+def _compile_loop(numba, dtype, ndim, scaled):
     from llvmlite import ir
     from numba.extending import intrinsic
 
@@ -412,14 +442,17 @@ def _compile_loop(numba, dtype, ndim):
             return builder.load(count)
         return numba.types.int64(array), codegen
 
-    namespace = dict(_apply_in_place.__globals__, _reference_count=reference_count)
-    fn = type(_apply_in_place)(_apply_in_place.__code__, namespace, "_apply_in_place")
+    source = _apply_in_place if scaled else _sub_in_place
+    namespace = dict(source.__globals__, _reference_count=reference_count)
+    fn = type(source)(source.__code__, namespace, source.__name__)
     compiled = numba.njit(error_model="numpy", cache=True)(fn)
     scalar = numba.from_dtype(dtype)
     array = numba.types.Array(scalar, ndim, "C")
-    return jit.entry_point(compiled, (array, scalar, array, numba.types.Array(numba.int8, 1, "C")))
+    probe = numba.types.Array(numba.int8, 1, "C")
+    return jit.entry_point(compiled, (array, scalar, array, probe) if scaled else (array, array, probe))
 
 
-IN_PLACE_LOOPS = {(dtype, ndim): _InPlaceLoop(dtype, ndim) for dtype in _LOOP_DTYPES for ndim in _LOOP_RANKS}
+IN_PLACE_LOOPS = {(dtype, ndim): _InPlaceLoop(dtype, ndim, True) for dtype in _LOOP_DTYPES for ndim in _LOOP_RANKS}
+SUB_LOOPS.update({(dtype, ndim): _InPlaceLoop(dtype, ndim, False) for dtype in _LOOP_DTYPES for ndim in _LOOP_RANKS})
 
 API = {}
