@@ -56,7 +56,7 @@ def fuse_variable_updates(ops, outputs):
         fused.device = op.device
         # The Mul ran after its own control inputs: the fused op keeps those and the AssignSub's.
         controls = list(rw.controls_of(op))
-        controls += [c for c in rw.controls_of(mul) if all(c is not k for k in controls)]
+        controls += [m for m in rw.controls_of(mul) if all(m is not k for k in controls)]
         fused.control_inputs = controls
         rw.substitute(op, fused, "c*g -> variable update")
     return rw.result()
