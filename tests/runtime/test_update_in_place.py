@@ -330,3 +330,17 @@ def test_assign_add_keeps_the_numpy_form(loops):
     before = _address(resource.value)
     v.assign_add(np.full((64, 64), 0.25, np.float32))
     assert _address(resource.value) != before
+
+
+def test_a_copied_resource_shares_no_probe(loops):
+    """Two resources sharing a probe would each see one reference too many on it: a copy gets its own."""
+    import copy
+    resource = S.VariableResource(np.ones((64, 64), np.float32), np.dtype(np.float32), (64, 64), "v", 0)
+    _update(resource, np.float32(0.5), np.ones((64, 64), np.float32))
+    assert resource.probe is not None
+    for twin in (copy.copy(resource), copy.deepcopy(resource)):
+        assert twin.probe is None and twin.lock is not resource.lock
+    twin = copy.copy(resource)           # shares the array: neither may write it now
+    _update(twin, np.float32(0.5), np.ones((64, 64), np.float32))
+    np.testing.assert_array_equal(resource.value, 0.5)
+    np.testing.assert_array_equal(twin.value, 0.0)

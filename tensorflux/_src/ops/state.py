@@ -53,6 +53,15 @@ class VariableResource:
         self.lock = threading.Lock()  # held by every update (see the module docstring)
         self.probe = None       # the in-place update's yardstick (see "writing through the buffer")
 
+    def __copy__(self):
+        # A lock and a probe of its own: a probe two resources shared would count one reference more, and
+        # the in-place proof would then miss one reference to the array.
+        return VariableResource(self.value, self.dtype, self.shape, self.name, self.id)
+
+    def __deepcopy__(self, memo):
+        import copy
+        return VariableResource(copy.deepcopy(self.value, memo), self.dtype, self.shape, self.name, self.id)
+
     def __repr__(self):
         return (f'<ResourceHandle(name="{self.name}/{self.id}", device="{_CPU}", container="Anonymous", '
                 f'type="tensorflow::Var")>')
