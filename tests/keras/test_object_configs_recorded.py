@@ -56,3 +56,9 @@ def test_a_loss_subclass_is_named_as_keras_names_it():
         def call(self, y_true, y_pred):
             return tf.abs(y_true - y_pred)
     assert MyHuberish().name == "my_huberish" and tf.keras.losses.Loss().name == "loss"
+
+
+def test_optimizers_are_named_uniquely_as_keras_names_them():
+    tf.keras.backend.clear_session()       # names count from here, as in a fresh process
+    assert [tf.keras.optimizers.Lion().name for _ in range(2)] == ["lion", "lion_1"]
+    assert tf.keras.optimizers.Lion(name="mine").name == "mine"

@@ -90,6 +90,7 @@ def test_updates_match_numpy():
 
 
 def test_defaults_names_and_get():
+    keras.backend.clear_session()     # optimizer names count per process (adam, adam_1, ...) as in Keras
     adamw = O.AdamW()
     assert adamw.weight_decay == 0.004 and adamw.name == "adam_w"
     assert float(adamw.learning_rate) == pytest.approx(0.001)

@@ -63,6 +63,7 @@ def _tree(path):
 
 def test_file_layout_is_keras_hdf5(tmp_path):
     pytest.importorskip("h5py")
+    tf.keras.backend.clear_session()     # names as in the fresh process Keras' file was written in
     model = sequential()
     model.compile(optimizer="adam", loss="mse")
     model.fit(X, Y, epochs=1, batch_size=6, verbose=0)

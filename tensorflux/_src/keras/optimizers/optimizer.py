@@ -23,7 +23,7 @@ import tensorflux as tf
 from .. import config as _config
 from . import schedules as _schedules
 
-from ..naming import to_snake_case
+from ..naming import to_snake_case, unique_name
 
 
 def _key(variable):
@@ -56,7 +56,7 @@ class Optimizer:
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(f"Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
                              f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
-        self.name = name or to_snake_case(type(self).__name__)
+        self.name = name or unique_name(to_snake_case(type(self).__name__))   # adam, adam_1, ... as Keras
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.loss_scale_factor = loss_scale_factor
