@@ -341,3 +341,24 @@ def test_a_copied_resource_shares_no_probe(loops):
     _update(twin, np.float32(0.5), np.ones((64, 64), np.float32))
     np.testing.assert_array_equal(resource.value, 0.5)
     np.testing.assert_array_equal(twin.value, 0.0)
+
+
+def test_generated_code_runs_the_fused_update():
+    """With the code generator asking run_all for update fusion: one kernel call per update, no Mul."""
+    v = tf.Variable(np.ones((3, 4), np.float32))
+
+    @tf.function
+    def step(g, lr):
+        v.assign_sub(0.5 * g)
+        v.assign_sub(g * lr)
+        return lr
+
+    source = step.get_concrete_function(tf.TensorSpec([3, 4], tf.float32),
+                                        tf.TensorSpec([], tf.float32)).generated_source()
+    assert source.count("k_ResourceApplyGradientDescent(") == 2
+    assert "k_Mul(" not in source and "k_AssignSubVariableOp(" not in source
+    assert "update fusion: 2 rewrites" in passes.explain(step.get_concrete_function(
+        tf.TensorSpec([3, 4], tf.float32), tf.TensorSpec([], tf.float32)))
+    step(tf.ones([3, 4]), tf.constant(0.25))
+    step(tf.ones([3, 4]), tf.constant(0.25))
+    np.testing.assert_array_equal(v.numpy(), 1 - 2 * 0.75)

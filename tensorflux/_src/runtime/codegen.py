@@ -157,7 +157,7 @@ class _Emitter:
         if self.prepared is not None:
             ops, self.prepared = self.prepared, None
         else:
-            ops, outputs = passes.run_all(graph, outputs, self.keep_stateful)
+            ops, outputs = passes.run_all(graph, outputs, self.keep_stateful, fuse_updates=True)
         saved = (self.last_use, self.owned, self.dead_after, self.position, self.shared)
         self.plan_buffers(ops, outputs)
         fused_at, fused_members = self.plan_fusion(ops, outputs)

@@ -10,6 +10,9 @@ folding has made the 1; at most MAX_ROUNDS rounds); then prune:
 - `fold.py`     — ops whose inputs are all constants are evaluated at compile time (small results only).
 - `cse.py`      — an op (or small constant) equal to an earlier one is replaced by it.
 - `prune.py`    — ops no output needs are dropped; stateful ops always stay.
+- `update_fusion.py` — with `fuse_updates=True` (the code generator's lists, not the lowering's):
+                  `Mul(c, g)` read only by `AssignSubVariableOp(v, ·)` becomes one
+                  ResourceApplyGradientDescent(v, c, g).
 
 `run_all(graph, outputs)` returns `(ops, outputs)`: the ops to emit, in a valid order, and the output
 tensors as seen in that op list (a rewrite may turn an output into another tensor — an argument, a
@@ -37,6 +40,7 @@ from .fold import fold_constants
 from .inline import CALL_TYPES, inline_calls
 from .prune import prune
 from .simplify import simplify_arithmetic
+from .update_fusion import fuse_variable_updates
 
 __all__ = ["run_all", "explain", "MAX_ROUNDS"]
 
@@ -44,14 +48,14 @@ MAX_ROUNDS = 4
 _REWRITES = (("simplify", simplify_arithmetic), ("fold", fold_constants), ("cse", eliminate_common_subexpressions))
 
 
-def run_all(graph, outputs, keep_stateful=True, log=None):
+def run_all(graph, outputs, keep_stateful=True, log=None, fuse_updates=False):
     """The op list to emit for `outputs` of `graph`, and those outputs as tensors of that list.
 
     `log`, when a list, receives one `_Step` per pass (what `explain` prints).
     """
     if log is None and os.environ.get("TENSORFLUX_DUMP_PASSES") == "1":
         steps = []
-        result = run_all(graph, outputs, keep_stateful, steps)
+        result = run_all(graph, outputs, keep_stateful, steps, fuse_updates)
         print(_format(_title(graph), steps), file=sys.stderr)
         return result
     traced = graph.get_operations()
@@ -88,6 +92,12 @@ def run_all(graph, outputs, keep_stateful=True, log=None):
         dropped = len(ops) - len(kept)
         log.append(_Step("prune", collections.Counter({"dead op": dropped} if dropped else {}), kept, outputs,
                          dropped > 0))
+    if fuse_updates:
+        result = fuse_variable_updates(kept, outputs)
+        kept = result.ops
+        outputs = [result.remap.get(id(t), t) for t in outputs]   # ops ordered after the update are copies
+        if log is not None and result.counts:     # listed only when it fused something
+            log.append(_Step("update fusion", result.counts, kept, outputs, True))
     return kept, outputs
 
 
@@ -105,7 +115,7 @@ def explain(concrete_function):
 
 def _explain_graph(graph, outputs, title):
     steps = []
-    ops, _ = run_all(graph, outputs, log=steps)
+    ops, _ = run_all(graph, outputs, log=steps, fuse_updates=True)   # as the code generator runs them
     texts = [_format(title, steps)]
     for op in ops:
         for attr, value in op.attrs.items():
