@@ -83,8 +83,10 @@ def _plan_frees(steps, outputs):
             continue
         for t in step[1].outputs:
             i = last_use.get(id(t))
+            if i is None:
+                continue        # returned or never read: nothing to drop (and no size to work out)
             n = t.shape.num_elements()
-            if i is not None and (n is None or n > _FREE_EARLY_ELEMENTS):
+            if n is None or n > _FREE_EARLY_ELEMENTS:
                 frees.setdefault(i, []).append(id(t))
     for i, ids in frees.items():
         steps[i][3] = tuple(ids)

@@ -22,6 +22,14 @@ def _copy(op, inputs, copies):
 
 def inline_calls(ops, remap, copy_all=False, copies=None):
     """The flat op list with every call op expanded (recursively)."""
+    if not copy_all and not remap and not copies:
+        # nothing replaced yet: until a call op appears every op is kept as it is, so a list without one
+        # (most graphs) is returned as a copy without the per-op membership tests below
+        for op in ops:
+            if op.type in CALL_TYPES and "graph" in op.attrs:
+                break
+        else:
+            return list(ops)
     copies = {} if copies is None else copies   # id(original op) -> its copy (for control inputs)
     out = []
     for op in ops:
