@@ -549,7 +549,10 @@ def without_automatic_control(ops, outputs):
     without automatic control outputs, whose NoOps go and whose returned Identity ops become copies
     without that control edge (the passes may then elide them as before; later readers of a copy are
     copied too). Nothing of it reaches generated code."""
-    if not any(is_automatic_control_output(op) for op in ops):
+    for op in ops:      # (is_automatic_control_output inlined: every first call scans every graph)
+        if op.type == "NoOp" and op.opdef is None:
+            break
+    else:
         return ops, outputs
     remap, kept = {}, []
     for op in ops:

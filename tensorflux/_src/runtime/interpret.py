@@ -32,6 +32,8 @@ _FREE_EARLY_ELEMENTS = 4096     # smaller intermediates stay until the graph ret
 
 _IF_TYPES = ("If", "StatelessIf")
 _WHILE_TYPES = ("While", "StatelessWhile")
+# op types `_step` decides by type before looking at the OpDef
+_BY_TYPE = frozenset(_IF_TYPES + _WHILE_TYPES + ("Placeholder", "Const"))
 
 # a Const op's value as generated code holds it; a Placeholder is bound by the caller
 _CONST, _PLACEHOLDER, _KERNEL, _KERNEL_MULTI, _KERNEL_STRING, _KERNEL_NO_OUTPUT, _IF, _WHILE = range(8)
@@ -95,6 +97,11 @@ def _plan_frees(steps, outputs):
 def _step(op):
     """(kind, payload) for one op; (None, None) when it cannot be interpreted."""
     kind = op.type
+    opdef = op.opdef
+    if opdef is not None and kind not in _BY_TYPE:
+        # the common case first (a kernel op: one set lookup, no helper calls), as a fresh function's
+        # first call plans every op of its graphs once
+        return _kernel_step(op, opdef)
     if kind == "Placeholder" or is_automatic_control_output(op):
         return _PLACEHOLDER, None
     if kind == "Const":
@@ -117,8 +124,13 @@ def _step(op):
         if cond_plan is None or body_plan is None:
             return None, None
         return _WHILE, (cond_plan, body_plan)
-    opdef = op.opdef
-    if opdef is None or opdef.kernel is None or kind in SPECIAL_TYPES:   # generated code's own forms
+    if opdef is None:
+        return None, None
+    return _kernel_step(op, opdef)
+
+
+def _kernel_step(op, opdef):
+    if opdef.kernel is None or op.type in SPECIAL_TYPES:   # generated code's own forms
         return None, None
     if not op.outputs:
         return _KERNEL_NO_OUTPUT, opdef.kernel
