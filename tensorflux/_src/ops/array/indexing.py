@@ -17,7 +17,7 @@ from ...framework.tensor import EagerTensor, Tensor
 from ...types import dtypes as _dt
 from ...types.shape import Dimension, TensorShape
 from ..math import arith as _math
-from ..shapes.common import bad, fmt_shape, index_input, static_int, unknown_vector_dims, value_dims
+from ..shapes.common import bad, fmt_shape, index_input, static_int, unknown_vector_dims, value_dims, partial_dims
 from .join import concat, stack
 from .padding import pad
 from ..shapes.shape_ops import shape, shape_of
@@ -93,7 +93,14 @@ def _slice_kernel(x, begin, size):
 
 def _slice_infer(inputs, attrs):
     x, begin, size = inputs
+    # dims known through tf.shape(...)/tf.stack of scalars count too (TensorFlow's shape refiner; a -1 in a
+    # size known only in part stays unknown, as there)
     b, s = value_dims(begin), value_dims(size)
+    if b is None:
+        b = partial_dims(begin)
+    if s is None:
+        s = partial_dims(size)
+        s = None if s is None else tuple(None if d is None or d < 0 else d for d in s)
     dims = x.shape._dims
     n = len(dims) if dims is not None else len(b) if b is not None else len(s) if s is not None else None
     if n is None:

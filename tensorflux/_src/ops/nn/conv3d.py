@@ -16,6 +16,7 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from ..shapes import shape_ops as _shape_ops
+from ..shapes.common import partial_dims
 
 _CONV_TYPES = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
 
@@ -122,6 +123,9 @@ def _infer_sized(which):
         known = constant_value(inputs[which])
         dtype = inputs[2].dtype
         if known is None:
+            partial = partial_dims(inputs[which])    # the sizes known through tf.shape(...), as TensorFlow
+            if partial is not None and len(partial) == 5:
+                return [(dtype, TensorShape([d if d is not None and d >= 0 else None for d in partial]))]
             return [(dtype, TensorShape([None] * 5))]
         return [(dtype, TensorShape([int(d) for d in np.asarray(known).reshape(-1)]))]
     return infer

@@ -11,6 +11,7 @@ from ...framework import errors
 from ...framework.tensor import Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
+from ..shapes.common import partial_dims
 from ..shapes.shape_ops import shape, shape_of
 from ..convert import constant
 from ..registry import constant_value, dtype_error_name
@@ -116,6 +117,9 @@ def _infer_sized(size_index, dtype_index, rank):
         value = constant_value(inputs[size_index])
         dtype = inputs[dtype_index].dtype
         if value is None:
+            partial = partial_dims(inputs[size_index])   # the sizes known through tf.shape(...), as TensorFlow
+            if partial is not None:
+                return [(dtype, TensorShape([d if d is not None and d >= 0 else None for d in partial]))]
             n = inputs[size_index].shape[0] if inputs[size_index].shape.rank == 1 else rank
             return [(dtype, TensorShape([None] * n) if n is not None else TensorShape(None))]
         return [(dtype, TensorShape([int(d) for d in np.reshape(value, -1)]))]
@@ -139,7 +143,14 @@ def _typed_sized(size_index, pair, names, op_name, rank):
         if second is not first:
             raise TypeError(f"Input '{names[pair[1]]}' of '{op_name}' Op has type {second.name} that does not "
                             f"match type {first.name} of argument '{names[pair[0]]}'.")
-        return base(inputs, attrs)
+        result = base(inputs, attrs)
+        if op_name == "Conv2DBackpropInput":     # TensorFlow takes an unknown batch from out_backprop's
+            dtype, out = result[0]
+            dims = out.as_list() if out.rank is not None else None
+            batch = inputs[2].shape[0] if inputs[2].shape.rank else None
+            if dims and dims[0] is None and batch is not None:
+                result = [(dtype, TensorShape([batch] + dims[1:]))]
+        return result
     return infer
 
 

@@ -137,6 +137,87 @@ def value_dims(t, size=None):
     return tuple(int(d) for d in np.reshape(v, -1))
 
 
+def partial_dims(t, _depth=0):
+    """TensorFlow's "tensor as shape" for a 1-D int input that is not a constant: a tuple of ints (and
+    None for what is unknown) when its length is known, else None. As TensorFlow's shape refiner does, it
+    reads through `tf.shape(x)` (x's known dims), a slice of one, `tf.stack` of scalars, `tf.concat`, casts,
+    and scalars computed from known dims by + - * //, so `tf.reshape(x, tf.stack([tf.shape(x)[0], 4, 8]))`
+    keeps the dims it knows."""
+    value = constant_value(t)
+    if value is not None:
+        return tuple(int(d) for d in np.reshape(value, -1)) if np.ndim(value) == 1 else None
+    op = getattr(t, "op", None)
+    if op is None or _depth > 8:
+        return None
+    kind = op.type
+    if kind == "Shape" and op.inputs:
+        shape = op.inputs[0].shape
+        return None if shape.rank is None else tuple(shape.as_list())
+    if kind in ("Cast", "Identity"):
+        return partial_dims(op.inputs[0], _depth + 1)
+    if kind == "Pack" and op.attrs.get("axis", 0) == 0 and all(i.shape.rank == 0 for i in op.inputs):
+        return tuple(partial_scalar(i, _depth + 1) for i in op.inputs)
+    if kind == "ConcatV2":     # tensorflux holds the axis as an attribute (an input only when exported)
+        values = op.inputs if "axis" in op.attrs else op.inputs[:-1]
+        axis = op.attrs["axis"] if "axis" in op.attrs else constant_value(op.inputs[-1])
+        parts = [partial_dims(i, _depth + 1) for i in values]
+        if axis is not None and np.size(axis) == 1 and int(np.reshape(axis, -1)[0]) in (0, -1) and \
+                all(p is not None for p in parts):
+            return tuple(d for p in parts for d in p)
+    if kind == "StridedSlice" and t.shape.rank == 1:
+        sliced = _sliced(op, _depth)
+        if sliced is not None:
+            return sliced
+    n = t.shape[0] if t.shape.rank == 1 else None
+    return None if n is None else (None,) * n
+
+
+def partial_scalar(t, _depth=0):
+    """An int scalar's value when known (through the ops `partial_dims` reads), else None."""
+    value = constant_value(t)
+    if value is not None:
+        return int(value) if np.ndim(value) == 0 and np.asarray(value).dtype.kind in "iu" else None
+    op = getattr(t, "op", None)
+    if op is None or _depth > 8:
+        return None
+    kind = op.type
+    if kind in ("Cast", "Identity"):
+        return partial_scalar(op.inputs[0], _depth + 1)
+    if kind == "StridedSlice" and t.shape.rank == 0:
+        sliced = _sliced(op, _depth)
+        return sliced[0] if sliced is not None and len(sliced) == 1 else None
+    if kind == "Unpack" and op.attrs.get("axis", 0) == 0:
+        dims = partial_dims(op.inputs[0], _depth + 1)
+        index = getattr(t, "value_index", None)      # (`in`/`index` would compare tensors)
+        return None if dims is None or index is None or index >= len(dims) else dims[index]
+    if kind in ("AddV2", "Add", "Sub", "Mul", "FloorDiv"):
+        a, b = (partial_scalar(i, _depth + 1) for i in op.inputs)
+        if a is None or b is None or (kind == "FloorDiv" and b == 0):
+            return None
+        return {"AddV2": a + b, "Add": a + b, "Sub": a - b, "Mul": a * b}.get(kind, a // b if b else None)
+    return None
+
+
+def _sliced(op, depth):
+    """The dims a plain StridedSlice (constant bounds, stride 1, no ellipsis/new axes) of a partially known
+    1-D shape tensor takes, as a tuple; None otherwise."""
+    if any(op.attrs.get(m, 0) for m in ("ellipsis_mask", "new_axis_mask")):
+        return None
+    source = partial_dims(op.inputs[0], depth + 1)
+    begin, end, strides = (constant_value(i) for i in op.inputs[1:4])
+    if source is None or begin is None or end is None or strides is None or np.size(begin) != 1 or \
+            int(np.reshape(strides, -1)[0]) != 1:
+        return None
+    n = len(source)
+    start, stop = int(np.reshape(begin, -1)[0]), int(np.reshape(end, -1)[0])
+    if op.attrs.get("shrink_axis_mask", 0) & 1:
+        index = start + n if start < 0 else start
+        return (source[index],) if 0 <= index < n else None
+    start = 0 if op.attrs.get("begin_mask", 0) & 1 else start
+    stop = n if op.attrs.get("end_mask", 0) & 1 else stop
+    return tuple(source[slice(start, stop)])
+
+
 def unknown_vector_dims(t):
     """Unknown dims, as many as a 1-D shape-like input has elements (unknown rank if that is unknown)."""
     n = t.shape[0] if t.shape.rank == 1 else None

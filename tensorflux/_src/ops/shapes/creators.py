@@ -13,7 +13,7 @@ from ...framework.tensor import EagerTensor, Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from .common import (_eager_const, bad, fmt_shape, index_input, shape_of_value, unknown_vector_dims,
-    value_dims)
+    value_dims, partial_dims)
 from .shape_ops import shape
 from ..conversion_ops import cast_tensor
 from ..convert import convert_to_tensor
@@ -48,6 +48,9 @@ def _fill_infer(inputs, attrs):
     dims, value = inputs
     requested = value_dims(dims)
     if requested is None:
+        partial = partial_dims(dims) if dims.shape.rank == 1 else None   # dims known through tf.shape(...)
+        if partial is not None and all(d is None or d >= 0 for d in partial):
+            return [(value.dtype, TensorShape(partial))]
         return [(value.dtype, unknown_vector_dims(dims) if dims.shape.rank != 0 else TensorShape((None,)))]
     return [(value.dtype, TensorShape(_fill_dims(requested, True)))]
 

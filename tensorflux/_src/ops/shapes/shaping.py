@@ -17,7 +17,7 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from .common import (_UNKNOWN, bad, fmt_shape, index_input, static_int, static_int_tuple, unknown_vector_dims,
-    value_dims)
+    value_dims, partial_dims)
 from .shape_ops import shape, shape_of
 
 
@@ -87,7 +87,12 @@ def _reshape_infer(inputs, attrs):
                          f"shapes: {dims}.")
     requested = value_dims(shape)
     if requested is None:
-        return [(x.dtype, unknown_vector_dims(shape))]
+        partial = partial_dims(shape)      # dims known through tf.shape(...) (TensorFlow's shape refiner)
+        if partial is None:
+            return [(x.dtype, unknown_vector_dims(shape))]
+        if None in partial:
+            return [(x.dtype, TensorShape(tuple(None if d is None or d < 0 else d for d in partial)))]
+        requested = partial
     in_dims = x.shape._dims
     if in_dims is None:
         return [(x.dtype, TensorShape(tuple(None if d == -1 else d for d in requested)))]

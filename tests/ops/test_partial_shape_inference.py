@@ -1,0 +1,54 @@
+"""Static shapes through shape tensors known in part, as TensorFlow 2.21's shape refiner infers them
+(fixtures/tf221_partial_shapes.json, recorded with the same function traced by TensorFlow): Reshape, Fill,
+Slice, Conv2DBackpropInput and Conv3DBackpropInputV2 read the dims that `tf.shape(x)`, its slices and
+unstacked scalars, `tf.stack`, `tf.concat`, casts and + - * // of known dims give, e.g.
+`tf.reshape(x, tf.stack([tf.shape(x)[0], 4, 8]))` on x [None, 8, 32] is [None, 8, 4, 8], not all None."""
+import json
+import pathlib
+
+import numpy as np
+
+import tensorflux as tf
+
+RECORDED = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tf221_partial_shapes.json").read_text())
+
+
+def _shapes():
+    got = {}
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 8, 32]), tf.TensorSpec([], tf.int32)])
+    def f(x, t):
+        s = tf.shape(x)
+        d = tf.unstack(s)
+        r = {"unstack_stack": tf.reshape(x, tf.stack(d[:-1] + [4, 8])),
+             "index_stack": tf.reshape(x, tf.stack([s[0], s[1], 4, 8])),
+             "shape_itself": tf.reshape(x, tf.shape(x)),
+             "concat_slice": tf.reshape(x, tf.concat([s[:2], [4, 8]], 0)),
+             "zeros_stack": tf.zeros(tf.stack([s[0], 3])),
+             "cast_mul": tf.reshape(x, tf.cast(tf.stack([s[0], s[1] * 32]), tf.int64)),
+             "neg_index": tf.reshape(x, tf.stack([s[-3], -1])),
+             "unknown_scalar": tf.reshape(x, tf.stack([t, 8, 32])),
+             "fill_stack": tf.fill(tf.stack([2, s[2]]), 1.0),
+             "slice_dynamic_begin": tf.slice(x, tf.stack([0, t, 0]), [-1, 4, -1]),
+             "slice_partial_size": tf.slice(x, [0, 1, 0], tf.stack([-1, t, 5]))}
+        y = tf.ones([2, 3, 3, 3, 5])
+        r["conv3d_transpose"] = tf.nn.conv3d_transpose(tf.ones([3, 2, 2, 2, 5]), tf.ones([2, 3, 3, 4, 5]),
+                                                       tf.stack([tf.shape(y)[0] + 0 * t, 4, 5, 6, 4]),
+                                                       [1, 2, 2, 2, 1], "SAME")
+        r["conv2d_transpose"] = tf.nn.conv2d_transpose(tf.ones([3, 2, 2, 5]), tf.ones([3, 3, 4, 5]),
+                                                       tf.stack([t, 4, 4, 4]), 2, "SAME")
+        got.update({k: v.shape.as_list() for k, v in r.items()})
+        return r["index_stack"]
+    return f, got
+
+
+def test_static_shapes_are_tensorflows():
+    f, got = _shapes()
+    f.get_concrete_function()
+    assert got == RECORDED
+
+
+def test_values_are_unchanged():
+    f, _ = _shapes()
+    x = np.arange(2 * 8 * 32, dtype=np.float32).reshape(2, 8, 32)
+    np.testing.assert_array_equal(f(x, np.int32(1)).numpy(), x.reshape(2, 8, 4, 8))
