@@ -186,6 +186,15 @@ class _ConvLSTM(RNN):
     def _output_size(self):
         return self.cell.output_size
 
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        """From the sequence's shape, built or not (the states' spatial sizes follow the input convolution)."""
+        cell = self.cell
+        spatial = [_output_length(n, k, s, d, cell.padding) for n, k, s, d in
+                   zip(sequences_shape[2:-1], cell.kernel_size, cell.strides, cell.dilation_rate)]
+        state = (sequences_shape[0], *spatial, cell.filters)
+        output = (sequences_shape[0], sequences_shape[1], *spatial, cell.filters) if self.return_sequences else state
+        return (output, state, state) if self.return_state else output
+
     def get_config(self):
         config = {k: v for k, v in RNN.get_config(self).items() if k != "cell"}
         config.setdefault("activity_regularizer", None)     # Keras writes it in place, set or not

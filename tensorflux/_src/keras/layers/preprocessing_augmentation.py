@@ -341,12 +341,14 @@ class RandomCrop(_ImageAugmentation):
             top, left = int(float(in_height - crop_height) / 2), int(float(in_width - crop_width) / 2)
         if not training:
             return images
-        window = [slice(None)] * rank
-        window[height_axis % rank] = slice(top, top + self.height)
-        window[width_axis % rank] = slice(left, left + self.width)
-        images = images[tuple(window)]
         cropped = (min(self.height, in_height - top), min(self.width, in_width - left)) \
             if isinstance(top, int) else (self.height, self.width)
+        # one Slice whose size is static (as Keras' slice): the result's height and width are known even
+        # when the window's corner is drawn
+        begin, size = [0] * rank, [-1] * rank
+        begin[height_axis % rank], begin[width_axis % rank] = top, left
+        size[height_axis % rank], size[width_axis % rank] = cropped
+        images = tf.slice(images, tf.stack(begin) if tf.is_tensor(top) else begin, size)
         if cropped != (self.height, self.width):
             images = tf.keras.ops.image.resize(images, (self.height, self.width), data_format=self.data_format)
         return images
