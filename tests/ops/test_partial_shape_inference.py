@@ -10,7 +10,9 @@ import numpy as np
 
 import tensorflux as tf
 
-RECORDED = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tf221_partial_shapes.json").read_text())
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+RECORDED = json.loads((FIXTURES / "tf221_partial_shapes.json").read_text())
+RECORDED_MORE = json.loads((FIXTURES / "tf221_partial_shapes_more.json").read_text())
 
 
 def _shapes():
@@ -52,3 +54,34 @@ def test_values_are_unchanged():
     f, _ = _shapes()
     x = np.arange(2 * 8 * 32, dtype=np.float32).reshape(2, 8, 32)
     np.testing.assert_array_equal(f(x, np.int32(1)).numpy(), x.reshape(2, 8, 4, 8))
+
+
+def test_shape_inputs_of_other_ops_as_tensorflow():
+    """BroadcastTo, Tile, random ops, ScatterNd, Range, OneHot, resize and eye with shape inputs known in part
+    (a `tf.pad` whose paddings are known in part is not covered: its output keeps unknown dims)."""
+    got = {}
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 8, 4]), tf.TensorSpec([None, 8, 4]),
+                                  tf.TensorSpec([], tf.int32)])
+    def f(x, y, t):
+        s = tf.shape(x)
+        r = {"broadcast_to": tf.broadcast_to(tf.ones([1, 1, 4]), tf.shape(y)),
+             "broadcast_to_stack": tf.broadcast_to(tf.ones([4]), tf.stack([s[0], 3, 4])),
+             "tile_stack": tf.tile(x, tf.stack([t, 2, 1])),
+             "random_uniform": tf.random.uniform(tf.shape(x)),
+             "random_normal_stack": tf.random.normal(tf.stack([s[0], 5])),
+             "ones_shape": tf.ones(tf.shape(x)),
+             "zeros_concat": tf.zeros(tf.concat([s[:1], [7]], 0)),
+             "resize_size": tf.image.resize(tf.ones([2, 8, 8, 3]), tf.stack([s[1], 6])),
+             "scatter_nd": tf.scatter_nd([[0]], [[1.0, 2.0, 3.0, 4.0]], tf.stack([s[1], 4])),
+             "range_shape": tf.range(s[1]),
+             "expand_dims_dyn": tf.reshape(x, tf.stack([-1, s[1] * s[2]])),
+             "one_hot_depth": tf.one_hot(tf.zeros([3], tf.int32), s[1]),
+             "eye_dyn": tf.eye(s[1]),
+             "truncated_normal": tf.random.truncated_normal(tf.stack([s[1], 2])),
+             "stateless_uniform": tf.random.stateless_uniform(tf.shape(x), [1, 2]),
+             "reshape_prod": tf.reshape(x, [-1, tf.reduce_prod(s[1:])])}
+        got.update({k: v.shape.as_list() for k, v in r.items()})
+        return x
+    f.get_concrete_function()
+    assert got == RECORDED_MORE

@@ -13,7 +13,7 @@ from ...types.shape import TensorShape
 from ..math import summation as _summation
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from ..shapes.common import (_eager_const, _normalize_dim, attr_type_error, bad, fmt_shape, index_input,
+from ..shapes.common import (partial_scalar, _eager_const, _normalize_dim, attr_type_error, bad, fmt_shape, index_input,
     shape_of_value, static_int)
 from .join import concat, stack
 from ..shapes.shape_ops import shape
@@ -149,7 +149,11 @@ def _one_hot_infer(inputs, attrs):
     indices, depth, on_value, off_value = inputs
     axis = attrs["axis"]
     d = constant_value(depth)
-    d = None if d is None else int(d)
+    if d is None:     # a depth known through tf.shape(...) counts (a negative one stays for the kernel)
+        d = partial_scalar(depth)
+        d = None if d is not None and d < 0 else d
+    else:
+        d = int(d)
     dims = indices.shape._dims
     if dims is None:
         return [(on_value.dtype, _UNKNOWN)]

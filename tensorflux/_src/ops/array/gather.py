@@ -10,7 +10,7 @@ from ...types.shape import TensorShape
 from ..shapes import creators as _creators
 from ..math import arith as _math
 from ..math import reduce as _reduce
-from ..shapes.common import attr_type_error, bad, fmt_shape, static_int, unknown_vector_dims, value_dims
+from ..shapes.common import attr_type_error, bad, fmt_shape, static_int, unknown_vector_dims, value_dims, shape_from_tensor
 from .join import concat
 from .reorder import transpose
 from ..shapes.shape_ops import shape, shape_of
@@ -183,7 +183,7 @@ def _scatter_nd_kernel(indices, updates, shape):
 def _scatter_nd_infer(inputs, attrs):
     indices, updates, shape_t = inputs
     dims = value_dims(shape_t)
-    return [(updates.dtype, unknown_vector_dims(shape_t) if dims is None else TensorShape(dims))]
+    return [(updates.dtype, shape_from_tensor(shape_t) if dims is None else TensorShape(dims))]
 
 
 def _scatter_nd_grad(op, grad):

@@ -12,7 +12,7 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..math.summation import reduce_sum
 from ..registry import OPS, OpDef, apply, constant_value, dtype_error_name
-from ..shapes.common import _UNKNOWN, _eager_const, bad, fmt_shape, index_input, unknown_vector_dims, value_dims
+from ..shapes.common import _UNKNOWN, _eager_const, bad, fmt_shape, index_input, unknown_vector_dims, value_dims, partial_dims
 from .join import stack
 from ..shapes.shape_ops import shape, shape_of
 from ..shapes.shaping import reshape
@@ -39,6 +39,10 @@ def _tile_infer(inputs, attrs):
     mult = value_dims(multiples)
     dims = x.shape._dims
     if mult is None:
+        partial = partial_dims(multiples)      # multiples known in part (TensorFlow's shape refiner)
+        if dims is not None and partial is not None and len(partial) == len(dims):
+            return [(x.dtype, TensorShape(tuple(None if d is None or m is None else d * m
+                                                for d, m in zip(dims, partial))))]
         return [(x.dtype, unknown_vector_dims(multiples) if dims is None else TensorShape((None,) * len(dims)))]
     if dims is None:
         return [(x.dtype, TensorShape((None,) * len(mult)))]

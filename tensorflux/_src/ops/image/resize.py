@@ -19,6 +19,7 @@ from ...framework import errors
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from ..shapes import shape_ops as _shape_ops
+from ..shapes.common import partial_dims
 from ..registry import OpDef, apply, constant_value, FLOAT, REAL
 
 __all__ = ["RESIZE_BILINEAR", "RESIZE_BILINEAR_GRAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_NEAREST_NEIGHBOR_GRAD",
@@ -53,6 +54,9 @@ def _static_size(size_tensor):
     value = constant_value(size_tensor)
     if value is not None and np.shape(value) == (2,):
         return [int(d) for d in np.asarray(value)]
+    partial = partial_dims(size_tensor)       # a size known in part (tf.shape(...)), as TensorFlow
+    if partial is not None and len(partial) == 2:
+        return [d if d is not None and d >= 0 else None for d in partial]
     return [None, None]
 
 

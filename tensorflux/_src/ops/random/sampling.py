@@ -13,6 +13,7 @@ from ...types.shape import TensorShape
 from ..math import arith as _math
 from ..convert import convert_to_tensor, constant
 from ..registry import constant_value
+from ..shapes.common import shape_from_tensor
 
 
 # -- shapes ------------------------------------------------------------------------------------------
@@ -44,8 +45,8 @@ def _output_shape(shape_tensor):
                 raise ValueError(f"Dimension {d} must be >= 0")
         return TensorShape(dims)
     rank_shape = shape_tensor.shape
-    if rank_shape.rank == 1 and rank_shape._dims[0] is not None:
-        return TensorShape([None] * rank_shape._dims[0])
+    if rank_shape.rank == 1:
+        return shape_from_tensor(shape_tensor)   # dims known through tf.shape(...), as TensorFlow
     return TensorShape(None)
 
 

@@ -218,6 +218,15 @@ def _sliced(op, depth):
     return tuple(source[slice(start, stop)])
 
 
+def shape_from_tensor(t):
+    """The static shape a shape-valued input `t` (not a constant) gives an output: its dims known in part
+    (`partial_dims`), else as many unknown dims as it has elements (unknown rank if that is unknown)."""
+    partial = partial_dims(t) if t.shape.rank == 1 else None
+    if partial is not None and all(d is None or d >= 0 for d in partial):
+        return TensorShape(partial)
+    return unknown_vector_dims(t)
+
+
 def unknown_vector_dims(t):
     """Unknown dims, as many as a 1-D shape-like input has elements (unknown rank if that is unknown)."""
     n = t.shape[0] if t.shape.rank == 1 else None

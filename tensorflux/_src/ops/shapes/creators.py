@@ -13,7 +13,7 @@ from ...framework.tensor import EagerTensor, Tensor
 from ...types import dtypes as _dt
 from ...types.shape import TensorShape
 from .common import (_eager_const, bad, fmt_shape, index_input, shape_of_value, unknown_vector_dims,
-    value_dims, partial_dims)
+    value_dims, partial_dims, partial_scalar)
 from .shape_ops import shape
 from ..conversion_ops import cast_tensor
 from ..convert import convert_to_tensor
@@ -181,6 +181,10 @@ def _range_infer(inputs, attrs):
     values = [constant_value(t) for t in inputs]
     dtype = inputs[0].dtype
     if any(v is None for v in values):
+        if dtype.is_integer:     # bounds known through tf.shape(...) (TensorFlow's shape refiner)
+            known = [partial_scalar(t) if v is None else int(np.asarray(v).reshape(())) for t, v in zip(inputs, values)]
+            if None not in known and known[2] != 0:
+                return [(dtype, TensorShape((_range_size(*known, True),)))]
         return [(dtype, TensorShape((None,)))]
     start, limit, delta = (np.asarray(v).reshape(())[()] for v in values)
     return [(dtype, TensorShape((_range_size(start, limit, delta, True),)))]

@@ -17,7 +17,7 @@ from ...types.shape import TensorShape
 from ..convert import convert_to_tensor
 from ..registry import OpDef, apply, constant_value
 from .common import (_UNKNOWN, bad, fmt_shape, index_input, static_int, static_int_tuple, unknown_vector_dims,
-    value_dims, partial_dims)
+    value_dims, partial_dims, shape_from_tensor)
 from .shape_ops import shape, shape_of
 
 
@@ -232,7 +232,7 @@ def _broadcast_to_infer(inputs, attrs):
     x, shape = inputs
     target = value_dims(shape)
     if target is None:
-        return [(x.dtype, unknown_vector_dims(shape))]
+        return [(x.dtype, shape_from_tensor(shape))]
     if x.shape._dims is not None:
         if len(x.shape._dims) > len(target):
             raise ValueError(f"Shape must be at most rank {len(target)} but is rank {len(x.shape._dims)}")
