@@ -6,10 +6,11 @@ variable's *handle* is a `ResourceHandle`, an EagerTensor of dtype `tf.resource`
 `_value` is that holder, so kernels receive the holder like any other input array.
 
 Invariant: an earlier read keeps its value. Assignments REPLACE `.value` with a new array, because
-tensors returned by earlier reads share the old one. The one exception is ResourceApplyGradientDescent's
-compiled loop ("writing through the buffer" below): it writes into the array when a reference count taken
-inside the loop, which holds the GIL from the count to the last store, proves that nothing but the variable
-holds it; no read can start meanwhile, so reads still see whole values.
+tensors returned by earlier reads share the old one. The one exception is the compiled update loop of
+ResourceApplyGradientDescent and AssignSubVariableOp ("writing through the buffer" below): it writes into
+the array when a reference count taken inside the loop, which holds the GIL from the count to the last
+store, proves that nothing but the variable holds it; no read can start meanwhile, so reads still see
+whole values.
 
 Threads: a read is one attribute load, so it always sees a whole value (old or new, never a mix) and takes
 no lock. Every update holds the resource's own lock from reading the old value to storing the new one,
@@ -195,7 +196,7 @@ def _update_kernel(ufunc, loops=None):
                         probe = resource.probe = np.empty(0, np.int8)
                     # as in _apply_kernel: `old` and `probe` held alike, the proof in the loop
                     if _count(old) == _count(probe) and delta.flags.c_contiguous and _writable(old) and \
-                            loop.run(old, delta, probe):
+                            loop.run(old, loop.one, delta, probe):    # old - 1 * delta: old - delta's bits
                         return ()
                 elif loop is not None:
                     loop.hot.count()
@@ -222,10 +223,13 @@ ASSIGN_VARIABLE = OpDef("AssignVariableOp", _no_outputs, _assign_kernel, statefu
                         input_names=("resource", "value"))
 ASSIGN_ADD_VARIABLE = OpDef("AssignAddVariableOp", _no_outputs, _update_kernel(np.add), stateful=True,
                             multi=True, input_names=("resource", "value"))
-# AssignAdd keeps the NumPy form: which of two NaNs NumPy's addition returns depends on its loop (the
-# operands are swapped for some lengths), which a compiled loop would not follow; a subtraction has one order.
-SUB_LOOPS = {}
-ASSIGN_SUB_VARIABLE = OpDef("AssignSubVariableOp", _no_outputs, _update_kernel(np.subtract, SUB_LOOPS),
+# AssignSub runs ResourceApplyGradientDescent's loops with alpha 1 (a product by 1 is exact, NaN payloads
+# and signed zeros included, so `old - 1 * delta` has `old - delta`'s bits). AssignAdd keeps the NumPy form:
+# which of two NaNs NumPy's addition returns depends on its loop (the operands are swapped for some
+# lengths), which a compiled loop would not follow; a subtraction has one order.
+IN_PLACE_LOOPS = {}
+SUB_LOOPS = IN_PLACE_LOOPS     # the same loops (see above)
+ASSIGN_SUB_VARIABLE = OpDef("AssignSubVariableOp", _no_outputs, _update_kernel(np.subtract, IN_PLACE_LOOPS),
                             stateful=True, multi=True, input_names=("resource", "value"))
 VAR_IS_INITIALIZED = OpDef("VarIsInitializedOp", _infer_is_initialized, _is_initialized_kernel,
                            stateful=True, input_names=("resource",))
@@ -368,30 +372,29 @@ def resource_apply_gradient_descent(var, alpha, delta, use_locking=False, name=N
 # is updated as before, into a new array.
 
 class _InPlaceLoop:
-    """The compiled update for one dtype and rank, built in the background once hot (jit.HotOnSmall):
-    `old -= alpha * delta` (`scaled`, ResourceApplyGradientDescent) or `old -= delta` (AssignSub)."""
+    """The compiled update `old -= alpha * delta` for one dtype and rank, built in the background once hot
+    (jit.HotOnSmall); AssignSub calls it with alpha `one`."""
 
-    __slots__ = ("dtype", "ndim", "scaled", "hot", "run", "ready")
+    __slots__ = ("dtype", "ndim", "one", "hot", "run", "ready")
 
-    def __init__(self, dtype, ndim, scaled):
-        self.dtype, self.ndim, self.scaled = dtype, ndim, scaled
+    def __init__(self, dtype, ndim):
+        self.dtype, self.ndim, self.one = dtype, ndim, dtype.type(1)
         self.run, self.ready = None, False
-        name = "apply_gradient_descent" if scaled else "assign_sub"
-        self.hot = jit.HotOnSmall(f"{name}_{dtype.name}_{ndim}d", self._build)
+        self.hot = jit.HotOnSmall(f"apply_gradient_descent_{dtype.name}_{ndim}d", self._build)
 
     def _build(self, numba):
         gil = getattr(sys, "_is_gil_enabled", None)
         if gil is not None and not gil():
             return None   # free-threaded: no count is stable, and the loop would not exclude readers
-        run = _compile_loop(numba, self.dtype, self.ndim, self.scaled)
-        if not _proves_sharing(run, self.dtype, self.ndim, self.scaled):
+        run = _compile_loop(numba, self.dtype, self.ndim)
+        if not _proves_sharing(run, self.dtype, self.ndim):
             return None
         self.run = run
         self.ready = True      # published last: a caller that sees it sees `run`
         return run
 
 
-def _proves_sharing(run, dtype, ndim, scaled):
+def _proves_sharing(run, dtype, ndim):
     """True when `run`, called as the kernels call it, writes an unshared array and leaves one with a
     single extra reference alone."""
     resource = VariableResource(np.ones((2,) * ndim, dtype), dtype, None, "check", 0)
@@ -400,9 +403,9 @@ def _proves_sharing(run, dtype, ndim, scaled):
     alpha = dtype.type(1)
     old, probe = resource.value, resource.probe
     extra = old
-    untouched = not (run(old, alpha, delta, probe) if scaled else run(old, delta, probe)) and bool((old == 1).all())
+    untouched = not run(old, alpha, delta, probe) and bool((old == 1).all())
     del extra
-    written = (run(old, alpha, delta, probe) if scaled else run(old, delta, probe)) and bool((old == 0).all())
+    written = run(old, alpha, delta, probe) and bool((old == 0).all())
     return untouched and written
 
 
@@ -419,23 +422,11 @@ def _apply_in_place(old, alpha, delta, probe):
     return True
 
 
-def _sub_in_place(old, delta, probe):
-    """Compiled only: `old -= delta` elementwise when `old` has as many references as `probe`."""
-    count = _reference_count(old)
-    if count < 1 or count != _reference_count(probe):
-        return False
-    out = old.reshape(-1)
-    d = delta.reshape(-1)
-    for i in range(out.size):
-        out[i] = out[i] - d[i]
-    return True
-
-
 def _reference_count(array):
     raise RuntimeError("replaced by a numba intrinsic when the loop is compiled")
 
 
-def _compile_loop(numba, dtype, ndim, scaled):
+def _compile_loop(numba, dtype, ndim):
     from llvmlite import ir
     from numba.extending import intrinsic
 
@@ -451,17 +442,15 @@ def _compile_loop(numba, dtype, ndim, scaled):
             return builder.load(count)
         return numba.types.int64(array), codegen
 
-    source = _apply_in_place if scaled else _sub_in_place
-    namespace = dict(source.__globals__, _reference_count=reference_count)
-    fn = type(source)(source.__code__, namespace, source.__name__)
+    namespace = dict(_apply_in_place.__globals__, _reference_count=reference_count)
+    fn = type(_apply_in_place)(_apply_in_place.__code__, namespace, _apply_in_place.__name__)
     compiled = numba.njit(error_model="numpy", cache=True)(fn)
     scalar = numba.from_dtype(dtype)
     array = numba.types.Array(scalar, ndim, "C")
     probe = numba.types.Array(numba.int8, 1, "C")
-    return jit.entry_point(compiled, (array, scalar, array, probe) if scaled else (array, array, probe))
+    return jit.entry_point(compiled, (array, scalar, array, probe))
 
 
-IN_PLACE_LOOPS = {(dtype, ndim): _InPlaceLoop(dtype, ndim, True) for dtype in _LOOP_DTYPES for ndim in _LOOP_RANKS}
-SUB_LOOPS.update({(dtype, ndim): _InPlaceLoop(dtype, ndim, False) for dtype in _LOOP_DTYPES for ndim in _LOOP_RANKS})
+IN_PLACE_LOOPS.update({(dtype, ndim): _InPlaceLoop(dtype, ndim) for dtype in _LOOP_DTYPES for ndim in _LOOP_RANKS})
 
 API = {}

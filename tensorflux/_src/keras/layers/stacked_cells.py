@@ -28,6 +28,8 @@ class StackedRNNCells(Layer):
                 raise ValueError(f"All cells must have a `state_size` attribute. Received cell without a "
                                  f"`state_size`: {cell}")
         self.cells = list(cells)
+        # which cells take `training` (looked up once, not at every time step)
+        self._takes_training = tuple(isinstance(c, Layer) and "training" in _call_parameters(c) for c in cells)
 
     @property
     def state_size(self):
@@ -80,10 +82,8 @@ class StackedRNNCells(Layer):
     def call(self, inputs, states, training=None):
         groups, nested = self._grouped(states)
         new_states = []
-        for cell, cell_states in zip(self.cells, groups):
-            kwargs = {}
-            if isinstance(cell, Layer) and "training" in _call_parameters(cell):
-                kwargs["training"] = training
+        for cell, cell_states, takes_training in zip(self.cells, groups, self._takes_training):
+            kwargs = {"training": training} if takes_training else {}
             inputs, cell_new = (cell if callable(cell) else cell.call)(inputs, cell_states, **kwargs)
             cell_new = list(cell_new) if isinstance(cell_new, (list, tuple)) else [cell_new]
             new_states.append(cell_new)

@@ -498,7 +498,7 @@ def builtin_optimizer_get_config(optimizer):
     learning rate as it is now (a schedule serialized)."""
     config = dict(_config_of(optimizer, recorded_only=True))
     config["learning_rate"] = optimizer._config_learning_rate()
-    return {k: keras_object(v, tuples=True) for k, v in config.items()}
+    return builtin_serialized(config)
 
 
 Optimizer._builtin_get_config = staticmethod(builtin_optimizer_get_config)
@@ -509,7 +509,7 @@ def builtin_metric_get_config(metric):
     arguments (BinaryIoU: arguments first), as Keras writes them."""
     config = dict(_config_of(metric, recorded_only=True))
     config["dtype"] = metric.dtype.name
-    return {k: keras_object(v, tuples=True) for k, v in config.items()}
+    return builtin_serialized(config)
 
 
 Metric._builtin_get_config = staticmethod(builtin_metric_get_config)
