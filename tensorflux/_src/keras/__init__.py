@@ -23,6 +23,8 @@ from .layers import (adaptive_pooling as layers_adaptive_pooling, group_normaliz
     stacked_cells as layers_stacked_cells, spectral_normalization as layers_spectral_normalization,
     conv_lstm as layers_conv_lstm)
 from .optimizers import optimizer as optimizers, schedules, lamb_adafactor as optimizers_lamb_adafactor
+from .optimizers import (loss_scale as optimizers_loss_scale, multi as optimizers_multi, muon as optimizers_muon,
+    schedule_free_adamw as optimizers_schedule_free)
 from .saving import saving, serialization
 from .naming import clear_session
 from . import tensorboard  # keras.callbacks.TensorBoard
@@ -34,7 +36,8 @@ _SOURCES = (activations, backend_config, callbacks, constraints, initializers, i
             variables,
             layers_adaptive_pooling, layers_group_norm, layers_regularizing, layers_structural, layers_volumetric,
             layers_depthwise1d, layers_reversible_embedding, layers_stacked_cells,
-            layers_spectral_normalization, layers_conv_lstm, optimizers_lamb_adafactor)
+            layers_spectral_normalization, layers_conv_lstm, optimizers_lamb_adafactor,
+            optimizers_loss_scale, optimizers_multi, optimizers_muon, optimizers_schedule_free)
 
 _TOP_LEVEL = {"Model": models.Model, "Sequential": models.Sequential, "Input": input_layer.Input,
               "Layer": layers.Layer, "Loss": losses.Loss, "Metric": metrics.Metric,

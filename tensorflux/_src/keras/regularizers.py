@@ -21,7 +21,8 @@ class Regularizer:
         return 0.0
 
     def get_config(self):
-        return {}
+        # As Keras 3: a regularizer that is saved must say how to rebuild it (the base has nothing to write).
+        raise NotImplementedError(f"{self} does not implement get_config()")
 
     @classmethod
     def from_config(cls, config):

@@ -18,6 +18,9 @@ the sum of the squared rows where an index repeats (not the square of the summed
 one step per slice (squared before summing, scatter-added); the rest of each rule, and every other
 optimizer, uses the densified gradient.
 """
+import re
+import warnings
+
 import tensorflux as tf
 
 from .. import config as _config
@@ -43,11 +46,22 @@ class Optimizer:
         super().__init_subclass__(**kwargs)
         _config.record_init_arguments(cls)    # so compile() arguments can be saved with a model
 
-    def __init__(self, learning_rate=0.001, weight_decay=None, clipnorm=None, clipvalue=None,
+    def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  loss_scale_factor=None, gradient_accumulation_steps=None, name=None, **kwargs):
+        # As Keras 3: the base class has no default learning rate, and a number must be a Python float (an
+        # int, a NumPy scalar or a tensor is refused); Keras 2's `decay` is accepted and ignored.
+        if kwargs.pop("decay", None) is not None:
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.")
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
+        if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+            raise ValueError(f"`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                             f"gradient_accumulation_steps={gradient_accumulation_steps}")
+        if not callable(learning_rate) and not isinstance(learning_rate, float):
+            raise ValueError(f"Argument `learning_rate` should be float, or an instance of LearningRateSchedule, "
+                             f"or a callable (that takes in the current iteration value and returns the "
+                             f"corresponding learning rate value). Received instead: learning_rate={learning_rate}")
         if use_ema or gradient_accumulation_steps:
             raise NotImplementedError(f"tensorflux's Keras optimizers implement neither the exponential moving "
                                       f"average of weights (`use_ema`) nor gradient accumulation "
@@ -144,10 +158,10 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars):
         grads_and_vars = list(grads_and_vars)
         if not grads_and_vars:
-            return self._iterations
+            return self.iterations
         grads, variables = zip(*grads_and_vars)
         self.apply(list(grads), list(variables))
-        return self._iterations
+        return self.iterations
 
     def apply(self, grads, trainable_variables=None):
         grads = list(grads)
@@ -180,16 +194,41 @@ class Optimizer:
         if self._schedule is not None:
             self._learning_rate.assign(tf.cast(self._scheduled_learning_rate(), tf.float32))
         learning_rate = self._learning_rate.read_value()
-        if self.weight_decay:
-            # Decoupled weight decay, in Keras's order of operations (v * wd * lr) for identical rounding.
-            for v in variables:
-                v.assign_sub(v * tf.cast(self.weight_decay, v.dtype) * tf.cast(learning_rate, v.dtype))
+        self._apply_weight_decay(variables, learning_rate)
         self._update_all(_summed_across_replicas(grads), variables, learning_rate)
         for v in variables:       # Keras applies weight constraints right after the update
             constraint = getattr(v, "constraint", None)
             if constraint is not None:
                 v.assign(constraint(v))
         self._iterations.assign_add(tf.constant(1, tf.int64))
+
+    def _apply_weight_decay(self, variables, learning_rate):
+        if self.weight_decay:
+            # Decoupled weight decay, in Keras's order of operations (v * wd * lr) for identical rounding.
+            for v in variables:
+                if self._use_weight_decay(v):
+                    v.assign_sub(v * tf.cast(self.weight_decay, v.dtype) * tf.cast(learning_rate, v.dtype))
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Leaves out of weight decay the variables of `var_list` and those whose name contains one of
+        `var_names` (a regular expression each, searched in the name); only before the optimizer is built."""
+        if self.built:
+            raise ValueError("`exclude_from_weight_decay()` can only be configured before the optimizer is built.")
+        self._excluded_from_decay = {_key(v) for v in var_list or ()}
+        self._excluded_pattern = "|".join(set(var_names)) if var_names else None
+
+    _excluded_from_decay = frozenset()
+    _excluded_pattern = None
+
+    def _use_weight_decay(self, variable):
+        if _key(variable) in self._excluded_from_decay:
+            return False
+        return self._excluded_pattern is None or re.search(self._excluded_pattern, variable.name) is None
+
+    def scale_loss(self, loss):
+        """The loss times `loss_scale_factor` (unchanged without one): what gradients are taken of, before
+        `apply` divides them by the same factor."""
+        return loss * self.loss_scale_factor if self.loss_scale_factor is not None else loss
 
     # Whether update_step takes a tf.IndexedSlices as it is (reading it with _dense and _squared).
     _takes_slices = False

@@ -1,0 +1,232 @@
+"""ScheduleFreeAdamW, Muon, LossScaleOptimizer, MultiOptimizer/OptimizerMap against Keras 3.15 on TensorFlow
+(fixtures/keras315_optimizers_*.json, written by fixtures/record_keras315_optimizers.py): the variables after
+each of five apply_gradients steps on a [3, 4], a [4], a tall [4, 3] and an "embedding_table" [2, 3] variable,
+the optimizer's variables (paths, shapes, dtypes, values) and get_config(); then from_config, the loss
+scale's skipped steps under tf.function, and the base-class behaviour Keras has (a required learning rate,
+Regularizer.get_config raising).
+
+Tolerance: float32 results within rtol 2e-6 / atol 2e-7 of Keras's (elementwise rules, Adam's and
+ScheduleFree's), rtol 1e-5 / atol 1e-6 for Muon, whose Newton-Schulz iteration goes through 5 x 3 matmuls
+(measured: the largest differences are given in MUON_TOLERANCE's comment).
+"""
+import json
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import tensorflux as tf
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+
+
+def _load(suffix):
+    return json.loads((FIXTURES / f"keras315_optimizers_{suffix}.json").read_text())
+
+
+SCHEDULE_FREE, MUON, LOSS_SCALE, MULTI = (_load(s) for s in ("schedule_free_adamw", "muon", "loss_scale", "multi"))
+TOLERANCE = {"rtol": 2e-6, "atol": 2e-7}
+MUON_TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
+
+K = tf.keras.optimizers
+MAKE = {
+    ("schedule_free_adamw", "default"): lambda: K.ScheduleFreeAdamW(),
+    ("schedule_free_adamw", "warmup_decay"): lambda: K.ScheduleFreeAdamW(0.01, beta_1=0.8, beta_2=0.95, epsilon=1e-6,
+                                                                          warmup_steps=3, weight_decay=0.05),
+    ("schedule_free_adamw", "clipnorm"): lambda: K.ScheduleFreeAdamW(0.02, clipnorm=0.5),
+    ("muon", "default"): lambda: K.Muon(),
+    ("muon", "plain"): lambda: K.Muon(0.02, nesterov=False, rms_rate=None, ns_steps=3, weight_decay=0.01,
+                                      adam_weight_decay=0.02, momentum=0.9),
+    ("muon", "excluded"): lambda: K.Muon(0.01, exclude_layers=["tal+"], exclude_embeddings=False, adam_lr_ratio=0.5,
+                                         adam_beta_1=0.8, adam_beta_2=0.9, epsilon=1e-5),
+    ("loss_scale", "sgd"): lambda: K.LossScaleOptimizer(K.SGD(0.1), initial_scale=8.0, dynamic_growth_steps=2),
+    ("loss_scale", "adam"): lambda: K.LossScaleOptimizer(K.Adam(0.01), initial_scale=64.0, dynamic_growth_steps=3),
+    ("loss_scale", "default"): lambda: K.LossScaleOptimizer(K.RMSprop()),
+    ("multi", "map"): lambda: K.MultiOptimizer(K.OptimizerMap(K.SGD(0.1, name="sgd_default"),
+                                                              {"ker.*": K.Adam(0.01, name="adam_kernels"),
+                                                               "bias": K.RMSprop(0.01, name="rms_bias")}),
+                                               name="multi"),
+}
+RECORDED = {"schedule_free_adamw": SCHEDULE_FREE, "muon": MUON, "loss_scale": LOSS_SCALE, "multi": MULTI}
+
+
+def _variables():
+    return [tf.keras.Variable(np.linspace(-1, 1, 12).reshape(3, 4).astype("float32"), name="kernel"),
+            tf.keras.Variable(np.linspace(0.5, -0.5, 4).astype("float32"), name="bias"),
+            tf.keras.Variable(np.linspace(0.3, -0.8, 12).reshape(4, 3).astype("float32"), name="tall"),
+            tf.keras.Variable(np.linspace(-0.2, 0.7, 6).reshape(2, 3).astype("float32"), name="embedding_table")]
+
+
+def _gradients(t, bad=None):
+    grads = [np.cos(np.arange(12) * (t + 1)).reshape(3, 4).astype("float32"),
+             np.sin(np.arange(4) * (t + 2)).astype("float32"),
+             np.cos(np.arange(12) * 0.5 * (t + 3)).reshape(4, 3).astype("float32"),
+             np.sin(np.arange(6) * (t + 1)).reshape(2, 3).astype("float32")]
+    if bad is not None:
+        grads[1][2] = bad
+    return grads
+
+
+def _without_names(config):
+    """A config with the optimizers' names left out (they count per process)."""
+    if isinstance(config, dict):
+        return {k: _without_names(v) for k, v in config.items() if k != "name"}
+    return config
+
+
+def _keys(config):
+    """Every key of a nested config, in order."""
+    if isinstance(config, dict):
+        return [(k, _keys(v)) for k, v in config.items()]
+    return None
+
+
+@pytest.mark.parametrize("family,case", sorted(MAKE))
+def test_steps_variables_and_config_as_keras(family, case):
+    tf.keras.backend.clear_session()
+    recorded = RECORDED[family][case]
+    tolerance = MUON_TOLERANCE if family == "muon" else TOLERANCE
+    bad = {int(k): float(v) for k, v in recorded.get("bad_steps", {}).items()}
+    variables = _variables()
+    optimizer = MAKE[family, case]()
+    for t, want in enumerate(recorded["steps"]):
+        grads = _gradients(t, bad.get(t))
+        if family == "loss_scale":      # the gradients of a loss scaled as the optimizer scales it
+            scale = float(optimizer.dynamic_scale.numpy()) if optimizer.built else optimizer.initial_scale
+            grads = [g * np.float32(scale) for g in grads]
+        optimizer.apply_gradients(zip(grads, variables))
+        for variable, value in zip(variables, want):
+            np.testing.assert_allclose(variable.numpy(), np.array(value, "float32"), **tolerance,
+                                       err_msg=f"step {t}, {variable.name}")
+        if family == "loss_scale":
+            extra = recorded["extra"][t]
+            assert float(optimizer.dynamic_scale.numpy()) == extra["dynamic_scale"]
+            assert int(optimizer.step_counter.numpy()) == extra["step_counter"]
+            assert int(optimizer.iterations.numpy()) == extra["iterations"]
+            assert float(np.asarray(optimizer.scale_loss(1.5))) == extra["scaled_loss"]
+    got = [(re.sub(r":0$", "", v.name), list(v.shape), v.dtype.name) for v in optimizer.variables]
+    want = [(v["path"], v["shape"], v["dtype"]) for v in recorded["variables"]]
+    assert got == want
+    for variable, described in zip(optimizer.variables, recorded["variables"]):
+        np.testing.assert_allclose(variable.numpy(), np.array(described["value"], variable.dtype.name),
+                                   **tolerance, err_msg=described["path"])
+    config = json.loads(json.dumps(optimizer.get_config()))
+    assert _keys(config) == _keys(recorded["config"])
+    assert _without_names(config) == _without_names(recorded["config"])
+    again = type(optimizer).from_config(optimizer.get_config())
+    assert _without_names(json.loads(json.dumps(again.get_config()))) == _without_names(config)
+
+
+def test_defaults_and_registry():
+    assert K.get("muon").__class__ is K.Muon and K.get("schedulefreeadamw").__class__ is K.ScheduleFreeAdamW
+    assert tf.keras.mixed_precision.LossScaleOptimizer is K.LossScaleOptimizer
+    assert K.ScheduleFreeAdamW().get_config()["learning_rate"] == pytest.approx(0.0025)
+    with pytest.raises(ValueError, match="does not support `clipnorm`"):
+        K.LossScaleOptimizer(K.SGD(), clipnorm=1.0)
+    with pytest.raises(ValueError, match="no longer supports `dynamic=False`"):
+        K.LossScaleOptimizer(K.SGD(), dynamic=False)
+    K.LossScaleOptimizer(K.SGD(), clipnorm=None, use_ema=False)      # an old config's defaults are accepted
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        K.Muon().zeropower_via_newtonschulz5(tf.ones([3]), 5)
+
+
+def test_loss_scale_skips_non_finite_steps_inside_tf_function():
+    variable = tf.keras.Variable(np.ones(3, "float32"), name="w")
+    optimizer = K.LossScaleOptimizer(K.SGD(0.5), initial_scale=4.0, dynamic_growth_steps=2)
+    optimizer.build([variable])
+
+    @tf.function
+    def step(gradient):
+        optimizer.apply_gradients([(gradient, variable)])
+
+    step(tf.constant([4.0, 8.0, 0.0]))           # unscaled: [1, 2, 0]
+    np.testing.assert_array_equal(variable.numpy(), [0.5, 0.0, 1.0])
+    step(tf.constant([np.nan, 0.0, 0.0], tf.float32))  # skipped; the scale halves
+    np.testing.assert_array_equal(variable.numpy(), [0.5, 0.0, 1.0])
+    assert float(optimizer.dynamic_scale.numpy()) == 2.0 and int(optimizer.iterations.numpy()) == 1
+    step(tf.constant([2.0, 2.0, 2.0]))
+    step(tf.constant([2.0, 2.0, 2.0]))           # the second finite step in a row doubles the scale
+    np.testing.assert_array_equal(variable.numpy(), [-0.5, -1.0, 0.0])
+    assert float(optimizer.dynamic_scale.numpy()) == 4.0 and int(optimizer.step_counter.numpy()) == 0
+    assert float(optimizer.scale_loss(tf.constant(3.0)).numpy()) == 12.0
+
+
+def test_loss_scale_wraps_a_training_loop():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 4)).astype("float32")
+    y = x @ rng.standard_normal((4, 1)).astype("float32")
+    dense = tf.keras.layers.Dense(1)
+    dense.build((None, 4))
+    optimizer = K.LossScaleOptimizer(K.Adam(0.05), initial_scale=1024.0)
+    losses = []
+    for _ in range(30):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(dense(x) - y))
+            scaled = optimizer.scale_loss(loss)
+        optimizer.apply_gradients(zip(tape.gradient(scaled, dense.trainable_variables), dense.trainable_variables))
+        losses.append(float(loss.numpy()))
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_optimizer_map_lookup_and_multi_optimizer_errors():
+    adam, sgd, rms = K.Adam(), K.SGD(), K.RMSprop()
+    mapping = K.OptimizerMap(rms)
+    mapping["encoder/layer_0/dense"] = adam
+    mapping["encoder/.*"] = sgd
+    mapping["decoder"] = adam
+    assert mapping["encoder/layer_0/dense"] is adam and mapping["encoder/layer_0/attention/query"] is sgd
+    assert mapping["decoder"] is adam and mapping["decoder/layer_0/dense"] is rms and len(mapping) == 3
+    mapping["enc.*"] = K.Lion()
+    with pytest.raises(ValueError, match="Multiple optimizers assigned"):
+        mapping["encoder/x"]
+    with pytest.raises(ValueError, match="already exists"):
+        mapping["decoder"] = sgd
+    with pytest.raises(ValueError, match="cannot be LossScaleOptimizer"):
+        mapping["other"] = K.LossScaleOptimizer(K.SGD())
+    with pytest.raises(TypeError, match="must be a Keras Optimizer"):
+        K.OptimizerMap("sgd")
+    multi = K.MultiOptimizer(lambda v: adam if "kernel" in v.path else sgd, loss_scale_factor=2.0)
+    with pytest.raises(AttributeError, match="cannot be accessed on a MultiOptimizer"):
+        multi.learning_rate
+    kernel = tf.keras.Variable(np.ones((2, 2), "float32"), name="kernel")
+    bias = tf.keras.Variable(np.ones(2, "float32"), name="bias")
+    multi.apply_gradients([(np.full((2, 2), 2.0, "float32"), kernel), (np.full(2, 2.0, "float32"), bias)])
+    assert multi.optimizers == [adam, sgd] and adam.loss_scale_factor == 2.0
+    np.testing.assert_allclose(bias.numpy(), [0.99, 0.99])       # SGD(0.01) on the unscaled gradient 1
+    assert int(multi.iterations.numpy()) == 1 and int(adam.iterations.numpy()) == 1
+    assert float(multi.scale_loss(tf.constant(1.5)).numpy()) == 3.0
+
+
+def test_base_optimizer_requires_a_float_learning_rate():
+    with pytest.raises(TypeError, match="learning_rate"):
+        K.Optimizer()
+    for bad in (1, np.float32(0.1), None):
+        with pytest.raises(ValueError, match="Argument `learning_rate` should be float"):
+            K.SGD(bad)
+    optimizer = K.Optimizer(learning_rate=0.1)
+    assert optimizer.name == "optimizer" or optimizer.name.startswith("optimizer_")
+    assert [v.name.split("/")[-1] for v in optimizer.variables] == ["iteration:0", "learning_rate:0"]
+    with pytest.warns(UserWarning, match="`decay` is no longer supported"):
+        K.Optimizer(0.1, decay=0.5)
+    with pytest.raises(NotImplementedError, match="must implement `update_step`"):
+        optimizer.apply([np.ones(2, "float32")], [tf.keras.Variable(np.ones(2, "float32"))])
+
+
+def test_exclude_from_weight_decay():
+    kernel = tf.keras.Variable(np.ones(2, "float32"), name="kernel")
+    bias = tf.keras.Variable(np.ones(2, "float32"), name="bias")
+    optimizer = K.AdamW(0.1, weight_decay=0.5)
+    optimizer.exclude_from_weight_decay(var_names=["bi"])
+    optimizer.apply_gradients([(np.zeros(2, "float32"), kernel), (np.zeros(2, "float32"), bias)])
+    np.testing.assert_allclose(kernel.numpy(), [0.95, 0.95])
+    np.testing.assert_array_equal(bias.numpy(), [1.0, 1.0])
+    with pytest.raises(ValueError, match="before the optimizer is built"):
+        optimizer.exclude_from_weight_decay(var_names=["x"])
+
+
+def test_base_regularizer_has_no_config():
+    regularizer = tf.keras.regularizers.Regularizer()
+    with pytest.raises(NotImplementedError, match=r"does not implement get_config\(\)"):
+        regularizer.get_config()
+    assert tf.keras.regularizers.L2(0.5).get_config() == {"l2": 0.5}
