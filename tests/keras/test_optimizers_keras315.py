@@ -129,6 +129,10 @@ def test_defaults_and_registry():
     K.LossScaleOptimizer(K.SGD(), clipnorm=None, use_ema=False)      # an old config's defaults are accepted
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         K.Muon().zeropower_via_newtonschulz5(tf.ones([3]), 5)
+    for obj, keras_class in ((K.Muon(), "muon.Muon"), (K.ScheduleFreeAdamW(), "schedule_free_adamw.ScheduleFreeAdamW"),
+                             (K.LossScaleOptimizer(K.SGD()), "loss_scale_optimizer.LossScaleOptimizer"),
+                             (K.OptimizerMap(K.SGD()), "multi_optimizer.OptimizerMap"), (K.Lamb(), "lamb.Lamb")):
+        assert repr(obj).startswith(f"<keras.src.optimizers.{keras_class} object at 0x")    # as Keras' repr
 
 
 def test_loss_scale_skips_non_finite_steps_inside_tf_function():

@@ -13,7 +13,7 @@ import re
 from collections.abc import MutableMapping
 
 from .loss_scale import LossScaleOptimizer
-from .optimizer import Optimizer, _key
+from .optimizer import Optimizer, _key, _keras_repr
 
 
 def _path(variable):
@@ -78,6 +78,8 @@ class OptimizerMap(MutableMapping):
 
     def __call__(self, variable):
         return self[_path(variable)]
+
+    __repr__ = _keras_repr
 
     def get_config(self):
         from ..saving.keras_config import keras_object

@@ -287,9 +287,21 @@ class Optimizer:
 
     def __repr__(self):
         # Keras' optimizers keep Python's default repr, naming the class by its module in keras.src.
-        cls = type(self)
-        module = f"keras.src.optimizers.{cls.__name__.lower()}" if cls.__module__ == __name__ else cls.__module__
-        return f"<{module}.{cls.__qualname__} object at {hex(id(self))}>"
+        return _keras_repr(self)
+
+
+# The Keras module of the built-in classes whose module is not their lowercased name.
+_KERAS_MODULES = {"ScheduleFreeAdamW": "schedule_free_adamw", "LossScaleOptimizer": "loss_scale_optimizer",
+                  "MultiOptimizer": "multi_optimizer", "OptimizerMap": "multi_optimizer"}
+
+
+def _keras_repr(obj):
+    """Python's default repr as Keras' objects have it, naming a built-in class by its module in keras.src."""
+    cls = type(obj)
+    module = cls.__module__
+    if module.startswith(__package__ + ".") and module != __package__ + ".schedules":
+        module = "keras.src.optimizers." + _KERAS_MODULES.get(cls.__name__, cls.__name__.lower())
+    return f"<{module}.{cls.__qualname__} object at {hex(id(obj))}>"
 
 
 def _scaled(g, factor):
