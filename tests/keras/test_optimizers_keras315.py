@@ -234,3 +234,19 @@ def test_base_regularizer_has_no_config():
     with pytest.raises(NotImplementedError, match=r"does not implement get_config\(\)"):
         regularizer.get_config()
     assert tf.keras.regularizers.L2(0.5).get_config() == {"l2": 0.5}
+
+
+def test_loss_scale_keeps_sparse_gradients_sparse():
+    # Keras 3.15 divides an IndexedSlices by the scale row by row, so Adam inside sums the squares of a
+    # repeated row's slices (not the square of their sum) exactly as without the wrapper; Keras' values.
+    def run(optimizer, scale):
+        variable = tf.keras.Variable(np.ones((3, 2), "float32"))
+        for _ in range(3):
+            rows = tf.IndexedSlices(tf.constant([[1.0, 2.0], [3.0, 4.0]]) * scale, tf.constant([0, 0]),
+                                    tf.constant([3, 2]))
+            optimizer.apply_gradients([(rows, variable)])
+        return variable.numpy()
+    wrapped = run(K.LossScaleOptimizer(K.Adam(0.1), initial_scale=4.0), 4.0)
+    np.testing.assert_array_equal(wrapped, run(K.Adam(0.1), 1.0))
+    np.testing.assert_allclose(wrapped[0], [0.6205295324325562, 0.5975106954574585], rtol=1e-6)
+    np.testing.assert_array_equal(wrapped[1:], 1.0)
