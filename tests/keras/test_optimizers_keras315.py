@@ -250,3 +250,19 @@ def test_loss_scale_keeps_sparse_gradients_sparse():
     np.testing.assert_array_equal(wrapped, run(K.Adam(0.1), 1.0))
     np.testing.assert_allclose(wrapped[0], [0.6205295324325562, 0.5975106954574585], rtol=1e-6)
     np.testing.assert_array_equal(wrapped[1:], 1.0)
+
+
+def test_wrappers_list_no_learning_rate_variable_of_a_scheduled_inner_optimizer():
+    # Keras makes no learning-rate variable for a schedule, so a wrapper lists (and a saved file holds)
+    # one variable fewer per scheduled inner optimizer; Keras 3.15's lists.
+    schedule = K.schedules.ExponentialDecay(0.1, 10, 0.5)
+    kernel = tf.keras.Variable(np.ones((2, 2), "float32"), name="kernel")
+    wrapper = K.LossScaleOptimizer(K.Adam(schedule, name="adam"), name="lso")
+    wrapper.build([kernel])
+    assert [v.name.rsplit(":", 1)[0] for v in wrapper.variables] == [
+        "lso/iteration", "lso/learning_rate", "lso/step_counter", "lso/dynamic_scale", "adam/iteration",
+        "adam/kernel_momentum", "adam/kernel_velocity"]
+    multi = K.MultiOptimizer(K.OptimizerMap(K.SGD(schedule, name="sgd")), name="multi")
+    multi.build([kernel])
+    assert [v.name.rsplit(":", 1)[0] for v in multi.variables] == ["multi/iteration", "multi/learning_rate",
+                                                                   "sgd/iteration"]

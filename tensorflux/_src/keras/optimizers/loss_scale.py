@@ -14,7 +14,7 @@ optimizer's. When `apply` builds it, the inner optimizer's slots are made under 
 """
 import tensorflux as tf
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _keras_variables
 
 # Base-optimizer arguments older Keras configs of this class hold: accepted at their defaults only.
 _BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None, "clipvalue": None,
@@ -58,7 +58,7 @@ class LossScaleOptimizer(Optimizer):
 
     @property
     def variables(self):
-        return self._variables + self.inner_optimizer.variables
+        return self._variables + _keras_variables(self.inner_optimizer)
 
     @property
     def iterations(self):

@@ -13,7 +13,7 @@ import re
 from collections.abc import MutableMapping
 
 from .loss_scale import LossScaleOptimizer
-from .optimizer import Optimizer, _key, _keras_repr
+from .optimizer import Optimizer, _key, _keras_repr, _keras_variables
 
 
 def _path(variable):
@@ -136,7 +136,7 @@ class MultiOptimizer(Optimizer):
 
     @property
     def variables(self):
-        return self._variables + [v for optimizer in self._inner_optimizers for v in optimizer.variables]
+        return self._variables + [v for optimizer in self._inner_optimizers for v in _keras_variables(optimizer)]
 
     @property
     def learning_rate(self):

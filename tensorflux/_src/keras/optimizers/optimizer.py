@@ -304,6 +304,15 @@ def _keras_repr(obj):
     return f"<{module}.{cls.__qualname__} object at {hex(id(obj))}>"
 
 
+def _keras_variables(optimizer):
+    """`optimizer.variables` as Keras 3 lists them: without the learning-rate variable when the rate is a
+    schedule or a callable (Keras makes none then; tensorflux keeps the latest rate in one). What a wrapper
+    (LossScaleOptimizer, MultiOptimizer) lists of its inner optimizers, so a saved file holds Keras' count."""
+    if optimizer._schedule is None:
+        return optimizer.variables
+    return [v for v in optimizer.variables if v is not optimizer._learning_rate]
+
+
 def _scaled(g, factor):
     if isinstance(g, tf.IndexedSlices):
         return tf.IndexedSlices(g.values * factor, g.indices, g.dense_shape)
