@@ -200,6 +200,9 @@ def test_optimizer_map_lookup_and_multi_optimizer_errors():
     np.testing.assert_allclose(bias.numpy(), [0.99, 0.99])       # SGD(0.01) on the unscaled gradient 1
     assert int(multi.iterations.numpy()) == 1 and int(adam.iterations.numpy()) == 1
     assert float(multi.scale_loss(tf.constant(1.5)).numpy()) == 3.0
+    weights = [v.numpy() + 1 for v in multi.variables]       # its own, then adam's, then sgd's
+    multi.set_weights(weights)
+    assert all(np.array_equal(w, v.numpy()) for w, v in zip(weights, multi.variables)) and len(weights) == 8
 
 
 def test_base_optimizer_requires_a_float_learning_rate():
@@ -266,3 +269,50 @@ def test_wrappers_list_no_learning_rate_variable_of_a_scheduled_inner_optimizer(
     multi.build([kernel])
     assert [v.name.rsplit(":", 1)[0] for v in multi.variables] == ["multi/iteration", "multi/learning_rate",
                                                                    "sgd/iteration"]
+
+
+def test_an_optimizer_written_for_keras_runs():
+    # The base-class API a Keras 3 optimizer is written against: add_variable(_from_reference),
+    # _get_variable_index, assign/assign_add/assign_sub; then set_weights and save/load_own_variables.
+    class HeavyBall(tf.keras.optimizers.Optimizer):
+        def __init__(self, learning_rate=0.1, momentum=0.5, **kwargs):
+            super().__init__(learning_rate=learning_rate, **kwargs)
+            self.momentum = momentum
+
+        def build(self, variables):
+            super().build(variables)
+            self.velocities = [self.add_variable_from_reference(reference_variable=v, name="velocity")
+                               for v in variables]
+            self.steps_seen = self.add_variable(shape=(), initializer="ones", dtype="float32", name="seen")
+
+        def update_step(self, gradient, variable, learning_rate):
+            velocity = self.velocities[self._get_variable_index(variable)]
+            self.assign(velocity, velocity * self.momentum - tf.cast(learning_rate, variable.dtype) * gradient)
+            self.assign_add(variable, velocity)
+            self.assign_sub(self.steps_seen, -1.0)
+
+    kernel = tf.keras.Variable(np.ones(3, "float32"), name="kernel")
+    reference = tf.keras.Variable(np.ones(3, "float32"), name="kernel")
+    mine, sgd = HeavyBall(), K.SGD(0.1, momentum=0.5)
+    for t in range(4):
+        grad = np.array([1.0, -2.0, 0.5], "float32") * (t + 1)
+        mine.apply_gradients([(grad, kernel)])
+        sgd.apply_gradients([(grad, reference)])
+    np.testing.assert_allclose(kernel.numpy(), reference.numpy(), rtol=1e-6)
+    assert float(mine.steps_seen.numpy()) == 5.0
+    assert [v.name.rsplit(":", 1)[0].split("/", 1)[1] for v in mine.variables] == [
+        "iteration", "learning_rate", "kernel_velocity", "seen"]
+    store = {}
+    mine.save_own_variables(store)
+    again = HeavyBall()
+    again.build([kernel])
+    again.load_own_variables(store)
+    assert [v.numpy().tolist() for v in again.variables] == [v.numpy().tolist() for v in mine.variables]
+    with pytest.warns(UserWarning, match="Skipping variable loading for optimizer"):
+        again.load_own_variables({"0": 1})
+    again.set_weights([np.int64(7), np.float32(0.5), np.zeros(3, "float32"), np.float32(1.0)])
+    assert int(again.iterations.numpy()) == 7 and float(again.learning_rate.numpy()) == 0.5
+    with pytest.raises(ValueError, match="not compatible with provided weight shape"):
+        again.set_weights([np.int64(7), np.float32(0.5), np.zeros(2, "float32")])
+    with pytest.raises(ValueError, match="has not yet been built"):
+        HeavyBall().set_weights([])

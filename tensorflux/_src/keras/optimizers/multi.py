@@ -181,6 +181,22 @@ class MultiOptimizer(Optimizer):
                 optimizer.apply([g for g, _ in own], [v for _, v in own])
         self._iterations.assign_add(1)
 
+    def set_weights(self, weights):
+        """Its own variables, then each inner optimizer's, in the order of `variables`."""
+        if not self.built:
+            raise ValueError("You are calling `set_weights()` on an optimizer that has not yet been built. Please "
+                             "call `optimizer.build(trainable_variables)` to create the optimizer weights before "
+                             "calling `set_weights()`.")
+        weights = list(weights)
+        for variable, weight in zip(self._variables, weights):
+            variable.assign(weight)
+        start = len(self._variables)
+        for optimizer in self._inner_optimizers:
+            count = len(optimizer.variables)
+            if count:
+                optimizer.set_weights(weights[start:start + count])
+                start += count
+
     def get_config(self):
         from ..saving.keras_config import keras_object
         return {"optimizer_map": keras_object(self._optimizer_map), "loss_scale_factor": self.loss_scale_factor,

@@ -154,6 +154,69 @@ class Optimizer:
     def _index(self, variable):
         return self._slots[_key(variable)]
 
+    # Keras' names for the same lookups, which optimizers written for Keras call.
+    def _get_variable_index(self, variable):
+        return self._index(variable)
+
+    def _var_key(self, variable):
+        return _key(variable)
+
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="none", layout=None, name=None):
+        """A non-trainable optimizer variable of `shape` (dtype floatx unless given), filled by `initializer`
+        (a Keras initializer or its name), named under the optimizer's name and listed in `variables`."""
+        from .. import initializers
+        dtype = tf.as_dtype(dtype or "float32")
+        init = initializers.get(initializer)
+        variable = tf.Variable(lambda: tf.cast(init(list(shape), dtype=dtype), dtype), trainable=False, dtype=dtype,
+                               name=f"{self.name}/{name or 'variable'}")
+        self._variables.append(variable)
+        return variable
+
+    # Keras routes the writes of update steps through these (other backends update differently).
+    def assign(self, variable, value):
+        variable.assign(value)
+
+    def assign_add(self, variable, value):
+        variable.assign_add(value)
+
+    def assign_sub(self, variable, value):
+        variable.assign_sub(value)
+
+    def set_weights(self, weights):
+        """Sets the optimizer's variables, in the order of `variables`, from arrays of the same shapes."""
+        if not self.built:
+            raise ValueError("You are calling `set_weights()` on an optimizer that has not yet been built. Please "
+                             "call `optimizer.build(trainable_variables)` to create the optimizer weights before "
+                             "calling `set_weights()`.")
+        for variable, weight in zip(self._variables, weights):
+            if tuple(variable.shape) != tuple(getattr(weight, "shape", ())):
+                raise ValueError(f"Optimizer variable {self._var_key(variable)} has shape {tuple(variable.shape)} "
+                                 f"not compatible with provided weight shape {tuple(weight.shape)}.")
+            variable.assign(weight)
+
+    def save_own_variables(self, store):
+        """Writes the variables (as Keras lists them: see `_keras_variables`) to `store` under "0", "1", ..."""
+        for i, variable in enumerate(_keras_variables(self)):
+            store[str(i)] = variable.numpy()
+
+    def load_own_variables(self, store):
+        """Reads what save_own_variables wrote; with another count of variables, warns and loads nothing."""
+        variables = _keras_variables(self)
+        if len(store.keys()) != len(variables):
+            message = (f"Skipping variable loading for optimizer '{self.name}', because it has {len(variables)} "
+                       f"variables whereas the saved optimizer has {len(store.keys())} variables. ")
+            if not variables:
+                message += "This is likely because the optimizer has not been called/built yet."
+            warnings.warn(message, stacklevel=2)
+            return
+        for i, variable in enumerate(variables):
+            variable.assign(store[str(i)])
+
+    def finalize_variable_values(self, var_list):
+        """What Keras does at the end of fit: with `use_ema`, puts the averages in the model's variables.
+        tensorflux refuses use_ema, so there is nothing to put."""
+        return None
+
     # -- applying ----------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars):
         grads_and_vars = list(grads_and_vars)
