@@ -316,3 +316,49 @@ def test_an_optimizer_written_for_keras_runs():
         again.set_weights([np.int64(7), np.float32(0.5), np.zeros(2, "float32")])
     with pytest.raises(ValueError, match="has not yet been built"):
         HeavyBall().set_weights([])
+
+
+# Keras 3.15 (under TENSORFLOW_PYTHON, skipped without it) loads a .keras file of a model compiled with each
+# new optimizer, the optimizer's state included: the same variables, equal values, no variable skipped.
+_KERAS_LOADS = r'''
+import json, sys, warnings
+import numpy as np
+import keras
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model = keras.models.load_model(sys.argv[1])
+saved = np.load(sys.argv[2])
+ours = [saved[f"arr_{i}"] for i in range(len(saved.files))]
+theirs = [np.asarray(v) for v in model.optimizer.variables]
+print(json.dumps({"class": type(model.optimizer).__name__, "count": [len(ours), len(theirs)],
+                  "equal": len(ours) == len(theirs) and all(np.array_equal(a, b) for a, b in zip(ours, theirs)),
+                  "skipped": [str(w.message) for w in caught if "Skipping variable loading" in str(w.message)
+                              and "saved optimizer has 0 variables" not in str(w.message)]}))
+'''
+_SAVED = {"muon": lambda: K.Muon(0.02), "schedule_free": lambda: K.ScheduleFreeAdamW(0.05),
+          "loss_scale_scheduled": lambda: K.LossScaleOptimizer(K.Adam(K.schedules.ExponentialDecay(0.1, 10, 0.5)),
+                                                               initial_scale=4.0, dynamic_growth_steps=3),
+          "multi": lambda: K.MultiOptimizer(K.OptimizerMap(K.SGD(0.05), {".*kernel": K.Adam(0.05)}))}
+
+
+@pytest.mark.parametrize("name", sorted(_SAVED))
+def test_keras_loads_the_optimizer_state(tmp_path, name):
+    import sys
+    interop = str(pathlib.Path(__file__).parent.parent / "interop")     # the interop tests' TensorFlow runner
+    if interop not in sys.path:
+        sys.path.insert(0, interop)
+    from _tensorflow_side import require_tensorflow, run_tensorflow
+    require_tensorflow()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 4)).astype("float32")
+    y = x @ rng.standard_normal((4, 1)).astype("float32")
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    model.compile(optimizer=_SAVED[name](), loss="mse")
+    model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+    model.save(tmp_path / "model.keras")
+    np.savez(tmp_path / "state.npz", *[v.numpy() for v in model.optimizer.variables])
+    result = run_tensorflow(_KERAS_LOADS, tmp_path / "model.keras", tmp_path / "state.npz")
+    assert result["class"] == type(model.optimizer).__name__
+    assert result["equal"], result["count"]
+    assert result["skipped"] == []
