@@ -362,3 +362,44 @@ def test_keras_loads_the_optimizer_state(tmp_path, name):
     assert result["class"] == type(model.optimizer).__name__
     assert result["equal"], result["count"]
     assert result["skipped"] == []
+
+
+_KERAS_SAVES = r'''
+import json, sys
+import numpy as np
+import keras
+K = keras.optimizers
+makes = {"muon": lambda: K.Muon(0.02), "schedule_free": lambda: K.ScheduleFreeAdamW(0.05),
+         "loss_scale_scheduled": lambda: K.LossScaleOptimizer(K.Adam(K.schedules.ExponentialDecay(0.1, 10, 0.5)),
+                                                              initial_scale=4.0, dynamic_growth_steps=3),
+         "multi": lambda: K.MultiOptimizer(K.OptimizerMap(K.SGD(0.05), {".*kernel": K.Adam(0.05)}))}
+rng = np.random.default_rng(0)
+x = rng.standard_normal((64, 4)).astype("float32")
+y = x @ rng.standard_normal((4, 1)).astype("float32")
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer=makes[sys.argv[2]](), loss="mse")
+model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+model.save(sys.argv[1] + "/model.keras")
+np.savez(sys.argv[1] + "/state.npz", *[np.asarray(v) for v in model.optimizer.variables])
+print(json.dumps({"class": type(model.optimizer).__name__}))
+'''
+
+
+@pytest.mark.parametrize("name", sorted(_SAVED))
+def test_the_optimizer_state_of_a_keras_file_loads(tmp_path, name):
+    import sys
+    import warnings
+    interop = str(pathlib.Path(__file__).parent.parent / "interop")
+    if interop not in sys.path:
+        sys.path.insert(0, interop)
+    from _tensorflow_side import run_tensorflow
+    result = run_tensorflow(_KERAS_SAVES, tmp_path, name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = tf.keras.models.load_model(tmp_path / "model.keras")
+    assert not [w for w in caught if "Skipping variable loading" in str(w.message)]     # nothing skipped
+    assert type(model.optimizer).__name__ == result["class"]
+    saved = np.load(tmp_path / "state.npz")
+    theirs = [saved[f"arr_{i}"] for i in range(len(saved.files))]
+    ours = [v.numpy() for v in model.optimizer.variables]
+    assert len(ours) == len(theirs) and all(np.array_equal(a, b) for a, b in zip(ours, theirs))
