@@ -403,3 +403,46 @@ def test_the_optimizer_state_of_a_keras_file_loads(tmp_path, name):
     theirs = [saved[f"arr_{i}"] for i in range(len(saved.files))]
     ours = [v.numpy() for v in model.optimizer.variables]
     assert len(ours) == len(theirs) and all(np.array_equal(a, b) for a, b in zip(ours, theirs))
+
+
+_MIRRORED = r'''
+import json
+import numpy as np
+import tensorflux as tf
+cpus = tf.config.list_physical_devices("CPU")
+tf.config.set_logical_device_configuration(cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+K = tf.keras.optimizers
+with strategy.scope():
+    variable = tf.Variable(np.ones(2, "float32"))
+    optimizer = K.LossScaleOptimizer(K.SGD(0.5), initial_scale=4.0)
+    optimizer.build([variable])
+
+def step(bad):
+    replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+    gradient = tf.constant([4.0, 4.0]) * tf.cast(replica + 1, tf.float32)
+    if bad:     # only the second replica's gradient is not finite
+        gradient = tf.where(tf.equal(replica, 1), gradient * np.inf, gradient)
+    optimizer.apply_gradients([(gradient, variable)])
+
+out = []
+for bad in (False, True):
+    strategy.run(step, args=(bad,))
+    out.append({"variable": np.asarray(tf.convert_to_tensor(variable)).tolist(),
+                "scale": float(np.asarray(tf.convert_to_tensor(optimizer.dynamic_scale))),
+                "iterations": int(np.asarray(tf.convert_to_tensor(optimizer.iterations)))})
+print(json.dumps(out))
+'''
+
+
+def test_loss_scale_under_a_mirrored_strategy_skips_on_every_replica():
+    # Own process: the CPU must be split into two logical devices before anything lists the devices.
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _MIRRORED], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    finite, skipped = json.loads(done.stdout.strip().splitlines()[-1])
+    # The replicas' unscaled gradients [1, 1] and [2, 2] are summed: 1 - 0.5 * 3.
+    assert finite == {"variable": [-0.5, -0.5], "scale": 4.0, "iterations": 1}
+    # One replica's inf: no replica applies the step, the scale halves once.
+    assert skipped == {"variable": [-0.5, -0.5], "scale": 2.0, "iterations": 1}

@@ -93,8 +93,19 @@ class LossScaleOptimizer(Optimizer):
                 self.build(list(trainable_variables))
             finally:
                 self._building_in_apply = False
-        tf.cond(self.check_finite(grads), lambda: self._apply_finite(grads, trainable_variables),
+        tf.cond(self._finite_everywhere(grads), lambda: self._apply_finite(grads, trainable_variables),
                 self._skip)
+
+    def _finite_everywhere(self, grads):
+        """check_finite, agreed across replicas: under a strategy every replica must take the same branch
+        (applying all-reduces the gradients, a collective all of them join), so a step is skipped when the
+        gradients of any replica are not finite. (Keras decides by the first replica's gradients alone.)"""
+        finite = self.check_finite(grads)
+        context = tf.distribute.get_replica_context()
+        if context is None or context.num_replicas_in_sync == 1:
+            return finite
+        not_finite = context.all_reduce("SUM", [tf.cast(tf.logical_not(finite), tf.float32)])[0]
+        return tf.equal(not_finite, 0.0)
 
     def _unscaled(self, g):
         # Divided in float32 (the scale's dtype) and cast back: a float16 gradient gets the rounding Keras
