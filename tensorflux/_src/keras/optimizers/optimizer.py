@@ -8,6 +8,10 @@ second, fresh optimizer breaks tf.function's rule that variables are only create
 
 Slots are keyed by the variable's handle id, which a variable keeps when passed into a tf.function.
 
+The base class takes Keras 3's arguments (a learning rate is required: a Python float, a schedule or a
+callable) and offers the API optimizers written for Keras 3 use: add_variable(_from_reference), assign*,
+_get_variable_index, set_weights, save/load_own_variables, exclude_from_weight_decay and scale_loss.
+
 `learning_rate` may be a `keras.optimizers.schedules.LearningRateSchedule`, called with `iterations` (the
 number of steps taken so far) on every step, or any other callable, called without arguments.
 
