@@ -446,3 +446,18 @@ def test_loss_scale_under_a_mirrored_strategy_skips_on_every_replica():
     assert finite == {"variable": [-0.5, -0.5], "scale": 4.0, "iterations": 1}
     # One replica's inf: no replica applies the step, the scale halves once.
     assert skipped == {"variable": [-0.5, -0.5], "scale": 2.0, "iterations": 1}
+
+
+@pytest.mark.parametrize("cls", [K.Muon, K.ScheduleFreeAdamW])
+def test_from_config_with_a_schedule(cls):
+    optimizer = cls(K.schedules.ExponentialDecay(0.1, 10, 0.5), clipnorm=1.0)
+    config = json.loads(json.dumps(optimizer.get_config()))     # as a file holds it
+    assert config["learning_rate"]["class_name"] == "ExponentialDecay"
+    again = cls.from_config(config)
+    assert again.get_config() == optimizer.get_config()
+    plain = cls(0.25)
+    plain.learning_rate = 0.125     # the current value is what a config holds
+    assert plain.get_config()["learning_rate"] == 0.125
+    wrapped = K.LossScaleOptimizer(optimizer)
+    assert K.LossScaleOptimizer.from_config(json.loads(json.dumps(wrapped.get_config()))).get_config() == \
+        wrapped.get_config()
