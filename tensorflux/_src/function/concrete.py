@@ -35,6 +35,7 @@ __all__ = ["ConcreteFunction"]
 
 _NUMBERS = itertools.count(1)
 _ACCEPTED_LIMIT = 1024   # argument keys a ConcreteFunction remembers as checked
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def _call_kernel(*arrays, concrete, outputs, **_):
@@ -235,6 +236,11 @@ class ConcreteFunction:
                 key = tuple(key)
                 if key in self._accepted:
                     return self._run(arrays)
+                if self._binds_as_traced(args):     # (a first call: no binding through inspect)
+                    if len(self._accepted) >= _ACCEPTED_LIMIT:
+                        self._accepted.clear()
+                    self._accepted.add(key)
+                    return self._run(arrays)
         flat = self._flat_args(args, kwargs)
         if _state.graph is not None:
             return self._call_in_graph(flat)
@@ -245,6 +251,18 @@ class ConcreteFunction:
                 self._accepted.clear()   # e.g. a function traced for unknown shapes, called with many
             self._accepted.add(key)
         return self._run([t._value for t in flat])
+
+    def _binds_as_traced(self, args):
+        """Whether eager tensors passed positionally bind one to one to tensor parameters of the traced
+        dtypes and compatible shapes: `_flat_args` would return them as they are, raising nothing."""
+        params = self._params
+        if not len(args) == len(params) == len(self._arg_specs):
+            return False
+        for a, (_, kind, ttype), (dtype, shape) in zip(args, params, self._arg_specs):
+            if kind not in _POSITIONAL or not isinstance(ttype, TensorSpec) or a.dtype is not dtype or \
+                    not shape.is_compatible_with(a.shape):
+                return False
+        return True
 
     def _flat_args(self, args, kwargs):
         """Binds a direct call to the traced signature; checks literals, dtypes and shapes."""
