@@ -100,6 +100,11 @@ class ConcreteFunction:
         output_ids = {id(t) for t in trace.flat_outputs}
         self._output_leaves = [(leaf, id(leaf) in output_ids) for leaf in nest.flatten(trace.structured_outputs)]
         self._nested_output = nest.is_nested(trace.structured_outputs)
+        # A plain tuple of output tensors (`return z, w`): packed as a tuple, without nest's walk.
+        structure = trace.structured_outputs
+        self._tuple_output = type(structure) is tuple and len(structure) == len(self._output_leaves) == \
+            len(trace.flat_outputs) and \
+            all(is_output and leaf is item for (leaf, is_output), item in zip(self._output_leaves, structure))
         self._inference_name = "__inference_" + re.sub(r"\W", "_", name) + f"_{next(_NUMBERS)}"
         n_args = len(self.graph.inputs) - len(self.graph.internal_captures)
         self._arg_specs = [(t.dtype, t.shape) for t in self.graph.inputs[:n_args]]
@@ -191,6 +196,8 @@ class ConcreteFunction:
     def _pack(self, outs):
         if not self._trace.flat_outputs:
             return self._trace.structured_outputs
+        if self._tuple_output:
+            return tuple([VariantTensor(o) if type(o) is tuple else EagerTensor(_as_stored(o)) for o in outs])
         return self._restructure(VariantTensor(o) if type(o) is tuple else EagerTensor(_as_stored(o)) for o in outs)
 
     def _restructure(self, values):
