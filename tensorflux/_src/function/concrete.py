@@ -243,7 +243,7 @@ class ConcreteFunction:
                 key = tuple(key)
                 if key in self._accepted:
                     return self._run(arrays)
-                if self._binds_as_traced(args):     # (a first call: no binding through inspect)
+                if self._binds_as_traced(args, key):     # (a first call: no binding through inspect)
                     if len(self._accepted) >= _ACCEPTED_LIMIT:
                         self._accepted.clear()
                     self._accepted.add(key)
@@ -259,15 +259,17 @@ class ConcreteFunction:
             self._accepted.add(key)
         return self._run([t._value for t in flat])
 
-    def _binds_as_traced(self, args):
-        """Whether eager tensors passed positionally bind one to one to tensor parameters of the traced
-        dtypes and compatible shapes: `_flat_args` would return them as they are, raising nothing."""
+    def _binds_as_traced(self, args, key):
+        """Whether eager tensors passed positionally (`key`: their arrays' (dtype, shape)) bind one to one
+        to tensor parameters of the traced dtypes and compatible shapes: `_flat_args` would return them as
+        they are, raising nothing."""
         params = self._params
         if not len(args) == len(params) == len(self._arg_specs):
             return False
-        for a, (_, kind, ttype), (dtype, shape) in zip(args, params, self._arg_specs):
-            if kind not in _POSITIONAL or not isinstance(ttype, TensorSpec) or a.dtype is not dtype or \
-                    not shape.is_compatible_with(a.shape):
+        for a, (_, kind, ttype), (dtype, shape), (_, array_shape) in zip(args, params, self._arg_specs, key):
+            if kind not in _POSITIONAL or not isinstance(ttype, TensorSpec) or a.dtype is not dtype:
+                return False
+            if shape._dims != array_shape and not shape.is_compatible_with(a.shape):   # (equal: compatible)
                 return False
         return True
 

@@ -91,11 +91,14 @@ def plan(graph, outputs, inputs):
     """The interpretation plan of `graph` computing `outputs` from `inputs` (its placeholders); None when
     some op can only run through generated code. Its If/While graphs are planned when first run."""
     ops = graph.get_operations()
-    graph_plan = _plan_ops(ops, outputs, inputs)
-    if graph_plan is _INLINE:      # (a call op is stateful, so always met) its callee's ops inlined first
-        remap = {}
-        ops = inline_calls(ops, remap)
-        graph_plan = _plan_ops(ops, [remap.get(id(t), t) for t in outputs], inputs)
+    try:
+        graph_plan = _plan_ops(ops, outputs, inputs)
+        if graph_plan is _INLINE:      # (a call op is stateful, so always met) its callee's ops inlined first
+            remap = {}
+            ops = inline_calls(ops, remap)
+            graph_plan = _plan_ops(ops, [remap.get(id(t), t) for t in outputs], inputs)
+    except AttributeError:      # an op input other than a graph tensor (whose slots the walk reads)
+        return None
     return graph_plan
 
 
@@ -129,7 +132,7 @@ def _plan_ops(ops, outputs, inputs):
             ins.append(i)
             if i not in needed:     # its last reader
                 needed.add(i)
-                dims = t.shape._dims
+                dims = t._shape._dims   # (a graph tensor's slot: a property call per read value costs more)
                 if dims and (len(dims) > 1 or dims[0] is None or dims[0] > _FREE_EARLY_ELEMENTS):
                     if _large(dims) and t.op.type not in _NOT_FREED:
                         frees = (i,) if frees is None else frees + (i,)
@@ -143,7 +146,7 @@ def _plan_ops(ops, outputs, inputs):
             # the common case: a kernel of one output (inlined: a first call plans every op it runs)
             outs = op.outputs
             fn = opdef.kernel
-            if len(outs) == 1 and not opdef.multi and outs[0].dtype is not _STRING and fn is not None:
+            if len(outs) == 1 and not opdef.multi and outs[0]._dtype is not _STRING and fn is not None:
                 attrs = op.attrs
                 if kind in _SCALAR_FUNCTIONS:
                     function = _scalar_function(op)
