@@ -19,19 +19,24 @@ Invariants:
   it calls libm (bit-equal, checked over 4M values). `Lowered.exact` says whether a kernel holds an op
   that may differ, and automatic tiering compiles only exact kernels (`jit_compile=True` compiles both).
 - An op this module cannot lower raises `Unsupported(op, reason)`; nothing is ever half-lowered.
-- Variables (`ReadVariableOp`, `AssignVariableOp`, `AssignAddVariableOp`, `AssignSubVariableOp` on a
-  captured variable of known rank) are kernel locals: the kernel is passed each variable's value at the
-  start of the call (`w<k> = p<k>`), a read takes the local's current array, a write rebinds the local to a
-  new array (a variable's array is never written into: ops/state.py's invariant, so an earlier read keeps
-  its value), and the kernel returns each written variable's final value after its results, which the
-  runner stores back while holding the variables' locks (runtime/tiering.py). Reads and writes keep the
-  op list's order (program order, as automatic control dependencies order them), inside `If` and `While`
-  bodies too. A shape an update needs checked at run time raises in the kernel, before anything is stored:
-  the runner then falls back to the NumPy path, which raises TensorFlow's error.
+- Variables (`ReadVariableOp`, `AssignVariableOp`, `AssignAddVariableOp`, `AssignSubVariableOp`,
+  `ResourceApplyGradientDescent` on a captured variable of known rank) are kernel locals: the kernel is
+  passed each variable's value at the start of the call (`w<k> = p<k>`), a read takes the local's current
+  array, a write rebinds the local to the new value, and the kernel returns each written variable's final
+  value after its results, which the runner stores back while holding the variables' locks
+  (runtime/tiering.py). A new value goes into a new array (an earlier read keeps its value: ops/state.py's
+  invariant), except for an update at the kernel's top level of a variable the kernel never reads or
+  assigns, which writes into the variable's own array when a proof made in the kernel shows that nothing
+  else holds it (`write_in_place`). Reads and writes keep the op list's order (program order, as
+  automatic control dependencies order them), inside `If` and `While` bodies too. A shape an update needs
+  checked at run time raises in the kernel, before anything is stored or written in place: the runner
+  then falls back to the NumPy path, which raises TensorFlow's error.
 - A kernel that is exactly one elementwise loop of at least PARALLEL_MIN_ELEMENTS elements (or of an
   unknown count) also gets the same loop as a block function threads share (`MapPlan`, run by
   runtime/blocked_map.py): the same expressions, so the same bits.
 """
+import re
+
 import numpy as np
 
 from ..ops import state as _state
@@ -43,6 +48,7 @@ __all__ = ["lower", "Lowered", "MapPlan", "VariableInput", "Unsupported", "NOT_X
            "numpy_float64_is_libm", "PARALLEL_MIN_ELEMENTS", "LOWERED_TYPES"]
 
 PARALLEL_MIN_ELEMENTS = 1 << 20   # elementwise loops this long run on all cores
+WRITE_IN_PLACE = True   # False: updates always allocate, in kernels lowered afterwards (a measurement's A side)
 
 _DTYPES = {"float32": "np.float32", "float64": "np.float64", "int8": "np.int8", "int16": "np.int16",
            "int32": "np.int32", "int64": "np.int64", "uint8": "np.uint8", "uint16": "np.uint16",
@@ -80,7 +86,8 @@ _ARRAY_FUNCTIONS = {"AddV2": "np.add", "Sub": "np.subtract", "Mul": "np.multiply
 _FLOAT_ONLY = {"RealDiv", "Sqrt", "Floor", "Ceil", "Rint", "IsNan", "IsFinite", "IsInf", "Relu", "Sigmoid"}
 _FULL_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")
 _STATELESS_CONTROL = ("If", "StatelessIf", "While", "StatelessWhile")
-_VARIABLE_OPS = ("ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+_VARIABLE_OPS = ("ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+                 "ResourceApplyGradientDescent")
 # Every op type the emitter has a form for (some only for some dtypes, shapes or attrs): any other type
 # raises Unsupported whatever its context (runtime/regions.py cuts regions at those without trying).
 LOWERED_TYPES = frozenset(set(_ELEMENTWISE) | set(_FULL_REDUCTIONS) | set(_STATELESS_CONTROL) |
@@ -127,10 +134,10 @@ class Lowered:
     `exact` is False when it calls libm transcendentals in float32."""
 
     __slots__ = ("source", "name", "constants", "outputs", "exact", "scalar_inputs", "parallel", "work", "map",
-                 "variables", "n_results")
+                 "variables", "n_results", "probes")
 
     def __init__(self, source, name, constants, outputs, exact, scalar_inputs, parallel, work, map_plan=None,
-                 variables=(), n_results=None):
+                 variables=(), n_results=None, probes=()):
         self.source, self.name, self.constants = source, name, constants
         self.outputs, self.exact, self.scalar_inputs = outputs, exact, scalar_inputs
         self.parallel = parallel   # holds a prange loop: compile with parallel=True
@@ -140,6 +147,9 @@ class Lowered:
         # stores the written ones back. Kernel outputs n_results.. are the written variables' final values.
         self.variables = tuple(variables)
         self.n_results = len(outputs) if n_results is None else n_results
+        # Input positions of the variables the kernel may write in place: the kernel takes each one's
+        # resource probe after the inputs, before the constants (`kernel(*args, *probes, *constants)`).
+        self.probes = tuple(probes)
 
 
 class VariableInput:
@@ -182,8 +192,10 @@ def lower(graph, outputs, inputs, name="kernel", parallel=False, ops=None):
             continue
         _check_value(t.op, t)
         em.values[id(t)] = em.scalar_of(p, t)
+    em.params = set(params)
     results = em.emit_graph(graph, outputs, 1, ops)
-    args = params + [c for c, _ in em.constants]
+    probes = em.write_in_place()
+    args = params + [slot.probe for slot in probes] + [c for c, _ in em.constants]
     written = [slot for slot in em.slots.values() if slot.written]
     block, map_plan = em.map_block(f"{name}_block", args, results) if not em.slots else ("", None)
     returned = results + [slot.name for slot in written]
@@ -197,7 +209,7 @@ def lower(graph, outputs, inputs, name="kernel", parallel=False, ops=None):
     ranks = {slot.position: slot.rank for slot in em.slots.values()}
     scalar_inputs = [ranks.get(k, t.shape.rank) == 0 for k, t in enumerate(inputs)]
     return Lowered(source, name, [v for _, v in em.constants], kinds, em.exact, scalar_inputs, em.parallel,
-                   em.work, map_plan, variables, len(outputs))
+                   em.work, map_plan, variables, len(outputs), [slot.position for slot in probes])
 
 
 def _captured_variables(graph):
@@ -214,12 +226,14 @@ def _captured_variables(graph):
 class _Slot:
     """A variable inside the kernel: `name`, the local holding its current value; where it came in."""
 
-    __slots__ = ("name", "position", "dtype", "rank", "shape", "written")
+    __slots__ = ("name", "position", "dtype", "rank", "shape", "written", "aliased", "probe")
 
     def __init__(self, name, position, dtype, shape):
         self.name, self.position, self.dtype, self.shape = name, position, dtype, shape
         self.rank = len(shape)
         self.written = False
+        self.aliased = False    # read or assigned in the kernel (sharing an array): never written in place
+        self.probe = None       # the parameter naming its resource's probe, when written in place
 
 
 def _check_value(op, t):
@@ -242,6 +256,11 @@ class _Emitter:
         self.top_loops = []    # (first line, end line, region, size, stores) of each top-level loop
         self.slots = {}        # local name of a variable's current value -> _Slot
         self.resources = {}    # id(VariableResource) -> its local (a variable captured twice is refused)
+        self.params = set()    # the kernel's input names
+        # Lines that can raise: (index, the lines of a shape check that may run earlier instead, or None).
+        self.raisers = []
+        # Top-level loops storing updates: (first line, end line, [(allocation line, _Slot, array)]).
+        self.candidates = []
 
     def fresh(self, prefix):
         self.counter += 1
@@ -296,11 +315,65 @@ class _Emitter:
     def line(self, indent, text):
         self.lines.append("    " * indent + text)
 
+    def check(self, indent, condition, operands):
+        """`if condition: raise`, recorded as a line that can raise, with a copy that may run at the top
+        when `operands` are inputs or variables of static shape (their shapes the same all along)."""
+        lines = [f"if {condition}:", "    raise ValueError('Incompatible shapes')"]
+        early = operands is not None and all(n in self.params or None not in getattr(self.slots.get(n), "shape", [None])
+                                             for n in operands)
+        self.raisers.append((len(self.lines), ["    " + line for line in lines] if early else None))
+        self.lines += ["    " * indent + line for line in lines]
+
+    def write_in_place(self):
+        """Each top-level loop storing updates becomes `if u_unshared(w, q): v = u_writable(w); <loop> else:
+        v = np.empty(...); <loop>` (runtime/tiering.py's proof that nothing but the variable holds its
+        array; two loops, as one storing to either array runs 2x slower). Only for variables the kernel
+        never reads or assigns (a read shares the array), and where nothing after the loop can raise but
+        shape checks of inputs and variables, repeated before the first such loop: a kernel raises before
+        it wrote in place, so the runner's fallback never runs an update twice. Returns the slots given a
+        probe, in input order."""
+        last_raise = max((index for index, early in self.raisers if early is None), default=-1)
+        blocks = []
+        for start, end, allocations in self.candidates:
+            kept = [a for a in allocations if not a[1].aliased and a[3] is not None]
+            if kept and start > last_raise and WRITE_IN_PLACE:
+                blocks.append((start, end, kept))
+        if not blocks:
+            return []
+        first = blocks[0][0]
+        early = [text for index, lines in self.raisers if index > first for text in lines]
+        slots = []
+        for _, _, kept in blocks:
+            for _, slot, _, _, _ in kept:
+                if slot.probe is None:
+                    slot.probe = self.fresh("q")
+                    slots.append(slot)
+        lines = self.lines[:first] + early
+        at = first
+        for start, end, kept in blocks:
+            lines += self.lines[at:start]
+            block = self.lines[start:end]
+            proof = " and ".join(f"u_unshared({slot.name}, {slot.probe})" for _, slot, _, _, _ in kept)
+            writable = {index - start: f"    {array} = u_writable({slot.name})" for index, slot, array, _, _ in kept}
+            in_place = [writable.get(k, text) for k, text in enumerate(block)]
+            # old elements loaded from the array stored to: with two names for it the compiler finds them
+            # overlapping and runs the scalar loop (2.3x slower)
+            for _, _, _, old, new in kept:
+                in_place = [re.sub(rf"\b{old}\[", f"{new}[", text) if k not in writable else text
+                            for k, text in enumerate(in_place)]
+            lines.append(f"    if {proof}:")
+            lines += ["    " + text for text in in_place]
+            lines.append("    else:")
+            lines += ["    " + text for text in block]
+            at = end
+        self.lines = lines + self.lines[at:]
+        return sorted(slots, key=lambda slot: slot.position)
+
     # -- elementwise loops ---------------------------------------------------------------------------
     def join_region(self, op, consumers, returned, indent):
         """Adds an elementwise op over arrays of one static shape to the loop being gathered (starting one
         when needed); False for any other op."""
-        if op.type in ("AssignAddVariableOp", "AssignSubVariableOp"):
+        if op.type in ("AssignAddVariableOp", "AssignSubVariableOp", "ResourceApplyGradientDescent"):
             return self.join_update(op, indent)
         if len(op.outputs) != 1 or op.outputs[0].shape.rank in (0, None) or op.type not in _ELEMENTWISE:
             return False
@@ -345,10 +418,15 @@ class _Emitter:
         to a new array the variable's local is rebound to after the loop (a variable's array is never
         written into). Any other update is emitted on its own (emit_variable_op)."""
         slot = self.slots.get(self.values.get(id(op.inputs[0])))
-        value = op.inputs[1]
+        value = op.inputs[-1]
         if slot is None or not slot.rank or None in slot.shape or slot.dtype == "bool" or \
                 value.dtype.name != slot.dtype or value.shape.as_list() != list(slot.shape):
             return False
+        alpha = None
+        if op.type == "ResourceApplyGradientDescent":
+            alpha = op.inputs[1]
+            if slot.dtype not in _FLOATS or alpha.dtype.name != slot.dtype or alpha.shape.rank != 0:
+                return False    # emit_variable_op refuses it: the NumPy kernel raises TensorFlow's error
         region = self.region_of(list(slot.shape), indent)
         key = ("variable", slot.name)
         current = region.local.get(key)
@@ -362,6 +440,14 @@ class _Emitter:
             region.local[id(value)] = delta
         element = self.fresh("e")
         sign = "+" if op.type == "AssignAddVariableOp" else "-"
+        if alpha is not None:
+            # var - alpha * delta, the product rounded to the dtype first (no fused multiply-add), in the
+            # operand order the NumPy kernel uses (it decides which NaN a product of two NaNs gives)
+            scale = self.values[id(alpha)]
+            product = self.fresh("e")
+            factors = (delta, scale) if op.attrs.get("_delta_first") else (scale, delta)
+            region.body.append(f"{product} = {_DTYPES[slot.dtype]}({factors[0]} * {factors[1]})")
+            delta = product
         region.body.append(f"{element} = {_DTYPES[slot.dtype]}({current} {sign} {delta})")
         region.local[key] = element
         region.updates[slot.name] = element
@@ -389,8 +475,7 @@ class _Emitter:
             if outer not in flat:
                 flat[outer] = outer if one_dim else self.fresh("f")
                 if outer != first:
-                    self.line(indent, f"if {outer}.shape != {first}.shape:")
-                    self.line(indent + 1, "raise ValueError('Incompatible shapes')")
+                    self.check(indent, f"{outer}.shape != {first}.shape", (outer, first))
                 if not one_dim:
                     self.line(indent, f"{flat[outer]} = {outer}.reshape(-1)")
         stores = []
@@ -402,10 +487,13 @@ class _Emitter:
                 self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
             self.values[id(t)] = array
         rebinds = []
+        block_start, allocations = len(self.lines), []
         for local, element in region.updates.items():
             array = self.fresh("v")
             self.line(indent, f"{array} = np.empty({first}.shape, {_DTYPES[self.slots[local].dtype]})")
             stores.append((array if one_dim else self.fresh("f"), element))
+            # (the allocation's line, the variable, its new array, the loop's names of the old and new arrays)
+            allocations.append((len(self.lines) - 1, self.slots[local], array, flat.get(local), stores[-1][0]))
             if not one_dim:
                 self.line(indent, f"{stores[-1][0]} = {array}.reshape(-1)")
             rebinds.append(f"{local} = {array}")
@@ -429,6 +517,8 @@ class _Emitter:
                 self.line(inner + 1, text)
             for target, element in stores:
                 self.line(inner + 1, f"{target}[{index}] = {element}")
+        if indent == 1 and allocations:   # candidates for writing in place (write_in_place decides)
+            self.candidates.append((block_start, len(self.lines), allocations))
         for text in rebinds:      # after the loop, which read the variables' old arrays
             self.line(indent, text)
         if indent == 1:
@@ -546,6 +636,8 @@ class _Emitter:
         slot = self.slots.get(self.values.get(id(op.inputs[0])))
         if slot is None:
             raise Unsupported(op, "a resource that is not a captured variable")
+        if op.type == "ResourceApplyGradientDescent":    # joined into a loop when it can be (join_update)
+            raise Unsupported(op, "an update whose shapes or dtypes are not the variable's own")
         if op.type == "ReadVariableOp":
             out = op.outputs[0]
             if out.dtype.name != slot.dtype or out.shape.rank != slot.rank:
@@ -553,6 +645,7 @@ class _Emitter:
             v = self.fresh("v")
             self.line(indent, f"{v} = {slot.name}")
             self.values[id(out)] = v
+            slot.aliased = True
             return
         value = op.inputs[1]
         if value.dtype.name != slot.dtype:
@@ -574,10 +667,10 @@ class _Emitter:
             elif declared is None and op.type != "AssignVariableOp":
                 checks.append((k, f"{slot.name}.shape[{k}]"))
         for k, expected in checks:
-            self.line(indent, f"if {arg}.shape[{k}] != {expected}:")
-            self.line(indent + 1, "raise ValueError('Incompatible shapes')")
+            self.check(indent, f"{arg}.shape[{k}] != {expected}", None)
         if op.type == "AssignVariableOp":
             expression = arg
+            slot.aliased = True
         else:
             expression = f"{slot.name} {'+' if op.type == 'AssignAddVariableOp' else '-'} {arg}"
         if slot.rank == 0:
@@ -609,6 +702,7 @@ class _Emitter:
         # Arrays that broadcast against each other: a NumPy array expression numba compiles itself.
         if op.type in _ARRAY_FUNCTIONS and not any(t.dtype.name == "bool" for t in op.inputs[:1]) or \
                 op.type in _COMPARISONS:
+            self.raisers.append((len(self.lines), None))     # arrays that do not broadcast raise
             return self.assign(op, f"{_ARRAY_FUNCTIONS[op.type]}({', '.join(args)})", indent)
         raise Unsupported(op, "broadcasting of this op")
 
@@ -716,6 +810,11 @@ class _Emitter:
         self.line(indent + 1, f"if not {keep}:")
         self.line(indent + 2, "break")
         results = self.emit_subgraph(body_graph, loop + body_caps, indent + 1)
+        if any(r in loop for r in results):
+            # `x, prev = f(x), x`: all read before any is rebound (one after the other, prev gets the new x)
+            temporaries = [self.fresh("v") for _ in results]
+            self.bind(temporaries, results, op.outputs[:n_vars], indent + 1)
+            results = temporaries
         self.bind(loop, results, op.outputs[:n_vars], indent + 1)
         if limit is not None:
             self.line(indent + 1, f"{counter} += 1")

@@ -351,6 +351,90 @@ _HELPERS = {}
 _LOCK = threading.Lock()
 
 
+# -- writing a variable through its buffer -----------------------------------------------------------
+# A kernel may write an update into the variable's own array (lowering.py's in-place updates) when that
+# array is held by nothing but the variable: the proof of ops/state.py's in-place loops, made inside the
+# kernel. The runner passes the variable's value and its resource's `probe` (a private array nothing else
+# touches) the same way, so whatever the call adds counts for both; `u_unshared` compares the two objects'
+# reference counts and reads the array's flags (C-contiguous, aligned, writeable, owning its data: a view
+# would leave its base unchecked). Such kernels are compiled without `nogil`: holding the GIL from the
+# count to the last store, no other thread can take the array meanwhile (reads take no lock).
+_NPY_NEEDED = 0x0001 | 0x0004 | 0x0100 | 0x0400    # C_CONTIGUOUS | OWNDATA | ALIGNED | WRITEABLE
+
+
+def _flags_offset():
+    """The byte offset of `flags` in NumPy's array object (PyArrayObject_fields, part of NumPy's ABI), or
+    None when reading it there does not give the flags of test arrays (then nothing is written in place)."""
+    import ctypes
+    gil = getattr(__import__("sys"), "_is_gil_enabled", None)
+    if gil is not None and not gil():
+        return None       # free-threaded: no count is stable, and holding the GIL excludes nobody
+
+    class Fields(ctypes.Structure):
+        _fields_ = [("ob_refcnt", ctypes.c_ssize_t), ("ob_type", ctypes.c_void_p), ("data", ctypes.c_void_p),
+                    ("nd", ctypes.c_int), ("dimensions", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                    ("base", ctypes.c_void_p), ("descr", ctypes.c_void_p), ("flags", ctypes.c_int)]
+    offset = Fields.flags.offset
+    owner = np.ones(8, np.float32)
+    frozen = np.ones(8, np.float32)
+    frozen.setflags(write=False)
+    for array in (owner, owner[::2], owner[1:], frozen):
+        flags = ctypes.c_int.from_address(id(array) + offset).value
+        expected = (array.flags.c_contiguous, array.flags.owndata, array.flags.aligned, array.flags.writeable)
+        if ((flags & 0x1) != 0, (flags & 0x4) != 0, (flags & 0x100) != 0, (flags & 0x400) != 0) != expected:
+            return None
+    if ctypes.c_ssize_t.from_address(id(owner)).value != __import__("sys").getrefcount(owner) - 1:
+        return None       # ob_refcnt is not the first word (a debug build)
+    return offset
+
+
+def _in_place_intrinsics(numba):
+    """`u_unshared(array, probe)` (the proof above) and `u_writable(array)` (a read-only typed array as
+    a writable one: the kernels are compiled for read-only arguments)."""
+    from llvmlite import ir
+    from numba.core import imputils
+    from numba.extending import intrinsic
+    offset = _flags_offset()
+
+    @intrinsic
+    def u_unshared(typingctx, array, probe):
+        def codegen(context, builder, signature, args):
+            bit = ir.IntType(1)
+            if offset is None:
+                return ir.Constant(bit, 0)
+            word, flag = ir.IntType(64), ir.IntType(32)
+            a = context.make_array(signature.args[0])(context, builder, args[0]).parent
+            p = context.make_array(signature.args[1])(context, builder, args[1]).parent
+            null = ir.Constant(a.type, None)
+            result = builder.alloca(bit)
+            builder.store(ir.Constant(bit, 0), result)
+            # no PyObject (an array made in compiled code): never written here
+            both = builder.and_(builder.icmp_unsigned("!=", a, null), builder.icmp_unsigned("!=", p, null))
+            with builder.if_then(both):
+                counts = builder.icmp_signed("==", builder.load(builder.bitcast(a, word.as_pointer())),
+                                             builder.load(builder.bitcast(p, word.as_pointer())))
+                at = builder.gep(builder.bitcast(a, ir.IntType(8).as_pointer()), [ir.Constant(word, offset)])
+                flags = builder.and_(builder.load(builder.bitcast(at, flag.as_pointer())),
+                                     ir.Constant(flag, _NPY_NEEDED))
+                builder.store(builder.and_(counts, builder.icmp_unsigned("==", flags, ir.Constant(flag, _NPY_NEEDED))),
+                              result)
+            return builder.load(result)
+        return numba.types.boolean(array, probe), codegen
+
+    @intrinsic
+    def u_writable(typingctx, array):
+        def codegen(context, builder, signature, args):
+            return imputils.impl_ret_borrowed(context, builder, signature.return_type, args[0])
+        return array.copy(readonly=False)(array), codegen
+
+    return {"u_unshared": u_unshared, "u_writable": u_writable}
+
+
+def new_probe():
+    """A resource's probe (ops/state.py): a private array whose reference count is the yardstick."""
+    return np.empty(0, np.int8)
+
+
 def _helpers(numba):
     if not _HELPERS:
         namespace = {"np": np, "__name__": __name__}   # importable: see `build`
@@ -362,6 +446,7 @@ def _helpers(numba):
         for name in ("u_block", "u_pairwise", "u_pairwise_total", "u_eigen_lane", "u_eigen_leaf", "u_eigen_run",
                      "u_eigen_flat_total", "u_eigen_total", "u_max_total", "u_min_total", "u_imax_total", "u_imin_total"):
             built[name] = namespace[name] = numba.njit(**options)(namespace[name])
+        built.update(_in_place_intrinsics(numba))
         _HELPERS.update(built)
     return _HELPERS
 
@@ -372,7 +457,8 @@ def _helpers_version():
     if not _HELPERS_VERSION:
         from . import blocked_map   # here, not at import: only compiling needs it
         code = []
-        for module in (_eigen_float_compiled, blocked_map):    # Eigen's tanh; the block claims' intrinsic
+        import sys      # this module too: its intrinsics (the in-place proof) are compiled into kernels
+        for module in (_eigen_float_compiled, blocked_map, sys.modules[__name__]):
             try:
                 with open(module.__file__, "rb") as f:
                     code.append(f.read())
@@ -459,7 +545,8 @@ def build(lowered, numba, sample_args):
     exec(compile(source, path or f"<tensorflux kernel {name}>", "exec"), namespace)
     if lowered.parallel:
         namespace["prange"] = numba.prange
-    kernel = numba.njit(nogil=True, error_model="numpy", cache=path is not None,
+    # A kernel that may write a variable in place holds the GIL (see "writing a variable through its buffer")
+    kernel = numba.njit(nogil=not lowered.probes, error_model="numpy", cache=path is not None,
                         parallel=lowered.parallel)(namespace[name])
     # Compiled once, for read-only C-contiguous arrays (which writable ones also match), and never again:
     # a call with other argument types (a strided view) fails to dispatch and takes the NumPy path.
@@ -467,7 +554,8 @@ def build(lowered, numba, sample_args):
     for variable in lowered.variables:    # a variable's kernel input is its value (the runner reads it)
         sample_args[variable.position] = np.asarray(sample_args[variable.position].value)
     scalars = [a[()] if scalar else a for a, scalar in zip(sample_args, lowered.scalar_inputs)]
-    signature = tuple(_argument_type(a, numba) for a in (*scalars, *lowered.constants))
+    probes = [new_probe() for _ in lowered.probes]
+    signature = tuple(_argument_type(a, numba) for a in (*scalars, *probes, *lowered.constants))
     kernel.compile(signature)
     kernel.disable_compile()
     _check_types(lowered, kernel.overloads[signature].signature.return_type, numba)
@@ -513,14 +601,28 @@ def _serial_runner(lowered, kernel, fallback=None):
     for k, scalar in enumerate(lowered.scalar_inputs):
         value = f"a{k}.value" if k in variables else f"a{k}"
         args.append(f"{value}[()]" if scalar else value)
+    # The probes of the variables the kernel may write in place, passed as their values are (see
+    # "writing a variable through its buffer"); a resource without one gets one under its lock.
+    args += [f"a{k}.probe" for k in lowered.probes]
     args += [f"c{k}" for k in range(len(lowered.constants))]
     results = [f"o[{k}]" if rank else f"t{k}(o[{k}])"
                for k, (_, rank) in enumerate(lowered.outputs[:lowered.n_results])]
     written = [v for v in lowered.variables if v.output is not None]
-    stores = [f"a{v.position}.value = o[{v.output}]" if v.rank else f"a{v.position}.value = t{v.output}(o[{v.output}])"
+    # A variable the kernel may write in place gets a new array it allocated (when something held the old
+    # one) as a NumPy copy: numba's arrays do not own their data (their base is numba's memory record,
+    # which two arrays may share), so the proof never passes for them and every later update would
+    # allocate again. In place, the kernel returns the variable's own array object.
+    stores = [f"a{v.position}.value = o[{v.output}] if o[{v.output}] is a{v.position}.value else own(o[{v.output}])"
+              if v.position in lowered.probes else
+              f"a{v.position}.value = o[{v.output}]" if v.rank else f"a{v.position}.value = t{v.output}(o[{v.output}])"
               for v in written]
     call = f"o = kernel({', '.join(args)})"
-    body = [call, *stores]
+    probes = [f"if a{k}.probe is None: a{k}.probe = new_probe()" for k in lowered.probes]
+    body = [*probes, call, *stores]
+    # A kernel that wrote a variable in place cannot be run again: every check that can raise runs
+    # before its first in-place write (lowering.py), so only a failed allocation can come after one,
+    # and that is raised as it is, not retried on the NumPy path.
+    memory = ["except MemoryError:", "    raise"] if lowered.probes else []
     if not written and fallback is None:
         lines = body
     elif not written:
@@ -530,20 +632,24 @@ def _serial_runner(lowered, kernel, fallback=None):
         if fallback is None:
             lines += ["    " + b for b in body]
         else:
-            lines += ["    try:", f"        {call}", "    except Exception:", "        o = None", "    else:",
+            lines += [*("    " + b for b in probes), "    try:", f"        {call}",
+                      *("    " + m for m in memory), "    except Exception:", "        o = None", "    else:",
                       *("        " + b for b in stores), "if o is None:", f"    return fallback({params})"]
     else:
         lines = [f"held = locks_of({', '.join(f'a{v.position}' for v in written)})",
                  "for lock in held:", "    lock.acquire()", "o = None", "try:",
                  *("    " + b for b in body)]
         if fallback is not None:
-            lines += ["except Exception:", "    pass"]
+            lines += [*memory, "except Exception:", "    pass"]
         lines += ["finally:", "    for lock in held:", "        lock.release()"]
         if fallback is not None:
             lines += ["if o is None:", f"    return fallback({params})"]
-    source = (f"def run({params}):\n" + "".join(f"    {line}\n" for line in lines) +
-              f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})\n")
-    namespace = {"kernel": kernel, "fallback": fallback, "locks_of": _locks_of}
+    if results == [f"o[{k}]" for k in range(len(lowered.outputs))]:
+        returned = "o"      # the kernel's own tuple: arrays only, no variable's value after them
+    else:
+        returned = f"({', '.join(results)}{',' if len(results) == 1 else ''})"
+    source = f"def run({params}):\n" + "".join(f"    {line}\n" for line in lines) + f"    return {returned}\n"
+    namespace = {"kernel": kernel, "fallback": fallback, "locks_of": _locks_of, "new_probe": new_probe, "own": np.array}
     namespace.update((f"c{k}", c) for k, c in enumerate(lowered.constants))
     namespace.update((f"t{k}", np.dtype(d).type) for k, (d, _) in enumerate(lowered.outputs))
     exec(compile(source, "<tensorflux kernel runner>", "exec"), namespace)
