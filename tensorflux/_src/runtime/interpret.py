@@ -164,10 +164,7 @@ def _plan_ops(ops, outputs, inputs):
                 return None
             steps.append(step)
         elif kind == "Const":
-            value = op.attrs["value"]
-            if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
-                value = value[()]      # as generated code holds it (codegen.py: scalar arithmetic is cheaper)
-            consts[id(op.outputs[0])] = value
+            consts[id(op.outputs[0])] = _const_value(op)
         elif kind in _IF_TYPES:
             steps.append((_IF, [op.attrs["then_graph"], op.attrs["else_graph"]], _getter(ins),
                           list(map(id, op.outputs)), op.attrs, frees, op))
@@ -205,7 +202,8 @@ def _large(dims):
 
 
 def _kernel_plan_step(op, opdef, ins, frees):
-    """The step of a kernel op other than one output's, or of an op only generated code runs (None)."""
+    """The step of a kernel op other than a numeric one-output one (as `_kernel_step` classes it), or None
+    for an op only generated code runs."""
     kernel = opdef.kernel
     if kernel is None or op.type in SPECIAL_TYPES:   # generated code's own forms
         return None
@@ -214,7 +212,8 @@ def _kernel_plan_step(op, opdef, ins, frees):
         return _KERNEL_NO_OUTPUT, kernel, _getter(ins), None, op.attrs, frees, op
     if opdef.multi:
         return _KERNEL_MULTI, kernel, _getter(ins), list(map(id, outputs)), op.attrs, frees, op
-    return _KERNEL_STRING, kernel, _getter(ins), id(outputs[0]), op.attrs, frees, op
+    kind = _KERNEL_STRING if outputs[0]._dtype is _STRING else _NARY     # one result: its first output's
+    return kind, kernel, _getter(ins), id(outputs[0]), op.attrs, frees, op
 
 
 def _scalar_function(op):
