@@ -151,3 +151,75 @@ def test_the_runner_returns_the_kernels_tuple_when_it_is_the_result():
     run = f.get_concrete_function(x)._fn
     out = run(x._value)
     assert isinstance(out, tuple) and len(out) == 1 and out[0].shape == (5,)
+
+
+def _scaled(c):
+    def f(x):
+        n = tf.constant(0)
+        while n < 3:
+            x = x * c + c
+            n += 1
+        return x
+    return f
+
+
+def test_scalar_constants_are_frozen_into_the_kernel_not_passed():
+    f = tf.function(_scaled(2.0), jit_compile=True)
+    x = tf.constant(np.arange(4, dtype=np.float32))
+    f(x)
+    run = f.get_concrete_function(x)._fn
+    assert run.lowered.constants == []
+    assert [v for _, v in run.lowered.frozen] == [0, 3, np.float32(2.0), 1]   # n = 0, n < 3, c, n += 1
+    assert "def kernel(p1):" in run.lowered.source
+
+
+def _times(c):
+    def f(x):
+        n = tf.constant(0)
+        while n < 3:
+            x = x * c
+            n += 1
+        return x
+    return f
+
+
+@pytest.mark.parametrize("constants", [(2.0, 3.0), (0.0, -0.0), (np.inf, -np.inf)])
+def test_kernels_of_one_source_with_other_constants_give_their_own_values(constants):
+    """Two graphs that differ only in a constant have one source text: the cache key and the compiled
+    code take the constant's value (0.0 and -0.0 are equal, and hash alike, in Python)."""
+    x = tf.constant(np.array([1.0, -2.0, 0.5, 3.5], np.float32))
+    results = []
+    for c in constants:
+        compiled, numpy_path = _both(_times(c), [(x,)])
+        assert compiled == numpy_path
+        results.append(compiled)
+    assert results[0] != results[1]
+
+
+def test_a_second_process_with_another_constant_does_not_reuse_the_first_ones_kernel(tmp_path):
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import numpy as np, tensorflux as tf\n"
+        "c = float(__import__('sys').argv[1])\n"
+        "def f(x):\n"
+        "    n = tf.constant(0)\n"
+        "    while n < 3:\n"
+        "        x = x * c + c\n"
+        "        n += 1\n"
+        "    return x\n"
+        "x = tf.constant(np.arange(4, dtype=np.float32))\n"
+        "print(tf.function(f, jit_compile=True)(x).numpy().tolist())\n")
+    script = tmp_path / "scaled.py"      # a file: tf.function reads the function's source
+    script.write_text(code)
+    env = dict(os.environ, TENSORFLUX_CACHE_DIR=str(tmp_path / "jit"))
+    got = [subprocess.run([sys.executable, str(script), c], env=env, capture_output=True, text=True,
+                          check=True).stdout for c in ("2.0", "3.0", "2.0")]
+    want = []
+    for c in (2.0, 3.0, 2.0):
+        x = np.arange(4, dtype=np.float32)
+        for _ in range(3):
+            x = x * np.float32(c) + np.float32(c)
+        want.append(str(x.tolist()) + "\n")
+    assert got == want

@@ -6,9 +6,10 @@ which numba fuses into one loop per elementwise chain (with broadcasting), `If` 
 ops/math/eigen_sum.py does, a float64 sum is NumPy's own pairwise summation: the NumPy path's bits). The caller (`runtime/tiering.py`) compiles the source with numba.
 
 Invariants:
-- The source is canonical: values are named `p<k>` (parameters), `c<k>` (constants, passed in as
-  arguments, never written into the text) and `v<k>` (op results), numbered in emission order, so two
-  traces of the same graph give the same text, which is what the disk cache is keyed by. Only fixed
+- The source is canonical: values are named `p<k>` (parameters), `c<k>` (constants, never written into
+  the text: arrays are passed in as arguments, scalars are the kernel's globals, frozen when it is
+  compiled) and `v<k>` (op results), numbered in emission order, so two traces of the same graph give the
+  same text, which (with the scalar constants' values) is what the disk cache is keyed by. Only fixed
   text of this module and those names appear in it (graphs may come from files).
 - Every scalar result is converted back to its dtype (`np.float32(...)`, `np.int32(...)`): numba widens
   integer scalars to 64 bits, and the conversion makes int32 arithmetic wrap as TensorFlow's does.
@@ -134,10 +135,10 @@ class Lowered:
     `exact` is False when it calls libm transcendentals in float32."""
 
     __slots__ = ("source", "name", "constants", "outputs", "exact", "scalar_inputs", "parallel", "work", "map",
-                 "variables", "n_results", "probes")
+                 "variables", "n_results", "probes", "frozen")
 
     def __init__(self, source, name, constants, outputs, exact, scalar_inputs, parallel, work, map_plan=None,
-                 variables=(), n_results=None, probes=()):
+                 variables=(), n_results=None, probes=(), frozen=()):
         self.source, self.name, self.constants = source, name, constants
         self.outputs, self.exact, self.scalar_inputs = outputs, exact, scalar_inputs
         self.parallel = parallel   # holds a prange loop: compile with parallel=True
@@ -150,6 +151,9 @@ class Lowered:
         # Input positions of the variables the kernel may write in place: the kernel takes each one's
         # resource probe after the inputs, before the constants (`kernel(*args, *probes, *constants)`).
         self.probes = tuple(probes)
+        # (name, value) of the scalar constants the source reads as globals (their values are part of
+        # the compiled code, so of the disk cache's key: runtime/tiering.py)
+        self.frozen = tuple(frozen)
 
 
 class VariableInput:
@@ -195,7 +199,11 @@ def lower(graph, outputs, inputs, name="kernel", parallel=False, ops=None):
     em.params = set(params)
     results = em.emit_graph(graph, outputs, 1, ops)
     probes = em.write_in_place()
-    args = params + [slot.probe for slot in probes] + [c for c, _ in em.constants]
+    # Scalar constants are the kernel's globals, frozen into its machine code when it is compiled (an
+    # argument costs its type's lookup on every call); arrays are arguments.
+    frozen = [(c, v) for c, v in em.constants if not isinstance(v, np.ndarray)]
+    passed = [(c, v) for c, v in em.constants if isinstance(v, np.ndarray)]
+    args = params + [slot.probe for slot in probes] + [c for c, _ in passed]
     written = [slot for slot in em.slots.values() if slot.written]
     block, map_plan = em.map_block(f"{name}_block", args, results) if not em.slots else ("", None)
     returned = results + [slot.name for slot in written]
@@ -208,8 +216,8 @@ def lower(graph, outputs, inputs, name="kernel", parallel=False, ops=None):
     # Rank-0 inputs are passed as scalars; a variable's input is its value, of the variable's rank.
     ranks = {slot.position: slot.rank for slot in em.slots.values()}
     scalar_inputs = [ranks.get(k, t.shape.rank) == 0 for k, t in enumerate(inputs)]
-    return Lowered(source, name, [v for _, v in em.constants], kinds, em.exact, scalar_inputs, em.parallel,
-                   em.work, map_plan, variables, len(outputs), [slot.position for slot in probes])
+    return Lowered(source, name, [v for _, v in passed], kinds, em.exact, scalar_inputs, em.parallel,
+                   em.work, map_plan, variables, len(outputs), [slot.position for slot in probes], frozen)
 
 
 def _captured_variables(graph):

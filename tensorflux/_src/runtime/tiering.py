@@ -15,15 +15,19 @@ A kernel that is one elementwise loop over at least 2^20 elements (`lowering.Map
 as a block function the caller and helper threads share (runtime/blocked_map.py), same bits.
 
 A compiled runner falls back to the NumPy code for a call the kernel raises on (a shape the kernel
-cannot broadcast, an update of the wrong shape, say): the kernel changes no state before it returns (the
-variables it writes are stored by the runner after it returned), so running the graph again gives
-exactly the NumPy path's result or error.
+cannot broadcast, an update of the wrong shape, say): the kernel changes no state before it raises (the
+variables it writes are stored by the runner after it returned, and every check that can raise runs
+before an update written in place), so running the graph again gives exactly the NumPy path's result
+or error.
 
 Variables: a kernel is passed each captured variable's current value and returns the final values of
-those it writes, which the runner stores while holding those variables' locks (see `_serial_runner`).
+those it writes, which the runner stores while holding those variables' locks (see `_serial_runner`);
+an update may go into the variable's own array when nothing else holds it ("writing a variable through
+its buffer" below).
 
 Disk cache (what a second process reuses): the kernel's source is written to
-`$TENSORFLUX_CACHE_DIR` (default `~/.cache/tensorflux/jit`) as `k_<sha256 of source and versions>.py`,
+`$TENSORFLUX_CACHE_DIR` (default `~/.cache/tensorflux/jit`) as `k_<sha256 of source, scalar constants and
+versions>.py` (the scalar constants are frozen into the machine code),
 and numba's `cache=True` keeps the machine code beside it in `__pycache__`, keyed by numba on its
 version, the CPU and the file's timestamp. Trust: the directory must belong to this user and be writable
 by nobody else (created 0700; otherwise no disk cache is used). The source executed is always the text
@@ -530,7 +534,8 @@ def build(lowered, numba, sample_args):
     Raises whatever numba raises when it cannot compile the kernel."""
     helpers = _helpers(numba)
     import hashlib   # here, not at import (~3 ms): only a compilation needs a cache key
-    key = hashlib.sha256("\0".join((lowered.source, numba.__version__, np.__version__, _helpers_version()))
+    frozen = "\0".join(f"{c}={np.asarray(v).dtype.str}:{np.asarray(v).tobytes().hex()}" for c, v in lowered.frozen)
+    key = hashlib.sha256("\0".join((lowered.source, frozen, numba.__version__, np.__version__, _helpers_version()))
                          .encode()).hexdigest()[:32]
     name = f"k_{key[:16]}"
     source = lowered.source.replace(f"def {lowered.name}(", f"def {name}(", 1)
@@ -538,7 +543,7 @@ def build(lowered, numba, sample_args):
     path = _source_file(source, key)
     # `__name__` names this (importable) module: numba's cache rebuilds a kernel's environment by
     # importing it, which fails for a made-up name.
-    namespace = {"np": np, "__name__": __name__, **helpers}
+    namespace = {"np": np, "__name__": __name__, **helpers, **dict(lowered.frozen)}
     if lowered.map is not None:
         from . import blocked_map
         namespace["u_claim"] = blocked_map.claim(numba)
