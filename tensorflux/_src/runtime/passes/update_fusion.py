@@ -15,7 +15,7 @@ exactly the two ops).
 Only the op list the code generator emits is rewritten (a pass like the others: the traced graph, which
 `get_concrete_function().graph`, GraphDefs and SavedModels show, keeps the user's Mul and AssignSub). The
 lowering to numba kernels is not given this op list: its elementwise loops already fuse the product into
-the update, and it has no form for this op.
+the update (it lowers ResourceApplyGradientDescent too, for graphs that hold one, with the same bits).
 
 `ENABLED = False` turns the pass off for functions compiled afterwards (a measurement's A side).
 """
