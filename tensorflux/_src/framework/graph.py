@@ -32,12 +32,30 @@ __all__ = ["Graph", "FuncGraph", "Operation", "OpRecord", "SymbolicTensor", "use
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def user_source():
-    """(filename, lineno) of the innermost stack frame outside tensorflux, or None."""
-    f = sys._getframe(2)
+_LOOK_UP = object()     # `_add_op`'s default source: found by walking the stack
+
+# co_filename -> whether it is tensorflux's own code (a module of the package, or generated code): one
+# lookup per frame instead of two prefix tests.
+_INTERNAL_FILES = {}
+
+
+def user_source(skip=0):
+    """(filename, lineno) of the innermost stack frame outside tensorflux, or None.
+
+    The search starts at the caller's caller, `skip` frames further out when the caller knows that many
+    of the frames above it are tensorflux's: each frame looked at is materialized as a frame object
+    (CPython 3.11 makes them on demand), which is most of the cost of recording where an op was made.
+    """
+    f = sys._getframe(2 + skip)
+    internal = _INTERNAL_FILES
     while f is not None:
         filename = f.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<tensorflux"):
+        known = internal.get(filename)
+        if known is None:
+            known = filename.startswith(_PACKAGE_DIR) or filename.startswith("<tensorflux")
+            if len(internal) < 4096:    # generated code has numbered names: keep the table bounded
+                internal[filename] = known
+        if not known:
             return filename, f.f_lineno
         f = f.f_back
     return None
@@ -245,18 +263,15 @@ class Graph:
     def unique_name(self, name, mark_as_used=True):
         if self._name_stack:
             name = self._name_stack + name
-        key = name.lower()
-        count = self._used_names.get(key, 0)
         if mark_as_used:
-            self._used_names[key] = count + 1
+            return self._unique_scoped(name)
+        count = self._used_names.get(name.lower(), 0)
         if count == 0:
             return name
         candidate = f"{name}_{count}"
         while candidate.lower() in self._used_names:
             count += 1
             candidate = f"{name}_{count}"
-        if mark_as_used:
-            self._used_names[candidate.lower()] = 1
         return candidate
 
     @contextlib.contextmanager
@@ -319,13 +334,15 @@ class Graph:
             f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python locals or "
             f"TensorFlow collections to access it.")
 
-    def create_op(self, opdef, inputs, attrs, name=None, type_name=None):
-        """Adds an op to the graph (after checking dtypes and inferring outputs) and returns its outputs."""
+    def create_op(self, opdef, inputs, attrs, name=None, type_name=None, skip=0):
+        """Adds an op to the graph (after checking dtypes and inferring outputs) and returns its outputs.
+        `skip`: how many frames above the caller are known to be tensorflux's (see `user_source`)."""
         inputs = [t if isinstance(t, SymbolicTensor) and t.op.graph is self else self._graph_input(t)
                   for t in inputs]
         _check_graph_dtypes(opdef, inputs)
         results = opdef.infer(inputs, attrs)
-        op = self._add_op(opdef, type_name or opdef.name, inputs, attrs, name or opdef.name, results)
+        op = self._add_op(opdef, type_name or opdef.name, inputs, attrs, name or opdef.name, results,
+                          user_source(skip))
         if self._implicit_consts:
             self._scope_implicit_constants(op, _converted_input_names(opdef, len(inputs)))
         if opdef.multi:
@@ -334,14 +351,20 @@ class Graph:
             return tuple(op.outputs) if op.outputs else op
         return op.outputs[0]
 
-    def _add_op(self, opdef, type_name, inputs, attrs, name, results):
+    def _add_op(self, opdef, type_name, inputs, attrs, name, results, source=_LOOK_UP):
         # a name ending in "/" is a name scope's (`tf.identity(y, name=scope)`): the op takes it exactly
         unique = name[:-1] if name.endswith("/") else self.unique_name(name)
-        op = Operation(self, unique, opdef, type_name, inputs, attrs, user_source())
-        op.outputs = [SymbolicTensor(op, i, dtype, shape if isinstance(shape, TensorShape) else TensorShape(shape))
-                      for i, (dtype, shape) in enumerate(results)]
-        for deps in self._control_dependencies:
-            op.control_inputs.extend(d for d in deps if d.graph is self)
+        op = Operation(self, unique, opdef, type_name, inputs, attrs,
+                       user_source() if source is _LOOK_UP else source)
+        if len(results) == 1:
+            dtype, shape = results[0]
+            op.outputs = [SymbolicTensor(op, 0, dtype, shape if type(shape) is TensorShape else TensorShape(shape))]
+        else:
+            op.outputs = [SymbolicTensor(op, i, dtype, shape if isinstance(shape, TensorShape) else TensorShape(shape))
+                          for i, (dtype, shape) in enumerate(results)]
+        if self._control_dependencies:
+            for deps in self._control_dependencies:
+                op.control_inputs.extend(d for d in deps if d.graph is self)
         if opdef is not None and opdef.stateful:
             if self._last_stateful is not None and self._last_stateful not in op.control_inputs:
                 op.control_inputs.append(self._last_stateful)
@@ -357,8 +380,11 @@ class Graph:
         it inside the op's name scope), it is renamed `<op>/<input name>` when that op consumes it.
         """
         dtype = _dt.FROM_NUMPY[array.dtype]
-        shape = TensorShape._from_tuple(np.shape(array))
-        op = self._add_op(None, "Const", [], {"value": array, "dtype": dtype}, name, [(dtype, shape)])
+        shape = TensorShape._from_tuple(array.shape)
+        # An implicit constant takes its consumer's user line when named into its scope (the same user
+        # statement made both), which spares looking up the stack for it.
+        op = self._add_op(None, "Const", [], {"value": array, "dtype": dtype}, name, [(dtype, shape)],
+                          None if implicit else _LOOK_UP)
         if implicit:
             self._implicit_consts.add(id(op))
         return op.outputs[0]
@@ -382,31 +408,46 @@ class Graph:
         """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`, and
         implicit variable reads to `<op.name>/ReadVariableOp`. An implicit Pack (an autopacked list) takes
         `<op.name>/<input name>` too, and the elements converted for it move into that scope with it."""
-        trailing = {}       # id(op) -> its index in the op list
+        trailing = set()    # ids of the implicit ops made just before `op`
         ops = self._ops
+        implicit, scoped_inputs = self._implicit_consts, self._scoped_inputs
+        captures_from = len(ops) - 2 - len(op.inputs)
         for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
-            if id(ops[k]) in self._scoped_inputs:
+            key = id(ops[k])
+            if key in scoped_inputs:
                 continue        # made for an implicit op below (`[x, 2.0]` packed for a list input)
-            if id(ops[k]) not in self._implicit_consts:
-                if ops[k].opdef is None and ops[k].type == "Placeholder" and k > len(ops) - 2 - len(op.inputs):
+            if key not in implicit:
+                if k > captures_from and ops[k].opdef is None and ops[k].type == "Placeholder":
                     continue    # a capture made for this op's inputs (a cond branch's `x * 2.0`)
                 break
-            trailing[id(ops[k])] = k
+            trailing.add(key)
+        if not trailing:
+            return
         renamed = []
         for i, t in enumerate(op.inputs):
             const = t.op
             if id(const) in trailing and i < len(input_names):
-                del trailing[id(const)]
-                self._implicit_consts.discard(id(const))
+                trailing.discard(id(const))
+                implicit.discard(id(const))
                 scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
                 renamed.append((const, f"{op.name}/{scoped}"))
-                self._scoped_inputs.add(id(const))
+                scoped_inputs.add(id(const))
+                if const.source is None:
+                    const.source = op.source
         self._rename_into(renamed)
 
     def _rename_into(self, renamed):
         """Gives each implicit op of `renamed` ([(op, scoped name)]) the unique name made from its new name.
         The old names are given back newest first, so that the next `Const` is named as if they had never
         been taken; the inputs named inside an op's scope follow it (`packed/0` to `concat/values_1/0`)."""
+        if len(renamed) == 1 and not renamed[0][0].inputs:    # `x * 2.0`: one Const, nothing inside it
+            op, name = renamed[0]
+            old = op.name
+            self._release_name(old)
+            del self._by_name[old]
+            op.name = self._unique_scoped(name)
+            self._by_name[op.name] = op
+            return
         olds = [op.name for op, _ in renamed]
         for name in sorted(olds, key=lambda n: self._op_index(n), reverse=True):
             self._release_name(name)
@@ -428,11 +469,18 @@ class Graph:
 
     def _unique_scoped(self, name):
         """`unique_name` of a name that already holds its name scope."""
-        stack, self._name_stack = self._name_stack, ""
-        try:
-            return self.unique_name(name)
-        finally:
-            self._name_stack = stack
+        key = name.lower()
+        used = self._used_names
+        count = used.get(key, 0)
+        used[key] = count + 1
+        if count == 0:
+            return name
+        candidate = f"{name}_{count}"
+        while candidate.lower() in used:
+            count += 1
+            candidate = f"{name}_{count}"
+        used[candidate.lower()] = 1
+        return candidate
 
     def _release_name(self, name):
         """Gives back the most recently allocated `name` so the next op may take it (as if never used)."""

@@ -12,9 +12,11 @@ __all__ = ["broadcast_shape", "infer_unary", "infer_broadcast", "infer_compare",
 
 def broadcast_shape(a, b):
     """The NumPy/TensorFlow broadcast of two TensorShapes; ValueError when they cannot broadcast."""
-    if a._dims is None or b._dims is None:
-        return TensorShape(None)
     da, db = a._dims, b._dims
+    if da == db:        # the common `x * y` of one shape: its own broadcast (TensorShapes are immutable)
+        return a
+    if da is None or db is None:
+        return TensorShape(None)
     n = max(len(da), len(db))
     da = (1,) * (n - len(da)) + da
     db = (1,) * (n - len(db)) + db
@@ -32,7 +34,7 @@ def broadcast_shape(a, b):
             out.append(x)
         else:
             raise ValueError(f"Dimensions must be equal, but are {x} and {y} for shapes {a} and {b}.")
-    return TensorShape(tuple(out))
+    return TensorShape._from_tuple(tuple(out))
 
 
 def infer_unary(inputs, attrs):

@@ -150,7 +150,8 @@ def apply(op, inputs, attrs=None, name=None):
     """
     graph = _state.graph
     if graph is not None:
-        out = graph.create_op(op, inputs, attrs or {}, name)
+        # this frame and its caller (an op function) are tensorflux's: the user's line is further out
+        out = graph.create_op(op, inputs, attrs or {}, name, skip=2)
         if _state.tape_active and _tape_hook[0] is not None:
             outs = (out if isinstance(out, tuple) else ()) if op.multi else (out,)
             if outs:  # graph tapes record the Operation itself (its inputs are the graph's tensors)
