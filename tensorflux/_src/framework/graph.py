@@ -397,6 +397,8 @@ class Graph:
     def keep_name(self, tensor):
         """`tensor`'s op keeps its name even if an input conversion made it (`tf.convert_to_tensor(3.0)`)."""
         self._implicit_consts.discard(id(tensor.op))
+        if tensor.op.source is None:
+            tensor.op.source = user_source()
 
     def mark_autopacked(self, pack, elements):
         """`pack` stacks a list converted for an op's input (`[x, 2.0]`): the consuming op names it
@@ -434,6 +436,13 @@ class Graph:
                 scoped_inputs.add(id(const))
                 if const.source is None:
                     const.source = op.source
+        for k in range(len(ops) - 2, -1, -1):    # made for something else in the same statement
+            if not trailing:
+                break
+            if id(ops[k]) in trailing:
+                trailing.discard(id(ops[k]))
+                if ops[k].source is None:
+                    ops[k].source = op.source
         self._rename_into(renamed)
 
     def _rename_into(self, renamed):
