@@ -22,7 +22,7 @@ from ..types import dtypes as _dt
 from ..types.shape import TensorShape
 from .context import graph_mode
 from .device import merge_device
-from . import errors
+from . import errors, input_naming
 from .errors import OperatorNotAllowedInGraphError
 from .tensor import EagerTensor, Tensor
 
@@ -344,7 +344,7 @@ class Graph:
         op = self._add_op(opdef, type_name or opdef.name, inputs, attrs, name or opdef.name, results,
                           user_source(skip))
         if self._implicit_consts:
-            self._scope_implicit_constants(op, _converted_input_names(opdef, len(inputs)))
+            input_naming.scope_implicit_inputs(self, op, input_naming.converted_input_names(opdef, len(inputs)))
         if opdef.multi:
             # An op without outputs (an assert, a print, an assign) is returned as the Operation itself,
             # as TensorFlow does, so it can be used in tf.control_dependencies.
@@ -391,7 +391,7 @@ class Graph:
 
     def mark_implicit_read(self, read):
         """`read` (a ReadVariableOp) converts a variable passed as an op input: TensorFlow reads it inside
-        that op's name scope (`mul/ReadVariableOp`), which `_scope_implicit_constants` gives it."""
+        that op's name scope (`mul/ReadVariableOp`), which `input_naming.scope_implicit_inputs` gives it."""
         self._implicit_consts.add(id(read.op))
 
     def keep_name(self, tensor):
@@ -405,76 +405,6 @@ class Graph:
         `<op>/<input name>` and the constants converted for its `elements` (`packed/1`) follow it."""
         self._implicit_consts.add(id(pack.op))
         self._scoped_inputs.update(id(e.op) for e in elements)
-
-    def _scope_implicit_constants(self, op, input_names):
-        """Renames the implicit constants created just before `op` for it to `<op.name>/<input name>`, and
-        implicit variable reads to `<op.name>/ReadVariableOp`. An implicit Pack (an autopacked list) takes
-        `<op.name>/<input name>` too, and the elements converted for it move into that scope with it."""
-        trailing = set()    # ids of the implicit ops made just before `op`
-        ops = self._ops
-        implicit, scoped_inputs = self._implicit_consts, self._scoped_inputs
-        captures_from = len(ops) - 2 - len(op.inputs)
-        for k in range(len(ops) - 2, -1, -1):   # walk back by index: slicing the op list made tracing quadratic
-            key = id(ops[k])
-            if key in scoped_inputs:
-                continue        # made for an implicit op below (`[x, 2.0]` packed for a list input)
-            if key not in implicit:
-                if k > captures_from and ops[k].opdef is None and ops[k].type == "Placeholder":
-                    continue    # a capture made for this op's inputs (a cond branch's `x * 2.0`)
-                break
-            trailing.add(key)
-        if not trailing:
-            return
-        renamed = []
-        for i, t in enumerate(op.inputs):
-            const = t.op
-            if id(const) in trailing and i < len(input_names):
-                trailing.discard(id(const))
-                implicit.discard(id(const))
-                scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
-                renamed.append((const, f"{op.name}/{scoped}"))
-                scoped_inputs.add(id(const))
-                if const.source is None:
-                    const.source = op.source
-        for k in range(len(ops) - 2, -1, -1):    # made for something else in the same statement
-            if not trailing:
-                break
-            if id(ops[k]) in trailing:
-                trailing.discard(id(ops[k]))
-                if ops[k].source is None:
-                    ops[k].source = op.source
-        self._rename_into(renamed)
-
-    def _rename_into(self, renamed):
-        """Gives each implicit op of `renamed` ([(op, scoped name)]) the unique name made from its new name.
-        The old names are given back newest first, so that the next `Const` is named as if they had never
-        been taken; the inputs named inside an op's scope follow it (`packed/0` to `concat/values_1/0`)."""
-        if len(renamed) == 1 and not renamed[0][0].inputs:    # `x * 2.0`: one Const, nothing inside it
-            op, name = renamed[0]
-            old = op.name
-            self._release_name(old)
-            del self._by_name[old]
-            op.name = self._unique_scoped(name)
-            self._by_name[op.name] = op
-            return
-        olds = [op.name for op, _ in renamed]
-        for name in sorted(olds, key=lambda n: self._op_index(n), reverse=True):
-            self._release_name(name)
-            del self._by_name[name]
-        for (op, name), old in zip(renamed, olds):
-            op.name = self._unique_scoped(name)
-            self._by_name[op.name] = op
-            prefix = old + "/"
-            self._rename_into([(t.op, op.name + "/" + t.op.name[len(prefix):]) for t in op.inputs
-                               if id(t.op) in self._scoped_inputs and t.op.name.startswith(prefix)])
-
-    def _op_index(self, name):
-        op = self._by_name[name]
-        ops = self._ops
-        for k in range(len(ops) - 1, -1, -1):
-            if ops[k] is op:
-                return k
-        return -1
 
     def _unique_scoped(self, name):
         """`unique_name` of a name that already holds its name scope."""
@@ -490,16 +420,6 @@ class Graph:
             candidate = f"{name}_{count}"
         used[candidate.lower()] = 1
         return candidate
-
-    def _release_name(self, name):
-        """Gives back the most recently allocated `name` so the next op may take it (as if never used)."""
-        base, _, suffix = name.rpartition("_")
-        key = name.lower()
-        if self._used_names.get(key) == 1 and not (base and suffix.isdigit()):
-            del self._used_names[key]
-        elif base and suffix.isdigit() and self._used_names.get(base.lower()) == int(suffix) + 1:
-            self._used_names[base.lower()] = int(suffix)
-            self._used_names.pop(key, None)
 
     def constant_value_of(self, tensor):
         """The NumPy value of `tensor` when it is a graph constant (through Identity), else None."""
@@ -627,21 +547,6 @@ def without_automatic_control(ops, outputs):
             op = new
         kept.append(op)
     return kept, [remap.get(id(t), t) for t in outputs]
-
-
-def _converted_input_names(opdef, count):
-    """The names of the `count` inputs of an `opdef` op under which constants converted for them are scoped:
-    its input names, a list argument's as `<name>_<i>` (TensorFlow converts a list's elements one by one)."""
-    names = opdef.input_names
-    lists = opdef.list_input
-    if not lists:
-        return names
-    lists = (lists,) if isinstance(lists, str) else lists
-    length = (count - (len(names) - len(lists))) // len(lists)
-    out = []
-    for name in names:
-        out.extend([f"{name}_{i}" for i in range(length)] if name in lists else [name])
-    return out
 
 
 def _check_graph_dtypes(opdef, inputs):
