@@ -1,7 +1,8 @@
 """The creators the math ops build on: fill, zeros, ones, zeros_like, ones_like and range.
 
-zeros/ones with a static shape are constants (TensorFlow folds them the same way); with a shape known
-only at run time they become Fill. range follows TensorFlow's dtype rule: the widest of its arguments'
+zeros/ones (and in graphs zeros_like/ones_like of a static shape) are constants when the shape is static
+and small, as TensorFlow folds them: under 1000 elements; larger ones and shapes known only at run time
+become Fill. range follows TensorFlow's dtype rule: the widest of its arguments'
 dtypes in the order int32 < int64 < float16 < bfloat16 < float32 < float64. Fill's gradient (a sum)
 is registered by math/summation.py, above this room.
 """
@@ -91,11 +92,24 @@ def _filled(shape, dtype, fill_value, name):
     for d in static:
         if d < 0:
             raise errors.eager_error(errors.InvalidArgumentError, f"Dimension {d} must be >= 0", "Fill")
+    graph = _state.graph
+    if graph is not None and int(np.prod(static, dtype=np.int64)) >= _FOLD_LIMIT:
+        # TensorFlow folds only small fills into a constant; a large one stays a Fill of two constants
+        # (`zeros/shape_as_tensor`, `zeros/Const`), which keeps big zeros out of GraphDefs and SavedModels.
+        with graph.name_scope(name) as scope:
+            dims = _eager_const(np.array(static, dtype=np.int64 if max(static) > _INT32_MAX else np.int32),
+                                "shape_as_tensor")
+            value = _eager_const(scalar, "Const")
+            return apply(FILL, (dims, value), None, scope)
     if fill_value == 0 and dtype is not _dt.string:
         arr = np.zeros(static, dtype=dtype._np)
     else:
         arr = np.full(static, scalar, dtype=dtype._np)
     return _eager_const(arr, name)
+
+
+_FOLD_LIMIT = 1000      # elements: TensorFlow's bound for folding zeros/ones into a constant in graphs
+_INT32_MAX = 2**31 - 1
 
 
 def zeros(shape, dtype=_dt.float32, name=None):
@@ -124,6 +138,9 @@ ONES_LIKE = OpDef("OnesLike", infer_unary, _ones_like_kernel, grad=_no_gradient,
 
 def _like(input, dtype, opdef, fill_value, name):  # noqa: A002
     input = convert_to_tensor(input)
+    if _state.graph is not None and input.shape.is_fully_defined() and input.dtype not in (_dt.variant, _dt.resource):
+        # as TensorFlow builds graphs: a static shape needs no input, the value is zeros(shape)/ones(shape)
+        return _filled(input.shape.as_list(), input.dtype if dtype is None else dtype, fill_value, name)
     if dtype is None or _dt.as_dtype(dtype) is input.dtype:
         return apply(opdef, (input,), None, name)
     if input.shape.is_fully_defined():
