@@ -85,3 +85,26 @@ def test_shape_inputs_of_other_ops_as_tensorflow():
         return x
     f.get_concrete_function()
     assert got == RECORDED_MORE
+
+
+# tf.pad restores the dims whose paddings it knows (TensorFlow 2.21 traced the same functions on
+# x: [None, 8] float32, n: int32 scalar): a list holding a tensor, element by element; a Pack of
+# constants; nothing through other ops or through tf.shape.
+_PAD_CASES = {
+    "list_unknown_row": (lambda x, n: tf.pad(x, [[0, 0], [n, 1]]), [None, None]),
+    "stack_of_constants": (lambda x, n: tf.pad(x, tf.stack([[0, 0], [1, 1]])), [None, 10]),
+    "list_known_row": (lambda x, n: tf.pad(x, [[n, n], [2, 1]]), [None, 11]),
+    "reshaped_stack": (lambda x, n: tf.pad(x, tf.reshape(tf.stack([0, 0, n, 1]), [2, 2])), [None, None]),
+    "shape_element": (lambda x, n: tf.pad(x, [[0, 0], [tf.shape(x)[0], 1]]), [None, None]),
+    "scaled_constant": (lambda x, n: tf.pad(x, tf.constant([[1, 1], [2, 2]]) * n), [None, None]),
+}
+
+
+def test_pad_with_paddings_known_in_part_as_tensorflow():
+    specs = (tf.TensorSpec([None, 8], tf.float32), tf.TensorSpec([], tf.int32))
+    for name, (fn, expected) in _PAD_CASES.items():
+        out = tf.function(fn).get_concrete_function(*specs).structured_outputs
+        assert out.shape.as_list() == expected, name
+    f = tf.function(_PAD_CASES["list_known_row"][0])
+    y = f(tf.ones([2, 8]), tf.constant(1))
+    assert y.shape == (4, 11) and float(tf.reduce_sum(y)) == 16.0

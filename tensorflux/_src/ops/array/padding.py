@@ -134,11 +134,29 @@ def _mirror_pad_kernel(x, paddings, mode):
     return np.pad(x, pads, mode=mode.lower())
 
 
+def _partial_paddings(t, depth=0):
+    """Paddings known in part, as TensorFlow's tf.pad restores them (constant_value with partial=True):
+    nested lists with None where an element is unknown, read through constants and axis-0 Packs (a list
+    holding tensors, `[[0, 0], [n, 1]]`); None when nothing is known."""
+    value = constant_value(t)
+    if value is not None:
+        return np.asarray(value).tolist()
+    op = getattr(t, "op", None)
+    if op is not None and op.type == "Pack" and op.attrs.get("axis", 0) == 0 and op.inputs and depth < 4:
+        return [_partial_paddings(i, depth + 1) for i in op.inputs]
+    return None
+
+
 def _pad_infer(inputs, attrs):
     x, paddings = inputs[0], inputs[1]
     pads = constant_value(paddings)
     dims = x.shape._dims
     if pads is None:
+        rows = _partial_paddings(paddings)
+        if dims is not None and isinstance(rows, list) and len(rows) == len(dims):
+            return [(x.dtype, TensorShape(tuple(
+                None if d is None or not isinstance(row, list) or len(row) != 2 or None in row else d + row[0] + row[1]
+                for d, row in zip(dims, rows))))]
         if dims is not None:
             return [(x.dtype, TensorShape((None,) * len(dims)))]
         n = paddings.shape[0] if paddings.shape.rank == 2 else None
