@@ -1,15 +1,16 @@
 """`keras.layers.ConvLSTM1D/2D/3D`: an LSTM whose input and recurrent transforms are convolutions, run by
-the RNN layer (layers/rnn.py) over `(batch, time, *spatial, channels)` inputs (channels_last only).
+the RNN layer (layers/rnn.py) over `(batch, time, *spatial, channels)` inputs, or with `channels_first`
+`(batch, time, channels, *spatial)`.
 
 As Keras 3: the cell's kernel is `(*kernel_size, channels, 4 * filters)`, its recurrent kernel
 `(*kernel_size, filters, 4 * filters)`, its bias `4 * filters` (the forget gate's block starts at 1 with
 `unit_forget_bias`), the gates in LSTM's order (input, forget, cell, output). Each gate is its own
 convolution, as Keras' TensorFlow backend computes it: the input's with the layer's strides, padding and
 dilation (plus the gate's bias), the state's with stride 1 and "same" padding. The states `h` and `c` are
-`(batch, *output spatial, filters)`; the output is `h`.
-
-Missing: inputs with unknown spatial sizes (the states' shapes are computed when the cell is built), and
-`channels_first`.
+`(batch, *output spatial, filters)` (`(batch, filters, *output spatial)` with channels_first); the output
+is `h`. As Keras, the spatial sizes must be static (the states' shapes are fixed when the cell is built).
+channels_first computes in channels_last, transposing the step's input and states, as Keras' TensorFlow
+backend does on CPU (the values are the same in both layouts).
 """
 import tensorflux as tf
 
@@ -45,9 +46,9 @@ class ConvLSTMCell(Layer):
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, seed=None,
                  **kwargs):
         super().__init__(**kwargs)
-        if data_format not in (None, "channels_last"):
-            raise NotImplementedError(f"tensorflux's ConvLSTM{rank}D takes channels_last inputs only. Received: "
-                                      f"data_format={data_format}")
+        if data_format not in (None, "channels_last", "channels_first"):
+            raise ValueError("The `data_format` argument must be one of {'channels_first', 'channels_last'}. "
+                             f"Received: data_format={data_format}")
         padding = padding.lower()
         if padding not in ("valid", "same"):
             raise ValueError(f"The `padding` argument must be a string 'valid' or 'same'. Received: {padding}")
@@ -55,7 +56,8 @@ class ConvLSTMCell(Layer):
         self.kernel_size = _tuple(kernel_size, rank, "kernel_size")
         self.strides = _tuple(strides, rank, "strides")
         self.dilation_rate = _tuple(dilation_rate, rank, "dilation_rate")
-        self.padding, self.data_format = padding, "channels_last"
+        self.padding, self.data_format = padding, data_format or "channels_last"
+        self._channels_first = self.data_format == "channels_first"
         self.activation = _activations.get(activation)
         self.recurrent_activation = _activations.get(recurrent_activation)
         self.use_bias, self.unit_forget_bias = bool(use_bias), bool(unit_forget_bias)
@@ -76,16 +78,17 @@ class ConvLSTMCell(Layer):
         self.bias = None
 
     def build(self, input_shape):
-        channels = input_shape[-1]
+        channels, spatial_in = (input_shape[1], input_shape[2:]) if self._channels_first else \
+            (input_shape[-1], input_shape[1:-1])
+        if None in tuple(spatial_in):
+            raise ValueError(f"ConvLSTM layers only support static input shapes for the spatial dimension. Received "
+                             f"invalid input shape: input_shape={tuple(input_shape)}")
         if channels is None:
             raise ValueError(f"The channel dimension of the inputs to ConvLSTM{self.rank}D should be defined. Found "
                              f"None. Full input shape received: {tuple(input_shape)}")
         spatial = [_output_length(n, k, s, d, self.padding) for n, k, s, d in
-                   zip(input_shape[1:-1], self.kernel_size, self.strides, self.dilation_rate)]
-        if None in spatial:
-            raise NotImplementedError(f"tensorflux's ConvLSTM{self.rank}D needs the inputs' spatial sizes. Received "
-                                      f"shape {tuple(input_shape)}")
-        state = spatial + [self.filters]
+                   zip(spatial_in, self.kernel_size, self.strides, self.dilation_rate)]
+        state = [self.filters] + spatial if self._channels_first else spatial + [self.filters]
         self.state_size, self.output_size = [state, state], state
         width = 4 * self.filters
         self.kernel = self.add_weight(shape=self.kernel_size + (channels, width), initializer=self.kernel_initializer,
@@ -118,9 +121,21 @@ class ConvLSTMCell(Layer):
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
         per_call = self._per_call or _PerCall(self, inputs, h_tm1, training)
-        kernel, recurrent_kernel, bias = per_call.weights()
+        # dropout in the layer's own layout (its masks are made from the step's input and state)
         inputs = per_call.drop(inputs, per_call.input_keep)
         h_tm1 = per_call.drop(h_tm1, per_call.state_keep)
+        if not self._channels_first:
+            h, c = self._step(inputs, h_tm1, c_tm1, per_call)
+            return h, [h, c]
+        last = [0] + list(range(2, self.rank + 2)) + [1]
+        h, c = self._step(tf.transpose(inputs, last), tf.transpose(h_tm1, last), tf.transpose(c_tm1, last), per_call)
+        first = [0, self.rank + 1] + list(range(1, self.rank + 1))
+        h, c = tf.transpose(h, first), tf.transpose(c, first)
+        return h, [h, c]
+
+    def _step(self, inputs, h_tm1, c_tm1, per_call):
+        """One step in channels_last: the new h and c."""
+        kernel, recurrent_kernel, bias = per_call.weights()
         kernels = tf.split(kernel, 4, axis=self.rank + 1)
         recurrent_kernels = tf.split(recurrent_kernel, 4, axis=self.rank + 1)
         biases = tf.split(bias, 4) if bias is not None else [None] * 4
@@ -131,7 +146,7 @@ class ConvLSTMCell(Layer):
         c = f * c_tm1 + i * self.activation(x_c + h_c)
         o = self.recurrent_activation(x_o + h_o)
         h = o * self.activation(c)
-        return h, [h, c]
+        return h, c
 
     def _input_conv(self, x, kernel, bias):
         out = tf.nn.convolution(x, kernel, strides=list(self.strides), padding=self.padding.upper(),
@@ -189,10 +204,12 @@ class _ConvLSTM(RNN):
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         """From the sequence's shape, built or not (the states' spatial sizes follow the input convolution)."""
         cell = self.cell
+        spatial_in = sequences_shape[3:] if cell._channels_first else sequences_shape[2:-1]
         spatial = [_output_length(n, k, s, d, cell.padding) for n, k, s, d in
-                   zip(sequences_shape[2:-1], cell.kernel_size, cell.strides, cell.dilation_rate)]
-        state = (sequences_shape[0], *spatial, cell.filters)
-        output = (sequences_shape[0], sequences_shape[1], *spatial, cell.filters) if self.return_sequences else state
+                   zip(spatial_in, cell.kernel_size, cell.strides, cell.dilation_rate)]
+        state = (sequences_shape[0], cell.filters, *spatial) if cell._channels_first else \
+            (sequences_shape[0], *spatial, cell.filters)
+        output = (sequences_shape[0], sequences_shape[1], *state[1:]) if self.return_sequences else state
         return (output, state, state) if self.return_state else output
 
     def get_config(self):
