@@ -254,6 +254,9 @@ class Graph:
         # ids of implicit ops already named inside their consumer's scope (`packed/1`, `ReadVariableOp/resource`):
         # they move with it when the consumer is itself renamed (`mul/ReadVariableOp/resource`)
         self._scoped_inputs = set()
+        # id(op) -> op made without taking its name yet (a captured graph tensor's placeholder, named in
+        # its consumer's scope once that is named: `mul/mul`); `name_deferred` gives it its own name
+        self._deferred_names = {}
         self._device = ""               # the innermost tf.device scope, as "/device:CPU:0"
 
     # -- building ------------------------------------------------------------------------------
@@ -351,11 +354,13 @@ class Graph:
             return tuple(op.outputs) if op.outputs else op
         return op.outputs[0]
 
-    def _add_op(self, opdef, type_name, inputs, attrs, name, results, source=_LOOK_UP):
+    def _add_op(self, opdef, type_name, inputs, attrs, name, results, source=_LOOK_UP, defer_name=False):
         # a name ending in "/" is a name scope's (`tf.identity(y, name=scope)`): the op takes it exactly
-        unique = name[:-1] if name.endswith("/") else self.unique_name(name)
+        unique = name if defer_name else name[:-1] if name.endswith("/") else self.unique_name(name)
         op = Operation(self, unique, opdef, type_name, inputs, attrs,
                        user_source() if source is _LOOK_UP else source)
+        if defer_name:
+            self._deferred_names[id(op)] = op
         if len(results) == 1:
             dtype, shape = results[0]
             op.outputs = [SymbolicTensor(op, 0, dtype, shape if type(shape) is TensorShape else TensorShape(shape))]
@@ -370,8 +375,15 @@ class Graph:
                 op.control_inputs.append(self._last_stateful)
             self._last_stateful = op
         self._ops.append(op)
-        self._by_name[op.name] = op
+        if not defer_name:
+            self._by_name[op.name] = op
         return op
+
+    def name_deferred(self, op):
+        """Gives `op`, made with its name deferred, the unique name made from its provisional one."""
+        del self._deferred_names[id(op)]
+        op.name = self._unique_scoped(op.name)
+        self._by_name[op.name] = op
 
     def add_constant(self, array, name="Const", implicit=False):
         """A Const op holding `array` (a NumPy value); codegen turns it into a module-level constant.
@@ -631,11 +643,16 @@ class FuncGraph(Graph):
                 external = self.outer_graph.capture(tensor)
         else:
             external = tensor
+        # TensorFlow captures a tensor while converting the inputs of the op consuming it, inside that op's
+        # name scope: the placeholder of a graph tensor is `<op>/<its op's name>` (`mul/mul`), and its name
+        # waits for the op's, which it must not take (`mul`, not `mul_1`); one nothing consumes takes its
+        # own name when the next op is made or tracing ends.
+        symbolic = name is None and isinstance(tensor, SymbolicTensor)
         op = self._add_op(None, "Placeholder", [], {"dtype": tensor.dtype, "shape": tensor.shape},
-                          name or _capture_name(tensor), [(tensor.dtype, tensor.shape)])
-        if name is None and not isinstance(tensor, SymbolicTensor):
-            # TensorFlow converts an eager value (a variable's handle) for the op consuming it, which names
-            # the placeholder `<op>/<input name>` (`add/y`, `mul/ReadVariableOp/resource`)
+                          name or _capture_name(tensor), [(tensor.dtype, tensor.shape)], defer_name=symbolic)
+        if name is None:
+            # an eager value (a variable's handle) is named after the input it is converted for (`add/y`,
+            # `mul/ReadVariableOp/resource`)
             self._implicit_consts.add(id(op))
         internal = op.outputs[0]
         self._captures[key] = (tensor, internal, external)
@@ -699,6 +716,8 @@ class FuncGraph(Graph):
     def mark_out_of_scope(self):
         """Called when tracing ends: tensors of this graph may no longer be used from outside."""
         self._out_of_scope = True
+        for op in list(self._deferred_names.values()):     # captures nothing consumed (returned as they are)
+            self.name_deferred(op)
 
 
 _EAGER_CONST_THRESHOLD = 128    # TensorFlow's limit for capturing an eager tensor by value

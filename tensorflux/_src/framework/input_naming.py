@@ -30,11 +30,17 @@ def scope_implicit_inputs(graph, op, input_names):
     if not trailing:
         return
     renamed = []
+    deferred = graph._deferred_names
     for i, t in enumerate(op.inputs):
         const = t.op
-        if id(const) in trailing and i < len(input_names):
+        if id(const) in trailing and (i < len(input_names) or id(const) in deferred):
             trailing.discard(id(const))
             implicit.discard(id(const))
+            if id(const) in deferred:       # a captured graph tensor: `<op>/<its op's name>`, first named now
+                del deferred[id(const)]
+                const.name = graph._unique_scoped(f"{op.name}/{const.name}")
+                graph._by_name[const.name] = const
+                continue
             scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
             renamed.append((const, f"{op.name}/{scoped}"))
             scoped_inputs.add(id(const))
@@ -47,6 +53,8 @@ def scope_implicit_inputs(graph, op, input_names):
             trailing.discard(id(ops[k]))
             if ops[k].source is None:
                 ops[k].source = op.source
+            if id(ops[k]) in deferred:
+                graph.name_deferred(ops[k])
     _rename_into(graph, renamed)
 
 
