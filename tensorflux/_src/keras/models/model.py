@@ -185,6 +185,8 @@ class Model(Layer):
             # Under a strategy, each replica's share: summed across replicas by the optimizer, the gradients
             # are those of the global batch's mean loss (Keras scales the same way).
             scaled = loss / replicas if replicas > 1 else loss
+            if self.optimizer is not None:    # as Keras: the gradients of the scaled loss (loss scaling)
+                scaled = self.optimizer.scale_loss(scaled)
         self._track_loss(x, loss)
         variables = self.trainable_weights
         if variables:

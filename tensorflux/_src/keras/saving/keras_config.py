@@ -104,6 +104,8 @@ def _config_of(obj, recorded_only=False):
     cls = type(obj)
     if keras_module_of(cls) is None and not recorded_only:  # a user's class: its get_config(), as in Keras
         return obj.get_config() if hasattr(obj, "get_config") else _config.init_arguments(obj)
+    if not recorded_only and isinstance(obj, Optimizer) and "get_config" in vars(cls):
+        return obj.get_config()     # a built-in optimizer writing its own config (Muon, the wrappers) is complete
     own = _config.init_arguments(obj)       # what it was made with; get_config() adds current values
     if recorded_only:
         own.update({"name": obj.name, "trainable": obj.trainable} if isinstance(obj, Layer) else {"name": obj.name})
