@@ -461,3 +461,25 @@ def test_from_config_with_a_schedule(cls):
     wrapped = K.LossScaleOptimizer(optimizer)
     assert K.LossScaleOptimizer.from_config(json.loads(json.dumps(wrapped.get_config()))).get_config() == \
         wrapped.get_config()
+
+
+def test_fit_trains_through_loss_scaling_as_without_it():
+    """Keras' trainer takes the gradients of `optimizer.scale_loss(loss)`: a LossScaleOptimizer, or an
+    optimizer with loss_scale_factor, trains as the plain optimizer does (not ~scale times too little)."""
+    import numpy as np
+    import tensorflux as tf
+
+    x = np.random.RandomState(0).rand(32, 4).astype("float32")
+    y = (x @ np.arange(1, 5, dtype="float32"))[:, None]
+
+    def losses(optimizer):
+        tf.keras.utils.set_random_seed(3)
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        model.compile(optimizer=optimizer, loss="mse")
+        return model.fit(x, y, epochs=4, batch_size=8, verbose=0, shuffle=False).history["loss"]
+
+    plain = losses(tf.keras.optimizers.SGD(0.05))
+    assert plain[-1] < plain[0] * 0.5
+    np.testing.assert_allclose(losses(tf.keras.optimizers.LossScaleOptimizer(tf.keras.optimizers.SGD(0.05))),
+                               plain, rtol=1e-5)
+    np.testing.assert_allclose(losses(tf.keras.optimizers.SGD(0.05, loss_scale_factor=8.0)), plain, rtol=1e-5)
