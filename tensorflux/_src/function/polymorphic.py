@@ -22,7 +22,7 @@ import functools
 import inspect
 import logging
 import threading
-import types
+import types as _types
 import weakref
 
 import numpy as np
@@ -521,7 +521,7 @@ _SIGNATURES = {}
 
 def _signature(fn):
     key = None
-    if type(fn) is types.FunctionType and not fn.__kwdefaults__ and not fn.__annotations__ and \
+    if type(fn) is _types.FunctionType and not fn.__kwdefaults__ and not fn.__annotations__ and \
             "__wrapped__" not in fn.__dict__ and "__signature__" not in fn.__dict__:
         # defaults by identity (equal values can differ: 1 and 1.0, 0.0 and -0.0); the cached Signature
         # holds them, so their ids cannot be reused while it is cached

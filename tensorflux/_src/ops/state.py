@@ -6,7 +6,8 @@ variable's *handle* is a `ResourceHandle`, an EagerTensor of dtype `tf.resource`
 `_value` is that holder, so kernels receive the holder like any other input array.
 
 Invariant: an earlier read keeps its value. Assignments REPLACE `.value` with a new array, because
-tensors returned by earlier reads share the old one. The one exception is the compiled update loop of
+tensors returned by earlier reads share the old one. The exceptions are the lowered kernels' top-level
+updates (runtime/lowering.py's `write_in_place`, with the same proof) and the compiled update loop of
 ResourceApplyGradientDescent and AssignSubVariableOp ("writing through the buffer" below): it writes into
 the array when a reference count taken inside the loop, which holds the GIL from the count to the last
 store, proves that nothing but the variable holds it; no read can start meanwhile, so reads still see
