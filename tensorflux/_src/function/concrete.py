@@ -89,6 +89,7 @@ class ConcreteFunction:
         self._countdown = tiering.loop_threshold(threshold)
         self._countdown_rest = threshold - self._countdown
         self._captures = None
+        self._direct = False
         self._plan = None
         self._compiled_intermediates = None
         self._backward = None
@@ -185,6 +186,10 @@ class ConcreteFunction:
             self._countdown -= 1
             if not self._countdown:
                 self._tier_up(arrays, captures)
+                # Nothing left to decide per call (no guards, captures or tiering countdown, one array
+                # out): the polymorphic fast caller may call `_fn` itself (Function._install_fast_caller).
+                self._direct = (not self._countdown and guards is None and self._fn is not None and
+                                self._captures is not None and not self._captures and self._single_output)
         try:
             outs = fn(*arrays, *captures)
         except Exception as e:
