@@ -14,6 +14,8 @@ a `vars` subgroup (attribute `name`: the object's name) with its own variables a
                                            found there first)
     blocks/dense/vars/0                    a list of layers in an attribute
     optimizer/vars/0, /1, ...              iterations, learning rate (unless scheduled), then the slots
+    optimizer/inner_optimizer/vars/...     a LossScaleOptimizer's inner optimizer again, on its own
+    optimizer/optimizers/sgd/vars/...      a MultiOptimizer's optimizers again, each on its own
 
 A layer may also keep arrays under names beside its numbered variables, as Keras' `save_own_variables`
 stores them: a TF-IDF lookup layer's (and TextVectorization's) `vars/idf_weights`. Only the names a class
@@ -97,6 +99,18 @@ def saveables(model):
         parts = _KERAS_SUBLAYERS.get(type(obj).__name__)
         found.append((path, obj, [] if parts else _own_variables(obj)))
         if isinstance(obj, Optimizer):
+            # Keras's walk also stores a wrapper's inner optimizers, each under its own group:
+            # `optimizer/inner_optimizer/vars` (LossScaleOptimizer), `optimizer/optimizers/sgd/vars`
+            # (MultiOptimizer); their variables are in the wrapper's own list too
+            inner = getattr(obj, "inner_optimizer", None)
+            if isinstance(inner, Optimizer):
+                visit(inner, f"{path}/inner_optimizer")
+            used = {}
+            for item in getattr(obj, "optimizers", None) or ():
+                if isinstance(item, Optimizer):
+                    name = to_snake_case(_keras_class_name(item))
+                    used[name] = used.get(name, -1) + 1
+                    visit(item, f"{path}/optimizers/{name}" + (f"_{used[name]}" if used[name] else ""))
             return
         for attribute, name, variables in parts or ():
             held = [getattr(obj, v, None) for v in variables]
