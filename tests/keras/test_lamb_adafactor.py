@@ -46,7 +46,8 @@ def test_slots_and_training():
     shapes = [tuple(v.shape) for v in optimizer.variables]
     assert shapes == [(), (), (3,), (4,), (3, 4), (), (), (4,)]     # iteration, lr; r, c, v per variable
     assert tf.keras.optimizers.get("adafactor").__class__ is tf.keras.optimizers.Adafactor
-    assert tf.keras.optimizers.get("lamb").__class__ is tf.keras.optimizers.Lamb
+    with pytest.raises(ValueError, match="Could not interpret optimizer identifier: lamb"):
+        tf.keras.optimizers.get("lamb")     # as Keras 3.15: Lamb is not in its table of names
     rng = np.random.default_rng(0)
     x = rng.standard_normal((32, 4)).astype("float32")
     y = x @ rng.standard_normal((4, 1)).astype("float32")
