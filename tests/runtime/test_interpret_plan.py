@@ -226,3 +226,16 @@ def test_a_pure_op_named_only_as_a_control_input_runs():
             cf(tf.constant([1.0, 2.0, 3.0]))
         messages.append(str(info.value))
     assert "node Reshape" in messages[0] and messages[0] == messages[1]
+
+
+def test_first_call_drops_an_added_zero_as_the_compiled_code_and_tensorflow_do():
+    """TensorFlow 2.21's tf.function gives x*0.0 + 0.0 = -0.0 for negative x (grappler drops the `+ 0`);
+    the generated code's simplification does too, and the first call (the interpreter) now as well."""
+    x = tf.constant([-1.0, 2.0])
+    for fn in (lambda x: x * 0.0 + 0.0, lambda x: 0.0 + x * 0.0):
+        f = tf.function(fn)
+        signs = [np.signbit(f(x).numpy()).tolist() for _ in range(3)]
+        assert signs == [[True, False]] * 3
+    # a zero that widens x is no identity: computed (+0.0), on every call
+    f = tf.function(lambda s: s * 0.0 + tf.zeros([2]))
+    assert [np.signbit(f(tf.constant(-1.0)).numpy()).tolist() for _ in range(3)] == [[False, False]] * 3

@@ -35,6 +35,7 @@ from ..types.dtypes import string as _STRING
 from . import codegen
 from .codegen import SPECIAL_TYPES
 from .passes.inline import CALL_TYPES, inline_calls
+from .passes.simplify import added_zero_source
 
 __all__ = ["plan", "run", "runner", "FAILED_OP_ATTRIBUTE"]
 
@@ -107,6 +108,13 @@ _INLINE = object()
 _PLANNED_BY_TYPE = _BY_TYPE | frozenset(CALL_TYPES) | {"NoOp"} | SPECIAL_TYPES
 
 
+_ADDS = ("AddV2", "Add")
+
+
+def _itself(x):
+    return x
+
+
 def _plan_ops(ops, outputs, inputs):
     """The _Plan of an op list (a graph's, in creation order: every op after the ops it reads), None when
     some op only generated code runs, _INLINE when it holds a call to inline."""
@@ -148,6 +156,11 @@ def _plan_ops(ops, outputs, inputs):
             fn = opdef.kernel
             if len(outs) == 1 and not opdef.multi and outs[0]._dtype is not _STRING and fn is not None:
                 attrs = op.attrs
+                if kind in _ADDS:
+                    x = added_zero_source(op)
+                    if x is not None:       # as the compiled code's simplification: x itself
+                        steps.append((_UNARY, _itself, ins[x], id(outs[0]), _NO_ATTRS, frees, op))
+                        continue
                 if kind in _SCALAR_FUNCTIONS:
                     function = _scalar_function(op)
                     if function is not None:

@@ -16,7 +16,7 @@ import numpy as np
 from ...ops.registry import OPS
 from .rewrite import Rewrite, const_value
 
-__all__ = ["simplify_arithmetic"]
+__all__ = ["simplify_arithmetic", "added_zero_source"]
 
 # op type -> ((input index of x, index of the constant, constant value, rewrite kind), ...)
 _NEUTRAL = {
@@ -44,6 +44,21 @@ def simplify_arithmetic(ops):
                     continue
         rw.keep(op, inputs)
     return rw.result()
+
+
+def added_zero_source(op):
+    """The position of x when `op` is `x + 0` or `0 + x` that simplify_arithmetic drops, else None: the one
+    rule that can change a value (a -0.0 in x stays -0.0), so the first call's interpreter, which runs no
+    passes, applies it too and every call of a function gives the same bits."""
+    if op.type not in ("AddV2", "Add") or op.opdef is None or OPS.get(op.type) is not op.opdef:
+        return None
+    found = _simplified(op, op.inputs)
+    if found is None:
+        return None
+    source, out = found[0], op.outputs[0]
+    if source.dtype is not out.dtype or source.shape._dims != out.shape._dims:
+        return None
+    return 0 if source is op.inputs[0] else 1
 
 
 def _simplified(op, inputs):
