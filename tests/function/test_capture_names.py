@@ -79,3 +79,36 @@ def test_a_loop_body_and_the_cond_inside_it():
     assert "mul/cond/Identity" in body and "add_1/range/delta" in body
     assert "cond/Identity" in body and "cond/Identity_1" not in body
     assert cf(tf.constant([1.0, 2.0, 3.0]), tf.constant(4)).numpy().tolist() == [18.0, 30.0, 42.0]
+
+
+def test_a_loop_body_function_passes_its_captures_through_as_tensorflow():
+    """TensorFlow 2.21's while_v2 body (recorded from the same function): the counter, the limit and the loop
+    variables leave through Identity nodes; the captured inputs are returned as they are, the argument
+    `while_n_0` as the output `while_n`."""
+    def f(x, n):
+        y = x * 2.0
+        if tf.reduce_sum(y) > 0:
+            y = y + 1.0
+        total = tf.zeros_like(y)
+        for i in tf.range(n):
+            total += y * tf.cast(i, tf.float32)
+            if tf.reduce_max(total) > 100.0:
+                total = total / 2.0
+        return total
+
+    graph_def = tf.function(f).get_concrete_function(*SPECS).graph.as_graph_def()
+    body = next(fn for fn in graph_def.library.function if fn.signature.name.startswith("while_body"))
+    assert [a.name for a in body.signature.input_arg] == [
+        "while_while_loop_counter", "while_while_maximum_iterations", "while_placeholder", "while_placeholder_1",
+        "while_n_0", "while_mul_cond_identity_0", "while_add_1_range_delta_0"]
+    assert [a.name for a in body.signature.output_arg] == [
+        "while_identity", "while_identity_1", "while_identity_2", "while_identity_3", "while_n",
+        "while_mul_cond_identity", "while_add_1_range_delta"]
+    assert dict(body.ret) == {
+        "while_identity": "while/Identity:output:0", "while_identity_1": "while/Identity_1:output:0",
+        "while_identity_2": "while/Identity_2:output:0", "while_identity_3": "while/Identity_3:output:0",
+        "while_n": "while_n_0", "while_mul_cond_identity": "while_mul_cond_identity_0",
+        "while_add_1_range_delta": "while_add_1_range_delta_0"}
+    assert [n.op for n in body.node_def].count("Identity") == 5    # four outputs and the inner cond's
+    user_names = [body.arg_attr[i].attr["_user_specified_name"].s for i in range(4, 7)]
+    assert user_names == [b"n", b"cond/Identity", b"range/delta"]

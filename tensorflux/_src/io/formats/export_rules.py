@@ -370,7 +370,8 @@ def _while(b, op, ins):
     cond_fn = b.function(cond_graph, cond_graph.outputs, layout=cond_layout, name=f"{op.name}_cond_{cond_number}",
                          wrap=_counted_cond if has_max else _branch_outputs, branch=(op.name, outer, 2))
     body_fn = b.function(body_graph, body_graph.outputs[:n_vars], layout=body_layout,
-                         name=f"{op.name}_body_{body_number}", wrap=_counted_body, branch=(op.name, outer, 2))
+                         name=f"{op.name}_body_{body_number}", wrap=_counted_body, branch=(op.name, outer, 2),
+                         passthrough=tuple(range(2 + n_vars, len(body_layout))))
     outputs = [(_dt.int32, ()), (_dt.int32, ())] + _out_specs(op)[:n_vars] + \
         [(v.dtype, v.shape) for v in cond_caps + body_caps]
     attrs = {"cond": cond_fn, "body": body_fn, "output_shapes": [s for _, s in outputs], "parallel_iterations": 10}
@@ -398,13 +399,12 @@ def _counted_cond(b, args, results):
 
 
 def _counted_body(b, args, results):
-    """The next counter (`<scope>/add_1` when the body has its own `add`), the limit, the loop variables and
-    the captured inputs, each through an Identity."""
+    """The next counter (`<scope>/add_1` when the body has its own `add`), the limit and the loop variables,
+    each through an Identity (the captured inputs follow as they are: the function's passthrough)."""
     name = b.reserve("add")
     one = b.const(np.asarray(1, np.int32), f"{name}/y", scoped=False)
     (following,) = b.emit("AddV2", [args[0], one], {}, [(_dt.int32, TensorShape([]))], name=name, reserved=True)
-    n_loop = len(results)
-    return _branch_outputs(b, args, [following, args[1]] + list(results) + list(args[2 + n_loop:]))
+    return _branch_outputs(b, args, [following, args[1]] + list(results))
 
 
 @rule("StatefulPartitionedCall")

@@ -115,7 +115,9 @@ class Exporter:
 
         `layout` lists the function's arguments: placeholders of `graph`, or `(dtype, shape)` for an
         argument the graph ignores (TensorFlow's branch and loop functions all take every input);
-        `passthrough` are arguments (indices into the layout) returned unchanged after `outputs`;
+        `passthrough` are arguments (indices into the layout) returned unchanged after `outputs` (in a branch
+        or loop function, as TensorFlow's while_v2 returns a loop's captures: the argument `while_n_0`
+        returned as the output `while_n`, no node between them);
         `wrap(builder, args, results) -> results` adds nodes around the graph's results (a loop counter);
         `branch` is `(scope, outer names[, named lead])` for a cond branch or a loop's functions (a loop's
         two lead arguments, counter and limit, named after their outer constants): nodes are named in the scope
@@ -191,7 +193,8 @@ class _Builder:
     def build(self, graph, layout, outputs, passthrough=(), wrap=None):
         args = []
         capture_names = _capture_names(graph) if self.outer_names is None else \
-            _branch_arg_names(graph, layout, outputs, self.scope, self.outer_names, self.named_lead)
+            _branch_arg_names(graph, layout, outputs, self.scope, self.outer_names, self.named_lead, passthrough)
+        passed_names = {}       # layout index of a passed-through argument -> its output's name
         self._pending = {}
         for item in layout:
             if isinstance(item, tuple):
@@ -208,6 +211,9 @@ class _Builder:
                 continue
             if user_name is None and self.outer_names is None:
                 user_name = "unused"
+            if self.scope and len(args) in passthrough and node_name:
+                passed_names[len(args)] = re.sub(r"[^a-z0-9_]", "_", node_name.lower())
+                node_name += "_0"
             args.append(self._argument(placeholder, dtype, shape, user_name, node_name))
         # A cond branch's Python results are converted as it returns, each next to its Identity (as in TF)
         late = return_conversions(graph) if self.scope and not self.named_lead and wrap is not None else ()
@@ -240,6 +246,7 @@ class _Builder:
             results = [self.value(t) for t in outputs]
             if wrap is not None:
                 results = wrap(self, args, results)
+        first_passed = len(results)
         results += [args[i] for i in passthrough]
         if self.graph_mode:
             return
@@ -256,6 +263,8 @@ class _Builder:
             arg_name = "identity" if k == 0 else f"identity_{k}"
             if self.scope:      # TensorFlow names a branch's outputs after their nodes (`cond_identity`)
                 arg_name = re.sub(r"[^a-z0-9_]", "_", v.ref.split(":")[0].lower())
+                if k >= first_passed and passthrough[k - first_passed] in passed_names:
+                    arg_name = passed_names[passthrough[k - first_passed]]
             out = signature.output_arg.add()
             out.name, out.type = arg_name, v.dtype.as_datatype_enum
             self.proto.ret[arg_name] = v.ref
@@ -468,7 +477,7 @@ def _input_arg_name(op, position):
     return input_names[position] if position < len(input_names) else "input"
 
 
-def _branch_arg_names(graph, layout, outputs, scope, outer_names, named_lead=0):
+def _branch_arg_names(graph, layout, outputs, scope, outer_names, named_lead=0, passthrough=()):
     """`{id(placeholder): (node name, user name)}` for a cond branch's arguments, as TensorFlow names the
     placeholders its branch graphs capture: `<scope><first consumer>/<outer op name>` (the consumer being
     an output's Identity when the argument is returned as it is), and `<scope>Placeholder` for an input the
@@ -478,7 +487,7 @@ def _branch_arg_names(graph, layout, outputs, scope, outer_names, named_lead=0):
         outer = outer_names[k]
         if isinstance(item, tuple):
             # a loop's counter and limit are named after their outer constants (`while/loop_counter`)
-            named = k < named_lead and outer is not None
+            named = (k < named_lead or k in passthrough) and outer is not None
             names[id(item)] = (f"{scope}{outer}", outer) if named else (f"{scope}Placeholder", None)
             continue
         if outer is None:               # a loop variable
