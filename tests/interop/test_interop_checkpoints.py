@@ -135,7 +135,9 @@ def test_tensorflow_restores_a_tensorflux_keras_model_and_optimizer(tmp_path):
     model, optimizer, x = _train_ours()
     path = tf.train.Checkpoint(model=model, optimizer=optimizer).save(str(tmp_path / "ckpt"))
     got = run_tensorflow(_TF_KERAS_RESTORE, path)
-    np.testing.assert_allclose(got["y"], model.predict(x, verbose=0), rtol=1e-6)
+    # atol: on CPUs with AVX-512 TensorFlow's float32 matmul adds in another order (README, known gaps), and
+    # with random initial weights an output can land near 0, where an ulp of a term is a large relative error
+    np.testing.assert_allclose(got["y"], model.predict(x, verbose=0), rtol=1e-6, atol=1e-7)
     assert got["iterations"] == int(optimizer.iterations.numpy()) == 6
     slots = [v.numpy() for v in optimizer.variables[2:]]
     assert len(got["slots"]) == len(slots)
