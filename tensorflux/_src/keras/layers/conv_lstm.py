@@ -14,11 +14,8 @@ backend does on CPU (the values are the same in both layouts).
 """
 import tensorflux as tf
 
-from .. import activations as _activations
-from .. import constraints as _constraints
-from .. import initializers as _initializers
 from .layer import Layer
-from .rnn import RNN, _PerCall, _rate, forget_bias_one
+from .rnn import RNN, _PerCall, forget_bias_one, store_cell_arguments
 
 
 def _tuple(value, rank, name):
@@ -58,20 +55,11 @@ class ConvLSTMCell(Layer):
         self.dilation_rate = _tuple(dilation_rate, rank, "dilation_rate")
         self.padding, self.data_format = padding, data_format or "channels_last"
         self._channels_first = self.data_format == "channels_first"
-        self.activation = _activations.get(activation)
-        self.recurrent_activation = _activations.get(recurrent_activation)
-        self.use_bias, self.unit_forget_bias = bool(use_bias), bool(unit_forget_bias)
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.recurrent_initializer = _initializers.get(recurrent_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer, self.recurrent_regularizer = kernel_regularizer, recurrent_regularizer
-        self.bias_regularizer = bias_regularizer
-        self.kernel_constraint = _constraints.get(kernel_constraint)
-        self.recurrent_constraint = _constraints.get(recurrent_constraint)
-        self.bias_constraint = _constraints.get(bias_constraint)
-        self.dropout = _rate(dropout, "dropout")
-        self.recurrent_dropout = _rate(recurrent_dropout, "recurrent_dropout")
-        self.seed = seed
+        store_cell_arguments(self, activation, recurrent_activation, use_bias, kernel_initializer,
+                             recurrent_initializer, bias_initializer, kernel_regularizer, recurrent_regularizer,
+                             bias_regularizer, kernel_constraint, recurrent_constraint, bias_constraint, dropout,
+                             recurrent_dropout, seed)
+        self.unit_forget_bias = bool(unit_forget_bias)
         self.state_size = [filters, filters]      # the spatial sizes join when the cell is built
         self.output_size = filters
         self._per_call = None

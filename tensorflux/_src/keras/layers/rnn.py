@@ -59,6 +59,28 @@ def _rate(value, arg):
     return value
 
 
+def store_cell_arguments(cell, activation, recurrent_activation, use_bias, kernel_initializer, recurrent_initializer,
+                         bias_initializer, kernel_regularizer, recurrent_regularizer, bias_regularizer,
+                         kernel_constraint, recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed):
+    """The arguments every recurrent cell takes (SimpleRNN/GRU/LSTM cells, ConvLSTMCell), resolved and stored."""
+    cell.activation = _activations.get(activation)
+    cell.recurrent_activation = _activations.get(recurrent_activation)
+    cell.use_bias = bool(use_bias)
+    cell.kernel_initializer = _initializer(kernel_initializer)
+    cell.recurrent_initializer = _initializer(recurrent_initializer)
+    cell.bias_initializer = _initializer(bias_initializer)
+    cell.kernel_regularizer = kernel_regularizer
+    cell.recurrent_regularizer = recurrent_regularizer
+    cell.bias_regularizer = bias_regularizer
+    # Applied by the optimizer after each update (keras.Variable.constraint), as in Keras 3.
+    cell.kernel_constraint = _constraints.get(kernel_constraint)
+    cell.recurrent_constraint = _constraints.get(recurrent_constraint)
+    cell.bias_constraint = _constraints.get(bias_constraint)
+    cell.dropout = _rate(dropout, "dropout")
+    cell.recurrent_dropout = _rate(recurrent_dropout, "recurrent_dropout")
+    cell.seed = seed
+
+
 class _RecurrentCell(Layer):
     """What the three Keras cells share: units, activations, initializers, regularizers, dropout masks."""
 
@@ -74,22 +96,10 @@ class _RecurrentCell(Layer):
         kwargs.pop("implementation", None)  # Keras's two implementations compute the same function
         super().__init__(**kwargs)
         self.units = units
-        self.activation = _activations.get(activation)
-        self.recurrent_activation = _activations.get(recurrent_activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = _initializer(kernel_initializer)
-        self.recurrent_initializer = _initializer(recurrent_initializer)
-        self.bias_initializer = _initializer(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.recurrent_regularizer = recurrent_regularizer
-        self.bias_regularizer = bias_regularizer
-        # Applied by the optimizer after each update (keras.Variable.constraint), as in Keras 3.
-        self.kernel_constraint = _constraints.get(kernel_constraint)
-        self.recurrent_constraint = _constraints.get(recurrent_constraint)
-        self.bias_constraint = _constraints.get(bias_constraint)
-        self.dropout = _rate(dropout, "dropout")
-        self.recurrent_dropout = _rate(recurrent_dropout, "recurrent_dropout")
-        self.seed = seed
+        store_cell_arguments(self, activation, recurrent_activation, use_bias, kernel_initializer,
+                             recurrent_initializer, bias_initializer, kernel_regularizer, recurrent_regularizer,
+                             bias_regularizer, kernel_constraint, recurrent_constraint, bias_constraint, dropout,
+                             recurrent_dropout, seed)
         self.state_size = units
         self.output_size = units
         self._per_call = None  # weights and dropout masks fixed for the time steps of one RNN call
