@@ -182,3 +182,23 @@ def test_pack_inverts_flatten(structure):
     doubled = nest.map_structure(lambda x: x * 2, structure)
     assert nest.flatten(doubled) == [x * 2 for x in flat]
     nest.assert_same_structure(structure, doubled)
+
+
+def test_is_nested_answers_per_type_and_follows_abc_registration():
+    """is_nested caches its answer per type; registering a class with an ABC afterwards must be seen, and a
+    proxy whose __class__ claims a sequence type is asked about itself, not cached under its own type."""
+    import collections.abc
+    from unittest import mock
+
+    class Late:
+        def __len__(self):
+            return 0
+
+        def __getitem__(self, i):
+            raise IndexError
+
+    assert nest.is_nested(Late()) is False
+    collections.abc.Sequence.register(Late)
+    assert nest.is_nested(Late()) is True
+    assert nest.is_nested(mock.Mock(spec=list)) is True
+    assert nest.is_nested(mock.Mock()) is False

@@ -58,19 +58,20 @@ def test_a_captured_tensor_returned_as_it_is_keeps_its_own_name():
     assert cf(tf.constant([1.0, 2.0, 3.0]), tf.constant(1)).numpy().tolist() == [2.0, 4.0, 6.0]
 
 
-def test_a_loop_body_and_the_cond_inside_it():
-    def f(x, n):
-        y = x * 2.0
-        if tf.reduce_sum(y) > 0:
-            y = y + 1.0
-        total = tf.zeros_like(y)
-        for i in tf.range(n):
-            total += y * tf.cast(i, tf.float32)
-            if tf.reduce_max(total) > 100.0:
-                total = total / 2.0
-        return total
+def _loop(x, n):
+    y = x * 2.0
+    if tf.reduce_sum(y) > 0:
+        y = y + 1.0
+    total = tf.zeros_like(y)
+    for i in tf.range(n):
+        total += y * tf.cast(i, tf.float32)
+        if tf.reduce_max(total) > 100.0:
+            total = total / 2.0
+    return total
 
-    cf = tf.function(f).get_concrete_function(*SPECS)
+
+def test_a_loop_body_and_the_cond_inside_it():
+    cf = tf.function(_loop).get_concrete_function(*SPECS)
     loop = next(op for op in cf.graph.get_operations() if op.type.endswith("While"))
     body = [op.name for op in loop.attrs["body_graph"].get_operations()]
     # TensorFlow's body: while/mul/cond/Identity and while/add_1/range/delta are the captures (function
@@ -85,18 +86,7 @@ def test_a_loop_body_function_passes_its_captures_through_as_tensorflow():
     """TensorFlow 2.21's while_v2 body (recorded from the same function): the counter, the limit and the loop
     variables leave through Identity nodes; the captured inputs are returned as they are, the argument
     `while_n_0` as the output `while_n`."""
-    def f(x, n):
-        y = x * 2.0
-        if tf.reduce_sum(y) > 0:
-            y = y + 1.0
-        total = tf.zeros_like(y)
-        for i in tf.range(n):
-            total += y * tf.cast(i, tf.float32)
-            if tf.reduce_max(total) > 100.0:
-                total = total / 2.0
-        return total
-
-    graph_def = tf.function(f).get_concrete_function(*SPECS).graph.as_graph_def()
+    graph_def = tf.function(_loop).get_concrete_function(*SPECS).graph.as_graph_def()
     body = next(fn for fn in graph_def.library.function if fn.signature.name.startswith("while_body"))
     assert [a.name for a in body.signature.input_arg] == [
         "while_while_loop_counter", "while_while_maximum_iterations", "while_placeholder", "while_placeholder_1",

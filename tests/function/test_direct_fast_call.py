@@ -60,3 +60,18 @@ def test_a_runner_switched_after_going_direct_is_used(monkeypatch):
     monkeypatch.setattr(cf, "_fn", switched)
     assert float(f(x)) == 2.0 and seen
     assert isinstance(cf, concrete.ConcreteFunction)
+
+
+def test_several_positional_arguments_go_direct_too(monkeypatch):
+    f = tf.function(lambda x, y: x * y + 1.0)
+    x, y = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    for _ in range(300):
+        f(x, y)
+    cf = f.get_concrete_function(x, y)
+    assert cf._direct
+    final, seen = cf._fn, []
+    monkeypatch.setattr(cf, "_fn", lambda *arrays: seen.append(len(arrays)) or final(*arrays))
+    # `_run` would now pack through `_pack`, which fails: the call succeeds only on the direct path
+    monkeypatch.setattr(cf, "_single_output", False)
+    monkeypatch.setattr(cf, "_pack", lambda outs: pytest.fail("went through _run"))
+    assert f(tf.constant([2.0, 0.5]), y).numpy().tolist() == [7.0, 3.0] and seen == [2]

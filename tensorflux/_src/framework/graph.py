@@ -379,10 +379,10 @@ class Graph:
             self._by_name[op.name] = op
         return op
 
-    def name_deferred(self, op):
-        """Gives `op`, made with its name deferred, the unique name made from its provisional one."""
+    def name_deferred(self, op, name=None):
+        """Gives `op`, made with its name deferred, the unique name made from `name` (its provisional one)."""
         del self._deferred_names[id(op)]
-        op.name = self._unique_scoped(op.name)
+        op.name = self._unique_scoped(op.name if name is None else name)
         self._by_name[op.name] = op
 
     def add_constant(self, array, name="Const", implicit=False):

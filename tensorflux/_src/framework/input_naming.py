@@ -37,9 +37,7 @@ def scope_implicit_inputs(graph, op, input_names):
             trailing.discard(id(const))
             implicit.discard(id(const))
             if id(const) in deferred:       # a captured graph tensor: `<op>/<its op's name>`, first named now
-                del deferred[id(const)]
-                const.name = graph._unique_scoped(f"{op.name}/{const.name}")
-                graph._by_name[const.name] = const
+                graph.name_deferred(const, f"{op.name}/{const.name}")
                 continue
             scoped = "ReadVariableOp" if const.type == "ReadVariableOp" else input_names[i]
             renamed.append((const, f"{op.name}/{scoped}"))

@@ -222,17 +222,16 @@ class Function:
             def caller(args, kwargs):
                 values = args + tuple(kwargs[k] for k in names)
                 return run([values[i]._value for i in idx])
-        elif positions == [0] and len(args) == 1:
+        elif positions == list(range(len(args))):
+            one = len(args) == 1
+
             def caller(args):
                 if cf._direct:      # `_run` has nothing left to do but call the final `_fn` (the hot path)
                     try:
-                        outs = cf._fn(args[0]._value)
+                        outs = cf._fn(args[0]._value) if one else cf._fn(*[a._value for a in args])
                     except Exception as e:
                         raise cf._runtime_error(e) from None
                     return EagerTensor(outs[0])
-                return run([args[0]._value])
-        elif positions == list(range(len(args))):
-            def caller(args):
                 return run([a._value for a in args])
         else:
             idx = tuple(positions)
