@@ -79,3 +79,45 @@ def static_shape(fn, *specs):
     def dims(t):
         return t.shape.as_list() if t.shape.rank is not None else None
     return [dims(t) for t in out] if isinstance(out, list) else dims(out)
+
+
+def array_address(array):
+    """Where an array's data starts: equal before and after an update means it was written in place."""
+    return array.__array_interface__["data"][0]
+
+
+def race_updates_with_reads(v, update, g, updates):
+    """Runs `update(g)` on a thread while another reads `v`'s array and checks, while computing with the read
+    (NumPy releases the GIL), that every element keeps the value it had: no read ever sees a half-written
+    update. Returns (updates made, counting the `updates` already made; how many were written in place)."""
+    import threading
+    failures, reads = [], [0]
+    done = threading.Event()
+    scratch = np.ones(1 << 16, np.float32)
+
+    def reader():
+        while not done.is_set():
+            a = v.read_value()._value       # the variable's array itself (numpy() would copy it)
+            first = a.reshape(-1)[0]
+            for _ in range(3):
+                if not (a == first).all() or np.add.reduce(a, axis=None) != first * a.size:
+                    failures.append(first)
+            reads[0] += 1
+            del a                           # holding nothing now: updates meanwhile may go through the buffer
+            np.add.reduce(scratch)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    in_place = 0
+    resource = v.handle._value
+    try:
+        while updates < 1000 or reads[0] < 50 and updates < 200_000:   # both threads get their turns
+            before = array_address(resource.value)
+            update(g)
+            in_place += array_address(resource.value) == before
+            updates += 1
+    finally:
+        done.set()
+        thread.join()
+    assert not failures and reads[0] >= 50
+    return updates, in_place

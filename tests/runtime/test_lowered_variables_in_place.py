@@ -4,12 +4,12 @@
 An earlier read keeps its value whatever holds it: eager code, traced code, another thread. A kernel
 writes in place only when nothing but the variable holds the array, and gives the NumPy path's bits.
 """
-import threading
 
 import numpy as np
 import pytest
 
 import tensorflux as tf
+from helpers import array_address as _address, race_updates_with_reads
 from tensorflux._src.framework import errors
 from tensorflux._src.ops import state as S
 from tensorflux._src.runtime import lowering, tiering
@@ -20,10 +20,6 @@ numba = pytest.importorskip("numba")
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TENSORFLUX_CACHE_DIR", str(tmp_path / "jit"))
-
-
-def _address(array):
-    return array.__array_interface__["data"][0]
 
 
 def _bits(a):
@@ -162,35 +158,7 @@ def test_reads_in_another_thread_keep_their_values(write):
     g = tf.ones(shape) * 0.5
     update(g)
     assert update.get_concrete_function(g)._fn.lowered.probes
-    failures, reads = [], [0]
-    done = threading.Event()
-    scratch = np.ones(1 << 16, np.float32)
-
-    def reader():
-        while not done.is_set():
-            a = v.read_value()._value
-            first = a[0, 0]
-            for _ in range(3):
-                if not (a == first).all() or np.add.reduce(a, axis=None) != first * a.size:
-                    failures.append(first)
-            reads[0] += 1
-            del a
-            np.add.reduce(scratch)
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    updates, in_place = 1, 0
-    resource = v.handle._value
-    try:
-        while updates < 1000 or reads[0] < 50 and updates < 200_000:
-            before = _address(resource.value)
-            update(g)
-            in_place += _address(resource.value) == before
-            updates += 1
-    finally:
-        done.set()
-        thread.join()
-    assert not failures and reads[0] >= 50
+    updates, in_place = race_updates_with_reads(v, update, g, 1)
     assert in_place > 0
     np.testing.assert_array_equal(v.numpy(), -0.5 * updates)
 

@@ -6,19 +6,15 @@ fused update writes into the variable's array only when nothing else holds it, a
 AssignSub's bits. The traced graph, its GraphDef and SavedModel keep the user's Mul and AssignSub.
 """
 import os
-import threading
 
 import numpy as np
 import pytest
 
 import tensorflux as tf
+from helpers import array_address as _address, race_updates_with_reads
 from tensorflux._src.ops import state as S
 from tensorflux._src.runtime import passes
 from tensorflux._src.runtime.passes import update_fusion
-
-
-def _address(array):
-    return array.__array_interface__["data"][0]
 
 
 @pytest.fixture
@@ -250,36 +246,7 @@ def test_reads_in_another_thread_keep_their_values(loops, write):
     g = tf.ones(shape) * (0.5 if write is _UPDATES["assign_sub"] else 1.0)
     update(g)
     update(g)
-    failures, reads = [], [0]
-    done = threading.Event()
-
-    scratch = np.ones(1 << 16, np.float32)
-
-    def reader():
-        while not done.is_set():
-            a = v.read_value()._value       # the variable's array itself (numpy() would copy it)
-            first = a[0, 0]
-            for _ in range(3):
-                if not (a == first).all() or np.add.reduce(a, axis=None) != first * a.size:
-                    failures.append(first)
-            reads[0] += 1
-            del a                           # holding nothing now: updates meanwhile go through the buffer
-            np.add.reduce(scratch)
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    updates, in_place = 2, 0
-    resource = v.handle._value
-    try:
-        while updates < 1000 or reads[0] < 50 and updates < 200_000:   # both threads get their turns
-            before = _address(resource.value)
-            update(g)
-            in_place += _address(resource.value) == before
-            updates += 1
-    finally:
-        done.set()
-        thread.join()
-    assert not failures and reads[0] >= 50
+    updates, in_place = race_updates_with_reads(v, update, g, 2)
     assert in_place > 0
     np.testing.assert_array_equal(v.numpy(), -0.5 * updates)
 
